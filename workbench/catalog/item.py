@@ -1,0 +1,98 @@
+"""The typed form of one catalog entry.
+
+A catalog entry is a NetBox device-type mapping (manufacturer, model, slug, u_height,
+power-ports, interfaces, ...) plus the workbench's own fields (GPU model and count,
+TFLOPS per precision, HBM, typical/maximum power, price, sources).  The original mapping
+is kept in ``raw`` because a design stores a *snapshot* of every item it uses: the
+snapshot is that mapping, and re-parsing it must give back an equal item, so a design
+opens identically on a laptop that lacks the catalog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Every kind of catalog item the workbench knows.
+KINDS: tuple[str, ...] = ("gpu", "server", "switch", "nic", "cable", "optic", "rack", "pdu", "storage")
+
+#: Precisions for which dense TFLOPS may be given; keys of ``CatalogItem.tflops``.
+PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp4")
+
+#: Kinds that occupy rack units and can be placed in a rack.
+RACKABLE_KINDS: frozenset[str] = frozenset({"server", "switch", "storage", "pdu"})
+
+
+@dataclass(frozen=True)
+class PowerPort:
+    """A NetBox power-port: draws are watts per port (per PSU), as NetBox defines them."""
+
+    name: str
+    type: str = ""
+    maximum_draw: float | None = None
+    allocated_draw: float | None = None
+
+
+@dataclass(frozen=True)
+class Interface:
+    """A NetBox interface template; ``type`` is a NetBox type name such as ``400gbase-x-osfp``."""
+
+    name: str
+    type: str
+    mgmt_only: bool = False
+
+
+@dataclass
+class CatalogItem:
+    """One catalog entry, validated and typed.
+
+    ``props`` holds the kind-specific figures whose names are documented in
+    ``catalogs/README.md`` (``reach_m``, ``speed_gbps``, ``max_weight_kg``, ``cooling``,
+    ``cooling_limit_kw``, ``phases``, ``voltage``, ``breaker_a``, ``capacity_tb``,
+    ``read_gbs``, ``write_gbs``, ``host_ram_gb`` ...).  ``sources`` maps a field name to
+    where its figure comes from, so a planner can defend it.
+    """
+
+    slug: str
+    kind: str
+    manufacturer: str
+    model: str
+    part_number: str = ""
+    role: str = ""
+    u_height: float = 0.0
+    is_full_depth: bool = True
+    airflow: str = ""
+    weight: float | None = None
+    weight_unit: str = "kg"
+    power_ports: tuple[PowerPort, ...] = ()
+    interfaces: tuple[Interface, ...] = ()
+    gpu: str | None = None
+    gpu_count: int = 0
+    tflops: dict[str, float] = field(default_factory=dict)
+    hbm_gb: float | None = None
+    hbm_bw_tbs: float | None = None
+    nvlink_gbs: float | None = None
+    typical_power_w: float | None = None
+    max_power_w: float | None = None
+    unit_price: float | None = None
+    currency: str = "USD"
+    props: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    comments: str = ""
+    #: The mapping this item was parsed from; it is what a design snapshots.
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: Where the item was read from (a catalog file, or ``design snapshot``).
+    source_file: str = field(default="", compare=False)
+
+    @property
+    def weight_kg(self) -> float | None:
+        """Weight in kilograms whatever unit the file used (NetBox allows kg, g, lb, oz)."""
+        if self.weight is None:
+            return None
+        factor = {"kg": 1.0, "g": 0.001, "lb": 0.45359237, "oz": 0.028349523125}
+        return self.weight * factor.get(self.weight_unit, 1.0)
+
+    @property
+    def label(self) -> str:
+        """What a person calls it: manufacturer and model."""
+        return f"{self.manufacturer} {self.model}".strip()

@@ -1,0 +1,82 @@
+"""The ``workbench`` command: opens the window, or runs a subcommand.
+
+Subcommands live in small modules that each expose ``register(subparsers)``; the
+dispatcher below only collects them, so later subcommands (check, export ...) slot in
+without touching the others.  Errors are printed to stderr as one line and give a
+non-zero exit; tracebacks are for bugs, not for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: Modules that register subcommands, in the order they appear in ``--help``.
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "workbench.cli.project_cmds",
+    "workbench.cli.catalog_cmds",
+    "workbench.cli.estimate_cmd",
+)
+
+
+class CliError(Exception):
+    """A failure to report as one line on stderr with exit status ``code``."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="workbench",
+        description="Design GPU clusters offline. With no subcommand, opens the window "
+        "on FILE, or on the bundled sample design.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # a subcommand not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()
+    if not argv or (argv[0] not in commands and not argv[0].startswith("-")):
+        return _open_window(argv)
+    if argv[0] in ("-h", "--help"):
+        parser.print_help()
+        return 0
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        print(f"workbench: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+
+
+def _open_window(argv: list[str]) -> int:
+    """``workbench [FILE]``: start the GUI.  Imported lazily so the CLI needs no display."""
+    if len(argv) > 1:
+        print("workbench: give at most one FILE to open", file=sys.stderr)
+        return 2
+    from workbench.ui.app import run_app
+
+    return run_app(argv[0] if argv else None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Subcommands that work on whole project files: ``new``, ``templates`` and ``report``.
+
+They never need a display, so a planner can script them (or run them in CI) exactly as
+the window would behave: the same templates, the same store, the same calculators.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from workbench.cli.main import CliError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``new``, ``templates`` and ``report`` to the command line."""
+    p = sub.add_parser("new", help="write a new design from a template",
+                       description="Write a template design to OUT (a .dcwb project file).")
+    p.add_argument("out", metavar="OUT.dcwb", help="the project file to create")
+    p.add_argument("--template", default=None, help="template name (see `workbench templates`)")
+    p.add_argument("--gpus", type=_positive_int, default=None,
+                   help="scale the design to N GPUs (rounded up to whole servers)")
+    p.add_argument("--force", action="store_true",
+                   help="replace OUT if it exists (atomically: the old file survives a failure)")
+    p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("templates", help="list the design templates")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=cmd_templates)
+
+    p = sub.add_parser("report", help="summarise a project file",
+                       description="Print the design's key figures: racks, devices, GPUs, "
+                       "power, cooling, peak FLOPS and each workload's estimate.")
+    p.add_argument("file", metavar="FILE", help="a .dcwb project file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--pue", type=float, default=None, help="power usage effectiveness for facility kW")
+    p.set_defaults(func=cmd_report)
+
+
+def _positive_int(text: str) -> int:
+    """A GPU count: whole and at least 1; ``1e5`` is accepted as 100000."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not value.is_integer() or value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text}")
+    return int(value)
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """Build a template design and save it atomically, refusing to clobber without --force."""
+    from workbench.catalog import CatalogError
+    from workbench.store import ProjectFileError, save_design
+    from workbench.templates import SAMPLE_TEMPLATE, TemplateError, build_template
+
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise CliError(f"{out}: already exists; use --force to replace it")
+    if out.exists() and out.is_dir():
+        raise CliError(f"{out}: is a folder, not a file")
+    try:
+        design = build_template(args.template or SAMPLE_TEMPLATE, gpus=args.gpus)
+    except (TemplateError, CatalogError) as exc:
+        raise CliError(str(exc), code=2) from None
+    try:
+        save_design(design, out)
+    except ProjectFileError as exc:
+        raise CliError(str(exc)) from None
+    gpus = sum(design.item(d.device_type).gpu_count for _, d in design.iter_devices())
+    racks = sum(1 for _ in design.iter_racks())
+    print(f"wrote {out}: {design.name} ({racks:,} racks, {gpus:,} GPUs)")
+    return 0
+
+
+def cmd_templates(args: argparse.Namespace) -> int:
+    """List the templates with their building blocks."""
+    from workbench.templates import SAMPLE_TEMPLATE, TEMPLATES
+
+    rows = [{"name": s.name, "title": s.title, "default_gpus": s.default_gpus,
+             "server": s.server, "rack": s.compute_rack, "default": s.name == SAMPLE_TEMPLATE,
+             "description": s.description} for s in TEMPLATES.values()]
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        print()
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        mark = " (default)" if r["default"] else ""
+        print(f"{r['name']:<{width}}  {r['default_gpus']:>6,} GPUs  {r['title']}{mark}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Open a project read-only and print its figures."""
+    from workbench.calc.errors import InputError
+    from workbench.export.report import design_report
+    from workbench.catalog import load_catalog
+    from workbench.store import ProjectFileError, open_design
+
+    path = Path(args.file)
+    catalog = load_catalog(strict=False)
+    try:
+        design = open_design(path, catalog=catalog)
+    except ProjectFileError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        report = design_report(design, pue=args.pue)
+    except InputError as exc:
+        raise CliError(f"--{exc.field}: {exc}", code=2) from None
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+        return 0
+    _print_report(path, report)
+    return 0
+
+
+def _print_report(path: Path, r: dict) -> None:
+    """A readable version of the report for a terminal."""
+    print(f"{path}: {r['name']}")
+    print(f"  racks {r['racks']:,} · devices {r['devices']:,} · GPUs {r['gpus']:,}")
+    print(f"  IT {r['it_kw']:,.1f} kW · facility {r['facility_kw']:,.1f} kW at PUE {r['pue']}")
+    print(f"  heat {r['heat_btu_h']:,.0f} BTU/h · {r['cooling_tons']:,.1f} tons of cooling")
+    peaks = ", ".join(f"{k.upper()} {v:,.1f}" for k, v in r["peak_pflops"].items())
+    print(f"  peak dense PFLOPS: {peaks}")
+    for w in r["workloads"]:
+        days = "n/a" if w.get("days") is None else f"{w['days']:,.2f} days"
+        mem = w.get("memory_gb_per_gpu")
+        mem_text = "" if mem is None else f", {mem:,.1f} GB per GPU"
+        err = f"  ({'; '.join(w['errors'])})" if w.get("errors") else ""
+        print(f"  workload {w['name']!r}: {days}{mem_text}{err}")

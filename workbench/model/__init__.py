@@ -1,0 +1,33 @@
+"""Plain dataclasses for a cluster design; no Qt, no I/O."""
+
+from workbench.model.design import (
+    COOLING_LIMITS_KW,
+    FACES,
+    PLANES,
+    Design,
+    Device,
+    Link,
+    Network,
+    Rack,
+    Row,
+    Site,
+    SoftwareStack,
+    StorageTier,
+    Workload,
+)
+
+__all__ = [
+    "COOLING_LIMITS_KW",
+    "FACES",
+    "PLANES",
+    "Design",
+    "Device",
+    "Link",
+    "Network",
+    "Rack",
+    "Row",
+    "Site",
+    "SoftwareStack",
+    "StorageTier",
+    "Workload",
+]

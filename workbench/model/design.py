@@ -1,0 +1,213 @@
+"""The design as plain dataclasses: Design → sites → rows → racks → devices.
+
+Everything a user edits lives here and nowhere else; views mirror it and the project file
+stores it.  The classes hold no Qt and no I/O.  Mutations that the window performs go
+through the functions in :mod:`workbench.model.edit`, so that the id index below stays
+correct and every change can be undone by a QUndoCommand calling the inverse function.
+
+Ports are not stored per device: a device's ports are the interfaces of its catalog
+item (thousands of identical servers would otherwise repeat the same rows).  Links name
+a device id and an interface name on each end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.catalog.item import CatalogItem
+
+#: Which side of the rack a device is mounted on (NetBox's rack faces).
+FACES: tuple[str, ...] = ("front", "rear")
+
+#: Cooling types of a rack, and the planning limit in kW each allows by default.
+#: Air-cooled racks top out around 8-12 kW (domain brief §5); a rear-door heat
+#: exchanger lifts that to roughly 40-50 kW; direct liquid cooling to about 120 kW.
+COOLING_LIMITS_KW: dict[str, float] = {"air": 12.0, "rear-door": 50.0, "liquid": 120.0}
+
+#: Network planes (domain brief §3).
+PLANES: tuple[str, ...] = ("compute", "storage", "management", "oob")
+
+
+@dataclass
+class Device:
+    """One piece of equipment placed in a rack.
+
+    ``position`` is the lowest rack unit the device occupies (1-based, as NetBox counts);
+    ``None`` means not mounted in U (a 0U PDU, or not yet placed).
+    """
+
+    id: str
+    name: str
+    device_type: str
+    position: int | None = None
+    face: str = "front"
+    serial: str = ""
+    asset_tag: str = ""
+    software_stack: str | None = None
+    notes: str = ""
+
+
+@dataclass
+class Rack:
+    """A rack: its catalog type, cooling and power budget, and the devices in it."""
+
+    id: str
+    name: str
+    rack_type: str
+    cooling: str = "air"
+    power_limit_kw: float = 12.0
+    devices: list[Device] = field(default_factory=list)
+
+
+@dataclass
+class Row:
+    """A row of racks in a hall."""
+
+    id: str
+    name: str
+    racks: list[Rack] = field(default_factory=list)
+
+
+@dataclass
+class Site:
+    """A site (a hall or building) holding rows."""
+
+    id: str
+    name: str
+    rows: list[Row] = field(default_factory=list)
+
+
+@dataclass
+class Network:
+    """A network on one plane, e.g. the NDR InfiniBand compute fabric."""
+
+    id: str
+    name: str
+    plane: str = "compute"
+    technology: str = "infiniband"
+    speed_gbps: float = 400.0
+    mtu: int = 4096
+    vlan: int | None = None
+
+
+@dataclass
+class Link:
+    """A cable between two device interfaces, on one network."""
+
+    id: str
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str
+    network: str | None = None
+    cable_type: str | None = None
+    length_m: float | None = None
+
+
+@dataclass
+class StorageTier:
+    """A storage tier (hot/warm/cold) made of storage devices."""
+
+    id: str
+    name: str
+    tier: str = "hot"
+    filesystem: str = ""
+    device_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Workload:
+    """A training job or an inference service the design is sized for.
+
+    One flat record for both kinds keeps the project file and the forms simple; the
+    fields that do not apply to a kind are ignored by the calculators.  ``model`` is a
+    preset name (``llama3-70b`` ...) or ``custom``, in which case ``params`` (and
+    optionally ``model_config``) describe the model.  ``gpus``/``gpu_type`` of ``None``
+    mean "all GPUs of the design" and "the design's GPU model".
+    """
+
+    id: str
+    name: str
+    kind: str = "training"
+    model: str = "llama3-70b"
+    params: float | None = None
+    model_config: dict[str, Any] | None = None
+    tokens: float = 15e12
+    precision: str = "bf16"
+    mfu: float = 0.4
+    recompute: str = "none"
+    tp: int = 8
+    pp: int = 1
+    zero: int = 1
+    micro_batch: int = 1
+    seq_len: int = 4096
+    gpus: int | None = None
+    gpu_type: str | None = None
+    context: int = 4096
+    concurrency: int = 1
+    kv_precision: str = "bf16"
+
+
+@dataclass
+class SoftwareStack:
+    """A named baseline of versions (driver, CUDA, NCCL, kernel, firmware ...)."""
+
+    id: str
+    name: str
+    components: dict[str, str] = field(default_factory=dict)
+    revision: int = 1
+
+
+@dataclass
+class Design:
+    """A whole cluster design.
+
+    ``device_types`` is the snapshot of every catalog item the design uses (server, its
+    GPU, racks, switches ...), keyed by slug: calculators read figures from it, so a
+    design's numbers never depend on the catalog installed on the laptop.
+    """
+
+    name: str = "Untitled design"
+    sites: list[Site] = field(default_factory=list)
+    device_types: dict[str, CatalogItem] = field(default_factory=dict)
+    networks: list[Network] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    storage_tiers: list[StorageTier] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
+    software_stacks: list[SoftwareStack] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
+
+    # -- traversal ---------------------------------------------------------------
+    def iter_racks(self):
+        """Every rack in site/row order."""
+        for site in self.sites:
+            for row in site.rows:
+                yield from row.racks
+
+    def iter_devices(self):
+        """Every (rack, device) pair in site/row/rack order."""
+        for rack in self.iter_racks():
+            for device in rack.devices:
+                yield rack, device
+
+    def item(self, slug: str) -> CatalogItem:
+        """The snapshot catalog item for ``slug``; KeyError names the slug."""
+        try:
+            return self.device_types[slug]
+        except KeyError:
+            raise KeyError(f"unknown catalog slug {slug!r}") from None
+
+    def find_rack(self, rack_id: str) -> Rack | None:
+        """The rack with this id, or None."""
+        for rack in self.iter_racks():
+            if rack.id == rack_id:
+                return rack
+        return None
+
+    def find_device(self, device_id: str) -> tuple[Rack, Device] | None:
+        """The (rack, device) with this device id, or None."""
+        for rack, device in self.iter_devices():
+            if device.id == device_id:
+                return rack, device
+        return None

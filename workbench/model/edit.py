@@ -1,0 +1,88 @@
+"""Model mutations, each returning what is needed to undo it.
+
+The window never assigns to model fields directly: a QUndoCommand calls one of these
+functions in ``redo()`` and the inverse in ``undo()``.  Keeping them here (Qt-free) lets
+the command line, scripts and tests make exactly the same edits as the window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from workbench.model.design import COOLING_LIMITS_KW, Design, Workload
+
+
+class EditError(ValueError):
+    """An edit the model refuses, with a message fit for the user."""
+
+
+def rename_device(design: Design, device_id: str, name: str) -> str:
+    """Rename a device; returns the old name.  Blank names are refused."""
+    name = name.strip()
+    if not name:
+        raise EditError("A device name cannot be empty.")
+    found = design.find_device(device_id)
+    if found is None:
+        raise EditError(f"No device with id {device_id!r}.")
+    _, device = found
+    old, device.name = device.name, name
+    return old
+
+
+def rename_rack(design: Design, rack_id: str, name: str) -> str:
+    """Rename a rack; returns the old name.  Blank names are refused."""
+    name = name.strip()
+    if not name:
+        raise EditError("A rack name cannot be empty.")
+    rack = design.find_rack(rack_id)
+    if rack is None:
+        raise EditError(f"No rack with id {rack_id!r}.")
+    old, rack.name = rack.name, name
+    return old
+
+
+def set_rack_cooling(design: Design, rack_id: str, cooling: str,
+                     power_limit_kw: float | None = None) -> tuple[str, float]:
+    """Change a rack's cooling type (and its kW limit); returns the old pair.
+
+    Without an explicit limit the cooling type's default limit applies.
+    """
+    if cooling not in COOLING_LIMITS_KW:
+        raise EditError(f"Unknown cooling type {cooling!r}; use one of {', '.join(COOLING_LIMITS_KW)}.")
+    rack = design.find_rack(rack_id)
+    if rack is None:
+        raise EditError(f"No rack with id {rack_id!r}.")
+    limit = COOLING_LIMITS_KW[cooling] if power_limit_kw is None else float(power_limit_kw)
+    if not limit > 0:
+        raise EditError("A rack's power limit must be above 0 kW.")
+    old = (rack.cooling, rack.power_limit_kw)
+    rack.cooling, rack.power_limit_kw = cooling, limit
+    return old
+
+
+def add_workload(design: Design, workload: Workload, index: int | None = None) -> int:
+    """Insert a workload; returns the index it landed at (for undo)."""
+    if any(w.id == workload.id for w in design.workloads):
+        raise EditError(f"A workload with id {workload.id!r} already exists.")
+    if index is None:
+        index = len(design.workloads)
+    design.workloads.insert(index, workload)
+    return index
+
+
+def remove_workload(design: Design, workload_id: str) -> tuple[int, Workload]:
+    """Remove a workload; returns (index, workload) so undo can put it back."""
+    for i, w in enumerate(design.workloads):
+        if w.id == workload_id:
+            del design.workloads[i]
+            return i, w
+    raise EditError(f"No workload with id {workload_id!r}.")
+
+
+def update_workload(design: Design, workload_id: str, **changes) -> Workload:
+    """Replace fields of a workload; returns the previous value (a copy) for undo."""
+    for i, w in enumerate(design.workloads):
+        if w.id == workload_id:
+            design.workloads[i] = replace(w, **changes)
+            return w
+    raise EditError(f"No workload with id {workload_id!r}.")

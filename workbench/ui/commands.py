@@ -1,0 +1,178 @@
+"""QUndoCommands: every user edit is exactly one of these.
+
+Each command calls a mutation from :mod:`workbench.model.edit` in ``redo()`` and its
+inverse in ``undo()``, then tells the document what it touched.  Commands hold ids and
+values, never Qt items, so they stay valid when views rebuild.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QUndoCommand
+
+from workbench.model import Workload
+from workbench.model import edit
+from workbench.ui.document import Change, Document
+
+
+class ModelCommand(QUndoCommand):
+    """Base: remembers the document and announces the change after redo and undo."""
+
+    def __init__(self, document: Document, text: str):
+        super().__init__(text)
+        self.document = document
+
+    def _change(self) -> Change:
+        return Change.everything()
+
+    def redo(self) -> None:
+        self._apply()
+        self.document.notify(self._change())
+
+    def undo(self) -> None:
+        self._revert()
+        self.document.notify(self._change())
+
+    def _apply(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _revert(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class RenameDeviceCommand(ModelCommand):
+    """Rename one device."""
+
+    def __init__(self, document: Document, device_id: str, name: str):
+        super().__init__(document, f"Rename device to “{name.strip()}”")
+        self.device_id, self.new_name = device_id, name
+        self.old_name: str | None = None
+
+    def _change(self) -> Change:
+        return Change(devices=frozenset({self.device_id}))
+
+    def _apply(self) -> None:
+        self.old_name = edit.rename_device(self.document.design, self.device_id, self.new_name)
+
+    def _revert(self) -> None:
+        edit.rename_device(self.document.design, self.device_id, self.old_name or "")
+
+
+class RenameRackCommand(ModelCommand):
+    """Rename one rack."""
+
+    def __init__(self, document: Document, rack_id: str, name: str):
+        super().__init__(document, f"Rename rack to “{name.strip()}”")
+        self.rack_id, self.new_name = rack_id, name
+        self.old_name: str | None = None
+
+    def _change(self) -> Change:
+        return Change(racks=frozenset({self.rack_id}))
+
+    def _apply(self) -> None:
+        self.old_name = edit.rename_rack(self.document.design, self.rack_id, self.new_name)
+
+    def _revert(self) -> None:
+        edit.rename_rack(self.document.design, self.rack_id, self.old_name or "")
+
+
+class SetRackCoolingCommand(ModelCommand):
+    """Change a rack's cooling type and power limit."""
+
+    def __init__(self, document: Document, rack_id: str, cooling: str,
+                 power_limit_kw: float | None = None):
+        super().__init__(document, f"Set rack cooling to {cooling}")
+        self.rack_id, self.cooling, self.limit = rack_id, cooling, power_limit_kw
+        self.old: tuple[str, float] | None = None
+
+    def _change(self) -> Change:
+        return Change(racks=frozenset({self.rack_id}))
+
+    def _apply(self) -> None:
+        self.old = edit.set_rack_cooling(self.document.design, self.rack_id, self.cooling,
+                                         self.limit)
+
+    def _revert(self) -> None:
+        assert self.old is not None
+        edit.set_rack_cooling(self.document.design, self.rack_id, *self.old)
+
+
+class AddWorkloadCommand(ModelCommand):
+    """Add a workload (training job or inference service)."""
+
+    def __init__(self, document: Document, workload: Workload):
+        super().__init__(document, f"Add workload “{workload.name}”")
+        self.workload = workload
+        self.index: int | None = None
+
+    def _change(self) -> Change:
+        return Change(workloads=frozenset({self.workload.id}), structure=True)
+
+    def _apply(self) -> None:
+        self.index = edit.add_workload(self.document.design, self.workload, self.index)
+
+    def _revert(self) -> None:
+        edit.remove_workload(self.document.design, self.workload.id)
+
+
+class RemoveWorkloadCommand(ModelCommand):
+    """Remove a workload; undo puts it back where it was."""
+
+    def __init__(self, document: Document, workload_id: str):
+        super().__init__(document, "Remove workload")
+        self.workload_id = workload_id
+        self.removed: tuple[int, Workload] | None = None
+
+    def _change(self) -> Change:
+        return Change(workloads=frozenset({self.workload_id}), structure=True)
+
+    def _apply(self) -> None:
+        self.removed = edit.remove_workload(self.document.design, self.workload_id)
+
+    def _revert(self) -> None:
+        assert self.removed is not None
+        index, workload = self.removed
+        edit.add_workload(self.document.design, workload, index)
+
+
+class UpdateWorkloadCommand(ModelCommand):
+    """Change fields of a workload.
+
+    Consecutive edits of the same field of the same workload merge into one undo step,
+    so typing "0.35" in the MFU box is one undo, not four.
+    """
+
+    ID = 1001
+
+    def __init__(self, document: Document, workload_id: str, **changes):
+        names = ", ".join(sorted(changes))
+        super().__init__(document, f"Edit workload {names}")
+        self.workload_id = workload_id
+        self.changes = changes
+        self.previous: Workload | None = None
+
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return self.ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        if not isinstance(other, UpdateWorkloadCommand):
+            return False
+        if other.workload_id != self.workload_id or set(other.changes) != set(self.changes):
+            return False
+        self.changes = dict(other.changes)
+        return True
+
+    def _change(self) -> Change:
+        return Change(workloads=frozenset({self.workload_id}))
+
+    def _apply(self) -> None:
+        previous = edit.update_workload(self.document.design, self.workload_id, **self.changes)
+        if self.previous is None:
+            self.previous = previous
+
+    def _revert(self) -> None:
+        assert self.previous is not None
+        design = self.document.design
+        for i, w in enumerate(design.workloads):
+            if w.id == self.workload_id:
+                design.workloads[i] = self.previous
+                return

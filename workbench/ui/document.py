@@ -1,0 +1,123 @@
+"""The open document: one design, its undo stack, its file path and its dirty state.
+
+Every view listens to this object and nothing else.  Views never mutate the model: they
+build a QUndoCommand (see :mod:`workbench.ui.commands`) and :meth:`Document.push` it.
+After each command's redo or undo the command calls :meth:`Document.notify` with what it
+touched, and the document emits :attr:`Document.changed` once, so live figures recompute
+only what depends on the change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from workbench.model import Design
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one command touched; empty sets with ``structure`` mean "anything may differ".
+
+    ``racks``/``devices``/``workloads`` hold ids.  ``structure`` is set when racks or
+    devices were added, removed or moved, so views must rebuild their item maps.
+    """
+
+    racks: frozenset[str] = field(default_factory=frozenset)
+    devices: frozenset[str] = field(default_factory=frozenset)
+    workloads: frozenset[str] = field(default_factory=frozenset)
+    structure: bool = False
+
+    @staticmethod
+    def everything() -> Change:
+        """A change that tells every view to refresh fully (a new design was loaded)."""
+        return Change(structure=True)
+
+
+class Document(QObject):
+    """Owns the design, the undo stack, the path and the dirty flag.
+
+    Signals:
+      * ``changed(Change)``: after every command's redo/undo.
+      * ``designReplaced()``: a different design was loaded (new/open/revert).
+      * ``dirtyChanged(bool)``: the unsaved-changes state flipped.
+      * ``pathChanged(str)``: saved under a new name.
+      * ``selectionChanged(object)``: the selected model object id (str) or None.  The
+        selection is shared by every view (click in the rack view, the inspector shows it).
+    """
+
+    changed = Signal(object)
+    designReplaced = Signal()
+    dirtyChanged = Signal(bool)
+    pathChanged = Signal(str)
+    selectionChanged = Signal(object)
+
+    def __init__(self, design: Design | None = None, path: Path | None = None,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self._design = design if design is not None else Design()
+        self._path = Path(path) if path is not None else None
+        self._selection: str | None = None
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(lambda clean: self.dirtyChanged.emit(not clean))
+
+    # -- state ---------------------------------------------------------------------
+    @property
+    def design(self) -> Design:
+        """The model; read it freely, change it only through commands."""
+        return self._design
+
+    @property
+    def path(self) -> Path | None:
+        """Where the design was last opened from or saved to; None for a new design."""
+        return self._path
+
+    @property
+    def is_dirty(self) -> bool:
+        """True when there are changes since the last save (or since opening)."""
+        return not self.undo_stack.isClean()
+
+    @property
+    def selection(self) -> str | None:
+        """The id of the selected rack or device, or None."""
+        return self._selection
+
+    # -- changes -------------------------------------------------------------------
+    def push(self, command: QUndoCommand) -> None:
+        """Run a user edit through the undo stack (its redo() runs now)."""
+        self.undo_stack.push(command)
+
+    def notify(self, change: Change) -> None:
+        """Called by commands after they changed the model."""
+        self.changed.emit(change)
+
+    def select(self, object_id: str | None) -> None:
+        """Make ``object_id`` the shared selection and tell the views."""
+        if object_id != self._selection:
+            self._selection = object_id
+            self.selectionChanged.emit(object_id)
+
+    def replace_design(self, design: Design, path: Path | None) -> None:
+        """Load a different design: clears undo history and selection, marks clean."""
+        self._design = design
+        self.undo_stack.clear()
+        self.undo_stack.setClean()
+        self._selection = None
+        self.set_path(path)
+        self.designReplaced.emit()
+        self.changed.emit(Change.everything())
+        self.selectionChanged.emit(None)
+        self.dirtyChanged.emit(False)
+
+    def set_path(self, path: Path | None) -> None:
+        """Record a new file path (after Save As)."""
+        self._path = Path(path) if path is not None else None
+        self.pathChanged.emit(str(self._path) if self._path else "")
+
+    def mark_saved(self, path: Path) -> None:
+        """After a successful save: remember the path and make the stack clean."""
+        self.set_path(path)
+        self.undo_stack.setClean()

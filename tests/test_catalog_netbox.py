@@ -1,0 +1,155 @@
+"""NetBox device types load unchanged, power gaps are warnings, the user's folder
+overlays the shipped one, and a design's snapshot holds what its items reference."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from workbench.catalog import (
+    load_catalog,
+    load_file,
+    parse_item,
+    shipped_catalog_dir,
+    snapshot_for,
+    user_catalog_dir,
+)
+from workbench.catalog.netbox import interface_speed_gbps
+
+NETBOX = Path(__file__).parent / "data" / "netbox"
+
+
+def test_netbox_files_load_unchanged_with_their_extra_keys():
+    for path in sorted(NETBOX.glob("*.yaml")):
+        before = path.read_bytes()
+        result = load_file(path)
+        assert result.errors == [], path
+        [item] = result.items
+        assert item.raw == yaml.safe_load(before), path  # every key kept, nothing rewritten
+        assert path.read_bytes() == before
+        assert parse_item(json.loads(json.dumps(item.raw))) == item
+
+
+def test_dell_server_infers_kind_and_warns_about_redundant_psus():
+    result = load_file(NETBOX / "dell-poweredge-xe9680.yaml")
+    [item] = result.items
+    assert (item.kind, item.role, item.u_height) == ("server", "cpu-server", 6)
+    assert "module-bays" in item.raw and "console-ports" in item.raw
+    # Six PSUs of 2,800 W: the sum is used, but the user is told it overstates.
+    assert item.max_power_w == 6 * 2800
+    assert item.typical_power_w == item.max_power_w
+    [warning] = result.warnings
+    assert warning.field == "power-ports" and warning.line == 25
+    assert "redundant" in warning.message and "max_power_w" in warning.message
+
+
+def test_allocated_draw_is_preferred_over_maximum_draw():
+    [item] = load_file(NETBOX / "supermicro-sys-421ge-tnrt.yaml").items
+    assert item.max_power_w == 2 * 1200
+    assert load_file(NETBOX / "supermicro-sys-421ge-tnrt.yaml").warnings == []
+
+
+def test_switch_without_power_draw_warns_and_counts_zero_watts():
+    result = load_file(NETBOX / "arista-dcs-7050sx3-48yc8.yaml")
+    [item] = result.items
+    assert item.kind == "switch"
+    assert item.max_power_w == 0
+    [warning] = result.warnings
+    assert str(warning).endswith(
+        "arista-dcs-7050sx3-48yc8.yaml:15: field 'power-ports': no maximum_draw on any power "
+        "port; power counted as 0 W until you set max_power_w"
+    )
+
+
+def test_our_max_power_wins_over_psu_ratings():
+    base = yaml.safe_load((NETBOX / "dell-poweredge-xe9680.yaml").read_text())
+    item = parse_item(base | {"max_power_w": 11500, "kind": "server"})
+    assert item.max_power_w == 11500
+
+
+def test_kind_inference_for_pdus_and_racks():
+    pdu = parse_item(
+        {"slug": "p", "manufacturer": "A", "model": "PDU", "power-outlets": [{"name": "1"}]}
+    )
+    rack = parse_item(
+        {"slug": "r", "manufacturer": "A", "model": "R", "form_factor": "4-post-cabinet"}
+    )
+    assert (pdu.kind, rack.kind) == ("pdu", "rack")
+
+
+@pytest.mark.parametrize(
+    ("type_name", "gbps"),
+    [
+        ("100base-tx", 0.1),
+        ("1000base-t", 1.0),
+        ("2.5gbase-t", 2.5),
+        ("10gbase-x-sfpp", 10.0),
+        ("10gbase-t", 10.0),
+        ("25gbase-x-sfp28", 25.0),
+        ("100gbase-x-qsfp28", 100.0),
+        ("200gbase-x-qsfp56", 200.0),
+        ("400gbase-x-osfp", 400.0),
+        ("400gbase-x-qsfp112", 400.0),
+        ("800gbase-x-osfp", 800.0),
+        ("1.6tbase-x-osfp1600", 1600.0),
+        ("infiniband-hdr", 200.0),
+        ("infiniband-ndr", 400.0),
+        ("infiniband-xdr", 800.0),
+        ("virtual", None),
+        ("other", None),
+        ("", None),
+    ],
+)
+def test_interface_speed_from_netbox_type_names(type_name, gbps):
+    assert interface_speed_gbps(type_name) == gbps
+
+
+def test_user_folder_overlays_shipped_items(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_USER_CATALOG", str(tmp_path))
+    assert user_catalog_dir() == tmp_path
+    mine = yaml.safe_load((shipped_catalog_dir() / "switches" / "nvidia-qm9700.yaml").read_text())
+    mine["max_power_w"] = 1400
+    mine["sources"]["max_power_w"] = "measured on our own switch"
+    (tmp_path / "qm9700.yaml").write_text(yaml.safe_dump(mine))
+    shutil.copy(NETBOX / "arista-dcs-7050sx3-48yc8.yaml", tmp_path)
+    catalog = load_catalog()
+    assert catalog.dirs == [shipped_catalog_dir(), tmp_path]
+    assert catalog["nvidia-qm9700"].max_power_w == 1400
+    assert catalog["nvidia-qm9700"].source_file.endswith("qm9700.yaml")
+    assert "arista-dcs-7050sx3-48yc8" in catalog and "nvidia-dgx-h100" in catalog
+    assert load_catalog(include_user=False)["nvidia-qm9700"].max_power_w == 1200
+
+
+def test_user_catalog_dir_defaults_to_xdg_data_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("WORKBENCH_USER_CATALOG", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert user_catalog_dir() == tmp_path / "workbench" / "catalog"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert user_catalog_dir() == Path.home() / ".local" / "share" / "workbench" / "catalog"
+
+
+def test_missing_default_user_folder_is_not_an_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_USER_CATALOG", str(tmp_path / "not-yet"))
+    catalog = load_catalog()
+    assert catalog.errors == [] and catalog.dirs == [shipped_catalog_dir()]
+
+
+def test_snapshot_brings_the_gpu_of_each_server():
+    catalog = load_catalog(include_user=False)
+    snap = snapshot_for(catalog, ["nvidia-dgx-h100", "generic-rack-48u-rdhx", "nvidia-dgx-h100"])
+    assert set(snap) == {"nvidia-dgx-h100", "nvidia-h100-sxm5-80gb", "generic-rack-48u-rdhx"}
+    # What a project file does: store raw as JSON, re-parse it on open.
+    stored = json.dumps({slug: item.raw for slug, item in snap.items()})
+    reopened = {
+        slug: parse_item(raw, "design snapshot") for slug, raw in json.loads(stored).items()
+    }
+    assert reopened == snap
+    # A snapshot is itself a valid source for another snapshot (plain mapping).
+    assert set(snapshot_for(reopened, ["nvidia-dgx-h100"])) == {
+        "nvidia-dgx-h100",
+        "nvidia-h100-sxm5-80gb",
+    }

@@ -1,0 +1,95 @@
+"""Errors and warnings raised while reading catalogs.
+
+A planner who mistypes one figure in a YAML file must be told exactly where, in one
+line they can paste into an editor's "go to" box: ``file:line: field 'x': problem``.
+Both classes therefore carry the file, the line and the field separately (so the window
+can show them in a table) and format themselves the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """``path`` relative to the working directory when it lies below it.
+
+    Messages are shorter and match what the user typed (``catalogs/servers/x.yaml``);
+    paths elsewhere stay absolute so they remain unambiguous.
+    """
+    text = os.fspath(path)
+    if not text:
+        return text
+    try:
+        return str(Path(text).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return text
+
+
+def format_location(file: str, line: int | None, field: str | None, message: str) -> str:
+    """The one-line form shared by errors and warnings."""
+    where = file or "<catalog entry>"
+    if line is not None:
+        where = f"{where}:{line}"
+    if field:
+        return f"{where}: field {field!r}: {message}"
+    return f"{where}: {message}"
+
+
+class CatalogError(Exception):
+    """A catalog entry or file that cannot be used.
+
+    ``line`` is 1-based (as editors count) or None when unknown, for instance for an
+    entry re-parsed from a design snapshot, which has no file.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        file: str = "",
+        line: int | None = None,
+        field: str | None = None,
+    ):
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.field = field
+
+    def __str__(self) -> str:
+        return format_location(self.file, self.line, self.field, self.message)
+
+
+class UnknownSlugError(CatalogError, KeyError):
+    """A slug that is not in the catalog.
+
+    It is both a KeyError (what ``catalog[slug]`` promises) and a CatalogError (what the
+    loader and the command line report), so callers may catch either.
+    """
+
+    def __init__(self, slug: str, referenced_by: str = "", file: str = "", line: int | None = None):
+        where = f" (referenced by {referenced_by!r})" if referenced_by else ""
+        super().__init__(f"unknown catalog slug {slug!r}{where}", file=file, line=line)
+        self.slug = slug
+
+    def __str__(self) -> str:  # KeyError would otherwise print the repr of its argument
+        return CatalogError.__str__(self)
+
+
+@dataclass(frozen=True)
+class CatalogWarning:
+    """Something the user should fix, but which does not stop the item being used.
+
+    Example: a NetBox device type without any power draw is loaded with 0 W so the
+    design still opens, and this warning says why its power budget looks empty.
+    """
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        return format_location(self.file, self.line, self.field, self.message)

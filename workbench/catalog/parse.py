@@ -1,0 +1,300 @@
+"""Turn one catalog mapping into a validated :class:`CatalogItem`.
+
+The same function reads a YAML entry from ``catalogs/`` and re-reads the ``raw``
+mapping a project file stored as its snapshot, so it must be deterministic: every
+derived figure (kind guessed for a NetBox file, power when only PSU draws are given,
+PDU capacity) is computed from the mapping alone, never from the surroundings.
+
+Unknown keys are allowed and kept in ``raw``: NetBox device types carry many fields we
+do not use (console-ports, module-bays, front-image ...), and a file from the community
+library must load unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from workbench.catalog.errors import CatalogError, CatalogWarning
+from workbench.catalog.item import KINDS, PRECISIONS, CatalogItem, Interface, PowerPort
+from workbench.catalog.netbox import default_role, infer_kind
+from workbench.catalog.props import check_props
+from workbench.catalog.yaml_source import LineMap
+
+#: NetBox's slug convention: lower-case words joined by single hyphens.
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+REQUIRED_FIELDS: tuple[str, ...] = ("manufacturer", "model", "slug")
+
+#: Units NetBox allows for ``weight_unit``.
+WEIGHT_UNITS: tuple[str, ...] = ("kg", "g", "lb", "oz")
+
+#: Kinds that draw power themselves, so a missing figure deserves a warning.
+POWERED_KINDS: frozenset[str] = frozenset({"server", "switch", "storage", "nic", "gpu", "optic"})
+
+_FLOAT_FIELDS: tuple[str, ...] = (
+    "hbm_gb",
+    "hbm_bw_tbs",
+    "nvlink_gbs",
+    "typical_power_w",
+    "max_power_w",
+    "unit_price",
+)
+
+
+class _Context:
+    """Where the entry came from, so every check can name file, line and field."""
+
+    def __init__(self, source_file: str, lines: LineMap):
+        self.file = source_file
+        self.lines = lines
+        self.warnings: list[CatalogWarning] = []
+
+    def error(self, path: tuple[Any, ...], message: str) -> CatalogError:
+        return CatalogError(message, self.file, self.lines.line(*path), _field_name(path))
+
+    def warn(self, path: tuple[Any, ...], message: str) -> None:
+        self.warnings.append(
+            CatalogWarning(self.file, self.lines.line(*path), _field_name(path) or None, message)
+        )
+
+    def number(self, value: Any, path: tuple[Any, ...], *, minimum: float = 0.0) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.error(path, f"expected a number, got {_shown(value)}")
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise self.error(path, f"expected a finite number, got {_shown(value)}")
+        if number < minimum:
+            raise self.error(path, f"must be at least {minimum:g}, got {value!r}")
+        return number
+
+    def text(self, value: Any, path: tuple[Any, ...]) -> str:
+        if not isinstance(value, str):
+            raise self.error(path, f"expected text, got {_shown(value)}")
+        return value
+
+    def mapping(self, value: Any, path: tuple[Any, ...]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.error(path, f"expected a mapping of names to values, got {_shown(value)}")
+        for key in value:
+            if not isinstance(key, str):
+                raise self.error(path, f"names must be text, got {_shown(key)}")
+        return value
+
+    def entries(self, value: Any, path: tuple[Any, ...]) -> list[dict[str, Any]]:
+        if not isinstance(value, list):
+            raise self.error(path, f"expected a list, got {_shown(value)}")
+        for index, entry in enumerate(value):
+            self.mapping(entry, path + (index,))
+        return value
+
+
+def parse_item(
+    mapping: dict[str, Any], source_file: str = "", lines: LineMap | None = None
+) -> CatalogItem:
+    """Validate one catalog entry; raise CatalogError naming file, line and field."""
+    return parse_item_with_warnings(mapping, source_file, lines)[0]
+
+
+def parse_item_with_warnings(
+    mapping: dict[str, Any], source_file: str = "", lines: LineMap | None = None
+) -> tuple[CatalogItem, list[CatalogWarning]]:
+    """Like :func:`parse_item`, also returning what the user should hear about."""
+    ctx = _Context(source_file, lines or LineMap())
+    if not isinstance(mapping, dict):
+        raise ctx.error((), f"a catalog entry must be a mapping, got {_shown(mapping)}")
+    ctx.mapping(mapping, ())
+    for name in REQUIRED_FIELDS:
+        if mapping.get(name) in (None, ""):
+            raise ctx.error((name,), "required field is missing")
+    slug = ctx.text(mapping["slug"], ("slug",))
+    if not SLUG_RE.match(slug):
+        raise ctx.error(
+            ("slug",),
+            f"{slug!r} is not a valid slug: use lower-case letters, digits and single hyphens",
+        )
+    kind = mapping.get("kind")
+    if kind is None:
+        kind = infer_kind(mapping)
+    elif kind not in KINDS:
+        raise ctx.error(
+            ("kind",), f"unknown kind {_shown(kind)}; expected one of {', '.join(KINDS)}"
+        )
+
+    values: dict[str, Any] = {"slug": slug, "kind": kind}
+    for name in ("manufacturer", "model", "part_number", "airflow", "comments", "currency", "role"):
+        if mapping.get(name) is not None:
+            values[name] = ctx.text(mapping[name], (name,))
+    values["u_height"] = _u_height(ctx, mapping.get("u_height", 0))
+    if "is_full_depth" in mapping:
+        if not isinstance(mapping["is_full_depth"], bool):
+            raise ctx.error(
+                ("is_full_depth",),
+                f"expected true or false, got {_shown(mapping['is_full_depth'])}",
+            )
+        values["is_full_depth"] = mapping["is_full_depth"]
+    if mapping.get("weight") is not None:
+        values["weight"] = ctx.number(mapping["weight"], ("weight",))
+    if mapping.get("weight_unit") is not None:
+        unit = ctx.text(mapping["weight_unit"], ("weight_unit",))
+        if unit not in WEIGHT_UNITS:
+            raise ctx.error(
+                ("weight_unit",),
+                f"unknown unit {unit!r}; expected one of {', '.join(WEIGHT_UNITS)}",
+            )
+        values["weight_unit"] = unit
+    for name in _FLOAT_FIELDS:
+        if mapping.get(name) is not None:
+            values[name] = ctx.number(mapping[name], (name,))
+
+    interfaces = ctx.entries(mapping.get("interfaces") or [], ("interfaces",))
+    values["interfaces"] = tuple(
+        _interface(ctx, entry, index) for index, entry in enumerate(interfaces)
+    )
+    ports = ctx.entries(mapping.get("power-ports") or [], ("power-ports",))
+    values["power_ports"] = tuple(
+        _power_port(ctx, entry, index) for index, entry in enumerate(ports)
+    )
+    _gpu_fields(ctx, mapping, values)
+    values["tflops"] = _tflops(ctx, mapping.get("tflops"))
+    values["props"] = check_props(
+        ctx, kind, dict(ctx.mapping(mapping.get("props") or {}, ("props",)))
+    )
+    sources = ctx.mapping(mapping.get("sources") or {}, ("sources",))
+    values["sources"] = {key: ctx.text(text, ("sources", key)) for key, text in sources.items()}
+    if "role" not in values:
+        values["role"] = default_role(kind, values["gpu_count"], interfaces)
+    _resolve_power(ctx, kind, values)
+    item = CatalogItem(**values, raw=_json_copy(mapping), source_file=source_file)
+    return item, ctx.warnings
+
+
+def _u_height(ctx: _Context, value: Any) -> float:
+    height = ctx.number(value, ("u_height",))
+    if height * 2 != int(height * 2):
+        raise ctx.error(("u_height",), f"must be a whole or half rack unit, got {value!r}")
+    return height
+
+
+def _interface(ctx: _Context, entry: dict[str, Any], index: int) -> Interface:
+    path = ("interfaces", index)
+    if entry.get("name") in (None, ""):
+        raise ctx.error(path + ("name",), "required field is missing")
+    if entry.get("type") in (None, ""):
+        raise ctx.error(path + ("type",), "required field is missing (a NetBox interface type)")
+    mgmt_only = entry.get("mgmt_only", False)
+    if not isinstance(mgmt_only, bool):
+        raise ctx.error(path + ("mgmt_only",), f"expected true or false, got {_shown(mgmt_only)}")
+    return Interface(
+        name=str(entry["name"]), type=ctx.text(entry["type"], path + ("type",)), mgmt_only=mgmt_only
+    )
+
+
+def _power_port(ctx: _Context, entry: dict[str, Any], index: int) -> PowerPort:
+    path = ("power-ports", index)
+    if entry.get("name") in (None, ""):
+        raise ctx.error(path + ("name",), "required field is missing")
+    draws = {}
+    for name in ("maximum_draw", "allocated_draw"):
+        if entry.get(name) is not None:
+            draws[name] = ctx.number(entry[name], path + (name,))
+    port_type = ctx.text(entry.get("type", ""), path + ("type",))
+    return PowerPort(name=str(entry["name"]), type=port_type, **draws)
+
+
+def _gpu_fields(ctx: _Context, mapping: dict[str, Any], values: dict[str, Any]) -> None:
+    count = mapping.get("gpu_count", 0)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ctx.error(("gpu_count",), f"expected a whole number of GPUs, got {_shown(count)}")
+    values["gpu_count"] = count
+    gpu = mapping.get("gpu")
+    if gpu is not None:
+        gpu = ctx.text(gpu, ("gpu",))
+        if not SLUG_RE.match(gpu):
+            raise ctx.error(("gpu",), f"{gpu!r} is not a valid slug of a GPU catalog item")
+        if count == 0:
+            raise ctx.error(("gpu_count",), "a server with a gpu needs gpu_count of 1 or more")
+        values["gpu"] = gpu
+    elif count:
+        raise ctx.error(("gpu",), f"gpu_count is {count} but no gpu slug says which GPU")
+
+
+def _tflops(ctx: _Context, value: Any) -> dict[str, float]:
+    if value is None:
+        return {}
+    table = ctx.mapping(value, ("tflops",))
+    for precision in table:
+        if precision not in PRECISIONS:
+            raise ctx.error(
+                ("tflops", precision),
+                f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}",
+            )
+    return {key: ctx.number(number, ("tflops", key)) for key, number in table.items()}
+
+
+def _resolve_power(ctx: _Context, kind: str, values: dict[str, Any]) -> None:
+    """Fill ``max_power_w`` for powered kinds, preferring the figure meant for planning.
+
+    NetBox's ``maximum_draw`` is per PSU, and servers carry redundant PSUs: a DGX H100
+    has six 3.3 kW supplies (19.8 kW) for a 10.2 kW system.  So our own
+    ``max_power_w`` wins; then the sum of ``allocated_draw`` (NetBox's expected draw);
+    only then the sum of ``maximum_draw``, with a warning that it overstates.
+    """
+    if values.get("max_power_w") is None and kind in POWERED_KINDS:
+        ports: tuple[PowerPort, ...] = values["power_ports"]
+        allocated = [p.allocated_draw for p in ports if p.allocated_draw is not None]
+        maximum = [p.maximum_draw for p in ports if p.maximum_draw is not None]
+        if allocated and sum(allocated) > 0:
+            values["max_power_w"] = float(sum(allocated))
+        elif maximum and sum(maximum) > 0:
+            values["max_power_w"] = float(sum(maximum))
+            if len(maximum) > 1:
+                ctx.warn(
+                    ("power-ports",),
+                    f"no max_power_w; using the sum of maximum_draw over {len(maximum)} power "
+                    f"ports ({sum(maximum):g} W), which overstates a device with redundant "
+                    "PSUs: set max_power_w",
+                )
+        else:
+            values["max_power_w"] = 0.0
+            ctx.warn(
+                ("power-ports",),
+                "no maximum_draw on any power port; power counted as 0 W until you set max_power_w",
+            )
+    if values.get("typical_power_w") is None and values.get("max_power_w") is not None:
+        values["typical_power_w"] = values["max_power_w"]
+    # A max of 0 W is the "unknown" fallback above, so it is not compared.
+    if (values.get("typical_power_w") or 0) > (values.get("max_power_w") or math.inf):
+        raise ctx.error(("typical_power_w",), "typical power is above max_power_w")
+
+
+def _json_copy(mapping: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy that survives the project file's JSON round-trip unchanged."""
+    return json.loads(json.dumps(mapping, default=str))
+
+
+def _field_name(path: tuple[Any, ...]) -> str:
+    """``("power-ports", 2, "maximum_draw")`` → ``power-ports[2].maximum_draw``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _shown(value: Any) -> str:
+    """A value quoted for a message, cut short so a one-line error stays one line."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print
+        text = f"<{type(value).__name__} too long to show>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def is_valid_slug(slug: str) -> bool:
+    """True when ``slug`` follows NetBox's convention (used by the CLI and the window)."""
+    return bool(SLUG_RE.match(slug))

@@ -1,0 +1,211 @@
+"""``workbench catalog validate | import-netbox | list``.
+
+The command-line face of :mod:`workbench.catalog`.  Import copies a NetBox device-type
+file byte for byte (it "loads unchanged"), but only after it validates, and never
+overwrites a different file silently: a planner's hand-edited catalog entry is data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from workbench.catalog import (
+    KINDS,
+    Catalog,
+    CatalogItem,
+    load_catalog,
+    shipped_catalog_dir,
+    user_catalog_dir,
+)
+from workbench.catalog.errors import CatalogError, display_path
+from workbench.catalog.loader import load_file
+from workbench.cli.errors import CliError
+
+#: Columns of ``catalog list`` (and the keys of each ``--json`` object).
+LIST_FIELDS: tuple[str, ...] = ("slug", "kind", "manufacturer", "model", "u_height", "role")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``catalog`` command and its subcommands."""
+    parser = sub.add_parser("catalog", help="validate, import and list hardware catalogs")
+    parser.set_defaults(func=lambda args: parser.print_help() or 2)
+    commands = parser.add_subparsers(dest="catalog_command", metavar="SUBCOMMAND")
+
+    validate = commands.add_parser("validate", help="check catalog YAML files; exit 1 on any error")
+    validate.add_argument(
+        "dir",
+        nargs="?",
+        type=Path,
+        help="folder to check, against the shipped catalog (default: shipped + user)",
+    )
+    validate.set_defaults(func=_validate)
+
+    importer = commands.add_parser(
+        "import-netbox", help="copy NetBox device-type YAML files into the user catalog"
+    )
+    importer.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    importer.add_argument(
+        "--dest", type=Path, help=f"folder to copy into (default: {user_catalog_dir()})"
+    )
+    importer.add_argument("--force", action="store_true", help="replace a different existing file")
+    importer.set_defaults(func=_import_netbox)
+
+    lister = commands.add_parser("list", help="list catalog items")
+    lister.add_argument("--kind", choices=KINDS, help="only items of this kind")
+    lister.add_argument("--json", action="store_true", help="print a JSON list of objects")
+    lister.add_argument(
+        "--dir", type=Path, help="list only this folder's items (default: shipped + user)"
+    )
+    lister.set_defaults(func=_list)
+
+
+def _load(folder: Path | None) -> tuple[Catalog, list[CatalogItem]]:
+    """The catalog to check and the items to show.
+
+    With a folder, the shipped catalog is loaded underneath it so that a user's server
+    may name a shipped GPU; only the folder's own items are shown and counted.
+    """
+    if folder is None:
+        catalog = load_catalog()
+        return catalog, list(catalog)
+    if not folder.is_dir():
+        raise CliError(f"{display_path(folder)}: catalog folder not found")
+    shipped = shipped_catalog_dir()
+    if folder.resolve() == shipped.resolve():
+        catalog = load_catalog([shipped])
+        return catalog, list(catalog)
+    catalog = load_catalog([shipped, folder])
+    root = folder.resolve()
+    mine = [item for item in catalog if Path(item.source_file).resolve().is_relative_to(root)]
+    return catalog, mine
+
+
+def _validate(args: argparse.Namespace) -> int:
+    catalog, items = _load(args.dir)
+    for error in catalog.errors:
+        print(f"error: {error}")
+    for warning in catalog.warnings:
+        print(f"warning: {warning}")
+    where = display_path(args.dir) if args.dir else ", ".join(display_path(d) for d in catalog.dirs)
+    print(
+        f"{len(items)} items, {len(catalog.errors)} errors, "
+        f"{len(catalog.warnings)} warnings in {where}"
+    )
+    return 1 if catalog.errors else 0
+
+
+def _import_netbox(args: argparse.Namespace) -> int:
+    dest: Path = args.dest if args.dest is not None else user_catalog_dir()
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(
+            f"cannot create catalog folder {display_path(dest)}: {exc.strerror or exc}"
+        ) from None
+    # Two checks need the other entries: a GPU the file refers to must exist, and the
+    # destination must not define the same slug in another file.  A shipped item with
+    # the same slug is fine: the user's copy overlays it, which is the point.
+    existing = load_catalog([dest])
+    known = load_catalog(include_user=False).items | existing.items
+    failed: list[str] = []
+    added = 0
+    for source in args.files:
+        try:
+            message = _import_one(source, dest, known, existing, args.force)
+        except CatalogError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            failed.append(display_path(source))
+            continue
+        print(message)
+        added += 1
+    print(f"imported {added} of {len(args.files)} files into {display_path(dest)}")
+    if failed:
+        print(f"workbench: not imported: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force: bool) -> str:
+    """Validate one file and copy it; returns the report line, raises CatalogError."""
+    shown = display_path(source)
+    result = load_file(source)
+    if result.errors:
+        raise result.errors[0]
+    if not result.single or len(result.items) != 1:
+        raise CatalogError("not a NetBox device type: expected one mapping with a slug", file=shown)
+    item = result.items[0]
+    if item.gpu and (known.get(item.gpu) is None or known[item.gpu].kind != "gpu"):
+        raise CatalogError(f"gpu {item.gpu!r} is not a GPU in the catalog", file=shown, field="gpu")
+    target = dest / f"{item.slug}.yaml"
+    other = existing.get(item.slug)
+    if other is not None and Path(other.source_file).resolve() != target.resolve():
+        raise CatalogError(
+            f"slug {item.slug!r} is already defined in {other.source_file}",
+            file=shown,
+            field="slug",
+        )
+    data = source.read_bytes()
+    if target.exists():
+        if target.read_bytes() == data:
+            return f"unchanged {item.slug} ({item.kind}): {display_path(target)} is identical"
+        if not force:
+            raise CatalogError(
+                f"{display_path(target)} exists and differs; use --force to replace it", file=shown
+            )
+    _write_atomic(target, data)
+    inferred = "" if "kind" in item.raw else ", kind inferred"
+    lines = [f"added {item.slug} ({item.kind}{inferred}) -> {display_path(target)}"]
+    lines += [f"  warning: {warning}" for warning in result.warnings]
+    return "\n".join(lines)
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    """Write beside the target then rename, so a crash never leaves half a file."""
+    try:
+        handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise CatalogError(
+            f"cannot write to {display_path(target.parent)}: {exc.strerror or exc}"
+        ) from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, target)
+    except OSError as exc:
+        Path(temp).unlink(missing_ok=True)
+        raise CatalogError(f"cannot write {display_path(target)}: {exc.strerror or exc}") from None
+
+
+def _list(args: argparse.Namespace) -> int:
+    catalog, shown = _load(args.dir)
+    for error in catalog.errors:
+        print(f"workbench: skipped: {error}", file=sys.stderr)
+    kinds = [args.kind] if args.kind else list(KINDS)
+    chosen = {item.slug for item in shown}
+    items = [item for kind in kinds for item in catalog.by_kind(kind) if item.slug in chosen]
+    rows = [{name: getattr(item, name) for name in LIST_FIELDS} for item in items]
+    if args.json:
+        json.dump(rows, sys.stdout, indent=1)
+        print()
+        return 0
+    table = [[name.upper() for name in LIST_FIELDS]]
+    table += [[_cell(row[name]) for name in LIST_FIELDS] for row in rows]
+    widths = [max(len(line[col]) for line in table) for col in range(len(LIST_FIELDS))]
+    for line in table:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        )
+    return 0
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

@@ -1,0 +1,218 @@
+"""Bad project files: each gets one clear line naming the file, and is never touched.
+
+Every case writes the bad bytes into a folder of their own, opens the file, and then
+checks that the bytes are identical and that nothing (journal, -wal, -shm) appeared
+beside it.  Files that need sqlite3 to make are built in a separate folder first.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from store_designs import small_design, snapshot
+
+from workbench.model.design import Design, Device, Rack, Row, Site
+from workbench.store import ProjectFileError, open_design, save_design
+
+
+def _good_bytes(work: Path) -> bytes:
+    save_design(small_design(), work / "good.dcwb")
+    return (work / "good.dcwb").read_bytes()
+
+
+def _edited(work: Path, *sql: str) -> bytes:
+    """A real project changed with SQL, in the work folder, returned as bytes."""
+    path = work / "edited.dcwb"
+    path.write_bytes(_good_bytes(work))
+    conn = sqlite3.connect(path)
+    for statement in sql:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+def _foreign_db(work: Path) -> bytes:
+    path = work / "other-app.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, title TEXT)")
+    conn.execute("INSERT INTO photos (title) VALUES ('cat')")
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+def _page_overwritten(work: Path) -> bytes:
+    data = bytearray(_good_bytes(work))
+    page = 4096
+    assert len(data) >= 6 * page
+    data[3 * page:4 * page] = random.Random(3).randbytes(page)
+    return bytes(data)
+
+
+CASES: dict[str, tuple[Callable[[Path], bytes], str]] = {
+    "empty": (lambda w: b"", "file is empty"),
+    "random binary": (lambda w: random.Random(1).randbytes(8192),
+                      "not an SQLite database (corrupt or a different kind of file)"),
+    "text file": (lambda w: b"name: my cluster\nracks: 4\n",
+                  "not an SQLite database (corrupt or a different kind of file)"),
+    "truncated in half": (lambda w: (b := _good_bytes(w))[: len(b) // 2], "truncated or damaged"),
+    "header only": (lambda w: _good_bytes(w)[:100], "truncated or damaged"),
+    "page overwritten": (_page_overwritten, "truncated or damaged"),
+    "another app's database": (_foreign_db, "not a workbench project (no design table)"),
+    "newer schema": (lambda w: _edited(w, "PRAGMA user_version = 7"),
+                     "saved by a newer workbench (schema 7, this version reads up to 1)"),
+    "bad JSON": (lambda w: _edited(w, "UPDATE software_stacks SET components = '{oops'"),
+                 "unreadable JSON in software_stacks ('base')"),
+    "missing table": (lambda w: _edited(w, "DROP TABLE links"),
+                      "truncated or damaged: missing table 'links'"),
+    "orphan device": (lambda w: _edited(w, "UPDATE devices SET rack_seq = 99 WHERE seq = 1"),
+                      "device 'd0-0' belongs to a missing rack"),
+    "bad snapshot": (lambda w: _edited(
+        w, "UPDATE catalog_snapshot SET raw = '{\"slug\": \"Not A Slug\"}' WHERE seq = 1"),
+        "catalog snapshot item 'rack-42u' is invalid"),
+}
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_file_is_refused_and_untouched(tmp_path: Path, case: str) -> None:
+    make, expected = CASES[case]
+    work, check = tmp_path / "work", tmp_path / "check"
+    work.mkdir()
+    check.mkdir()
+    path = check / "site-a.dcwb"
+    path.write_bytes(make(work))
+    before = path.read_bytes()
+
+    with pytest.raises(ProjectFileError) as caught:
+        open_design(path)
+
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ")
+    assert expected in message
+    assert "\n" not in message
+    assert caught.value.path == path
+    assert path.read_bytes() == before
+    assert _listing(check) == ["site-a.dcwb"]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.dcwb"
+    with pytest.raises(ProjectFileError, match="nowhere.dcwb: no such file$"):
+        open_design(path)
+    assert _listing(tmp_path) == []
+
+
+def test_folder_instead_of_file(tmp_path: Path) -> None:
+    (tmp_path / "folder.dcwb").mkdir()
+    with pytest.raises(ProjectFileError, match="folder.dcwb: is a folder"):
+        open_design(tmp_path / "folder.dcwb")
+
+
+def test_good_file_is_untouched_by_opening(tmp_path: Path) -> None:
+    path = tmp_path / "good.dcwb"
+    save_design(small_design(), path)
+    before, mtime = path.read_bytes(), path.stat().st_mtime_ns
+    open_design(path)
+    assert path.read_bytes() == before
+    assert path.stat().st_mtime_ns == mtime
+    assert _listing(tmp_path) == ["good.dcwb"]
+
+
+def test_wal_mode_file_of_another_app_is_not_a_project(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    conn = sqlite3.connect(work / "wal.db")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    path = tmp_path / "wal.dcwb"
+    shutil.copyfile(work / "wal.db", path)
+    before = path.read_bytes()
+    with pytest.raises(ProjectFileError, match="not a workbench project"):
+        open_design(path)
+    assert path.read_bytes() == before
+    assert _listing(tmp_path) == ["wal.dcwb", "work"]
+
+
+# -- catalog slugs missing from the snapshot -------------------------------------------
+
+
+class _DictCatalog:
+    """Stands in for workbench.catalog.Catalog: only ``get`` is used."""
+
+    def __init__(self, items: dict, raise_key_error: bool = False) -> None:
+        self.items, self.raise_key_error = items, raise_key_error
+
+    def get(self, slug: str):
+        if self.raise_key_error and slug not in self.items:
+            raise KeyError(slug)
+        return self.items.get(slug)
+
+
+def _design_using_unsnapshotted_server() -> Design:
+    types = snapshot()
+    del types["dgx-h100"]
+    return Design(
+        sites=[Site("s", "S", [Row("r", "R", [Rack("k", "Rack 1", "rack-42u", devices=[
+            Device("d1", "node-1", "dgx-h100", position=1)])])])],
+        device_types=types,
+    )
+
+
+def test_unknown_slug_without_catalog_names_slug_and_device(tmp_path: Path) -> None:
+    path = tmp_path / "slugs.dcwb"
+    save_design(_design_using_unsnapshotted_server(), path)
+    with pytest.raises(ProjectFileError) as caught:
+        open_design(path)
+    assert str(caught.value) == f"{path}: unknown catalog slug 'dgx-h100' used by device 'node-1'"
+
+
+@pytest.mark.parametrize("raise_key_error", [False, True])
+def test_unknown_slug_not_in_catalog_either(tmp_path: Path, raise_key_error: bool) -> None:
+    path = tmp_path / "slugs.dcwb"
+    save_design(_design_using_unsnapshotted_server(), path)
+    with pytest.raises(ProjectFileError, match="unknown catalog slug 'dgx-h100'"):
+        open_design(path, catalog=_DictCatalog({}, raise_key_error))
+
+
+def test_unknown_slug_resolved_from_catalog_joins_snapshot(tmp_path: Path) -> None:
+    path = tmp_path / "slugs.dcwb"
+    save_design(_design_using_unsnapshotted_server(), path)
+    server = snapshot()["dgx-h100"]
+    design = open_design(path, catalog=_DictCatalog({"dgx-h100": server}))
+    assert design.device_types["dgx-h100"] == server
+    assert design.sites[0].rows[0].racks[0].devices[0].device_type == "dgx-h100"
+
+
+def test_unknown_rack_slug_names_the_rack(tmp_path: Path) -> None:
+    path = tmp_path / "rack.dcwb"
+    save_design(Design(sites=[Site("s", "S", [Row("r", "R", [Rack("k", "Rack Ω", "ghost-rack")])])]),
+                path)
+    with pytest.raises(ProjectFileError, match="unknown catalog slug 'ghost-rack' used by rack 'Rack Ω'"):
+        open_design(path)
+
+
+def test_missing_gpu_item_is_filled_from_catalog_when_possible(tmp_path: Path) -> None:
+    types = snapshot()
+    gpu = types.pop("h100-sxm")
+    design = Design(
+        sites=[Site("s", "S", [Row("r", "R", [Rack("k", "Rack 1", "rack-42u", devices=[
+            Device("d1", "node-1", "dgx-h100")])])])],
+        device_types=types,
+    )
+    path = tmp_path / "gpu.dcwb"
+    save_design(design, path)
+    assert open_design(path) == design  # no catalog: still opens, GPU item absent
+    filled = open_design(path, catalog=_DictCatalog({"h100-sxm": gpu}, raise_key_error=True))
+    assert filled.device_types["h100-sxm"] == gpu

@@ -1,0 +1,143 @@
+"""Schema versions: the v1 sample opens, and older files migrate on a copy only."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from workbench.model.design import Design
+from workbench.store import ProjectFileError, open_design
+from workbench.store import schema as schema_module
+
+SAMPLE_V1 = Path(__file__).parent / "data" / "project_v1.dcwb"
+
+
+def _header(path: Path) -> tuple[int, int]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return (conn.execute("PRAGMA application_id").fetchone()[0],
+                conn.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_v1_sample_opens_with_its_contents(tmp_path: Path) -> None:
+    # Facts written literally: the sample is frozen, whatever the helpers become.
+    copy = tmp_path / "sample.dcwb"
+    shutil.copyfile(SAMPLE_V1, copy)
+    design = open_design(copy)
+    assert design.name == "Sample saved by schema version 1"
+    assert [s.name for s in design.sites] == ["Hall Ä"]
+    assert [r.name for r in design.sites[0].rows] == ["Row 1", "Empty"]
+    assert [k.name for k in design.iter_racks()] == ["Rack Ω-0", "Rack Ω-1"]
+    assert [d.name for _, d in design.iter_devices()] == [
+        "gpu-node-00 ✓", "gpu-node-01 ✓", "mgmt-0", "gpu-node-10 ✓", "gpu-node-11 ✓", "mgmt-1"]
+    rack = design.sites[0].rows[0].racks[0]
+    assert (rack.cooling, rack.power_limit_kw) == ("liquid", 40.5)
+    assert rack.devices[2].notes == "top of rack\nsecond line"
+    assert (rack.devices[2].position, rack.devices[2].face) == (42, "rear")
+    assert rack.devices[0].software_stack is None and rack.devices[1].software_stack == "base"
+    assert list(design.device_types) == ["rack-42u", "h100-sxm", "dgx-h100", "mgmt-switch-48"]
+    server = design.device_types["dgx-h100"]
+    assert (server.gpu, server.gpu_count, server.max_power_w) == ("h100-sxm", 8, 10200.0)
+    assert len(server.interfaces) == 9
+    assert [n.vlan for n in design.networks] == [None, 10]
+    assert [(x.a_device, x.b_port, x.length_m) for x in design.links] == [
+        ("d0-0", "ge1", 2.5), ("d0-1", "osfp0", None)]
+    assert design.storage_tiers[0].device_ids == ["d1-1"]
+    assert design.workloads[1].model_config == {"layers": 32, "hidden": 4096, "moe": None,
+                                                 "tags": ["a", "ß"]}
+    assert (design.workloads[1].params, design.workloads[0].tokens) == (7.5e9, 15e12)
+    assert design.software_stacks[0].components == {"driver": "550.54.15", "cuda": "12.4"}
+    assert design.properties == {"customer": "ACME ☃", "": "empty key"}
+
+
+def test_current_columns_are_what_the_migrations_create() -> None:
+    db = sqlite_utils.Database(memory=True)
+    schema_module.migrate(db, 0)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == schema_module.SCHEMA_VERSION
+    created = {t.name: tuple(c.name for c in t.columns) for t in db.tables}
+    assert created == schema_module.COLUMNS
+    assert len(schema_module.MIGRATIONS) == schema_module.SCHEMA_VERSION
+
+
+def _add_observed_versions(db: sqlite_utils.Database) -> None:
+    """A stand-in for a real version-2 migration: a new table and a data change."""
+    db.create_table("observed_versions", {"device_seq": int, "component": str, "version": str})
+    db.execute("UPDATE racks SET name = upper(name)")
+
+
+def test_older_file_migrates_in_memory_and_stays_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.dcwb"
+    shutil.copyfile(SAMPLE_V1, path)
+    before = path.read_bytes()
+    ran: list[int] = []
+
+    def migration_1_to_2(db: sqlite_utils.Database) -> None:
+        ran.append(db.execute("PRAGMA user_version").fetchone()[0])
+        _add_observed_versions(db)
+
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(schema_module, "MIGRATIONS", [*schema_module.MIGRATIONS, migration_1_to_2])
+
+    design = open_design(path)
+
+    assert ran == [1]  # only the missing step ran, on a database at version 1
+    assert [k.name for k in design.iter_racks()] == ["RACK Ω-0", "RACK Ω-1"]
+    assert path.read_bytes() == before
+    assert _header(path) == (schema_module.APPLICATION_ID, 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.dcwb"]
+
+
+def test_version_0_file_is_migrated_from_scratch(tmp_path: Path) -> None:
+    """Version 0 is an empty database stamped as ours: every migration runs on it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    conn = sqlite3.connect(work / "v0.dcwb")
+    conn.execute(f"PRAGMA application_id = {schema_module.APPLICATION_ID}")
+    conn.execute("CREATE TABLE placeholder (x)")  # an empty file would be 0 bytes
+    conn.commit()
+    conn.close()
+    path = tmp_path / "v0.dcwb"
+    shutil.copyfile(work / "v0.dcwb", path)
+    before = path.read_bytes()
+    assert open_design(path) == Design()
+    assert path.read_bytes() == before
+
+
+def test_failing_migration_reports_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "old.dcwb"
+    shutil.copyfile(SAMPLE_V1, path)
+    before = path.read_bytes()
+
+    def broken(db: sqlite_utils.Database) -> None:
+        db.execute("UPDATE no_such_table SET x = 1")
+
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(schema_module, "MIGRATIONS", [*schema_module.MIGRATIONS, broken])
+    with pytest.raises(ProjectFileError, match="old.dcwb: cannot upgrade from schema 1 to 2: no such table"):
+        open_design(path)
+    assert path.read_bytes() == before
+
+
+def test_newer_than_this_workbench_names_both_versions(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copyfile(SAMPLE_V1, work / "new.dcwb")
+    conn = sqlite3.connect(work / "new.dcwb")
+    conn.execute(f"PRAGMA user_version = {schema_module.SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    path = tmp_path / "new.dcwb"
+    shutil.copyfile(work / "new.dcwb", path)
+    with pytest.raises(ProjectFileError) as caught:
+        open_design(path)
+    assert str(caught.value) == (
+        f"{path}: saved by a newer workbench (schema {schema_module.SCHEMA_VERSION + 1}, "
+        f"this version reads up to {schema_module.SCHEMA_VERSION})")

@@ -1,0 +1,132 @@
+"""The layout of a ``.dcwb`` file and the migrations between its versions.
+
+A project file is one SQLite database.  Two header fields identify it without reading
+any table: ``PRAGMA application_id`` holds :data:`APPLICATION_ID` (so another program's
+SQLite file is recognised as "not a project") and ``PRAGMA user_version`` holds the
+schema version.
+
+The schema is *defined* by :data:`MIGRATIONS`: ``MIGRATIONS[i]`` upgrades a database at
+version ``i`` to ``i + 1``, and version 0 is an empty database.  A new file is written
+by running every migration from 0, and an older file is upgraded by running the ones it
+lacks, so there is exactly one description of each version and a new version is one
+appended function (the roadmap adds tables for the version matrix, observed versions,
+acceptance results and the fabric).  Migrations only ever run on a fresh file being
+written or on an in-memory copy of a file being opened; a user's file is never
+upgraded in place.
+
+Every table has a ``seq`` column: the object's position in its list, so a design comes
+back in exactly the order it was saved.  Children point at their parent's ``seq``
+rather than its ``id``, which keeps the file lossless even if two objects ever share an
+id.  Nested values (a workload's model config, a stack's components, the catalog
+snapshot) are JSON text; nothing is ever pickled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+#: The schema version this workbench writes and the newest it can read.
+SCHEMA_VERSION = 1
+
+#: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
+APPLICATION_ID = 0x44435742
+
+#: The suffix of project files.
+FILE_SUFFIX = ".dcwb"
+
+# The version-1 tables, column name -> SQLite type.  Frozen: version 2 must not edit
+# this literal but append a migration, because files written by version 1 exist.
+_V1_TABLES: dict[str, dict[str, type]] = {
+    "meta": {"key": str, "value": str},
+    "sites": {"seq": int, "id": str, "name": str},
+    "rows": {"seq": int, "site_seq": int, "id": str, "name": str},
+    "racks": {
+        "seq": int, "row_seq": int, "id": str, "name": str, "rack_type": str,
+        "cooling": str, "power_limit_kw": float,
+    },
+    "devices": {
+        "seq": int, "rack_seq": int, "id": str, "name": str, "device_type": str,
+        "position": int, "face": str, "serial": str, "asset_tag": str,
+        "software_stack": str, "notes": str,
+    },
+    "networks": {
+        "seq": int, "id": str, "name": str, "plane": str, "technology": str,
+        "speed_gbps": float, "mtu": int, "vlan": int,
+    },
+    "links": {
+        "seq": int, "id": str, "a_device": str, "a_port": str, "b_device": str,
+        "b_port": str, "network": str, "cable_type": str, "length_m": float,
+    },
+    "storage_tiers": {
+        "seq": int, "id": str, "name": str, "tier": str, "filesystem": str,
+        "device_ids": str,
+    },
+    "workloads": {
+        "seq": int, "id": str, "name": str, "kind": str, "model": str, "params": float,
+        "model_config": str, "tokens": float, "precision": str, "mfu": float,
+        "recompute": str, "tp": int, "pp": int, "zero": int, "micro_batch": int,
+        "seq_len": int, "gpus": int, "gpu_type": str, "context": int,
+        "concurrency": int, "kv_precision": str,
+    },
+    "software_stacks": {"seq": int, "id": str, "name": str, "components": str, "revision": int},
+    "catalog_snapshot": {"seq": int, "slug": str, "kind": str, "raw": str},
+}
+
+# Columns that may hold NULL (an optional field of the model); all others are NOT NULL.
+_V1_NULLABLE: dict[str, set[str]] = {
+    "devices": {"position", "software_stack"},
+    "networks": {"vlan"},
+    "links": {"network", "cable_type", "length_m"},
+    "workloads": {"params", "model_config", "gpus", "gpu_type"},
+}
+
+# Child -> (parent table, column holding the parent's seq).
+_V1_PARENTS: dict[str, tuple[str, str]] = {
+    "rows": ("sites", "site_seq"),
+    "racks": ("rows", "row_seq"),
+    "devices": ("racks", "rack_seq"),
+}
+
+
+def _create_v1(db: sqlite_utils.Database) -> None:
+    """Version 0 (an empty database) -> 1: the first layout."""
+    for table, columns in _V1_TABLES.items():
+        pk = "key" if table == "meta" else "seq"
+        nullable = _V1_NULLABLE.get(table, set())
+        parent = _V1_PARENTS.get(table)
+        db.create_table(
+            table,
+            columns,
+            pk=pk,
+            not_null=[c for c in columns if c not in nullable and c != pk],
+            foreign_keys=[(parent[1], parent[0], "seq")] if parent else None,
+        )
+        if parent:
+            # Open groups children by parent; the index also keeps future queries
+            # ("devices in rack 12") fast.
+            db[table].create_index([parent[1]])
+
+
+#: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_create_v1]
+
+#: The columns of each table in the current schema, in the order the writer fills and
+#: the reader selects them.  Update with each migration that changes a table.
+COLUMNS: dict[str, tuple[str, ...]] = {t: tuple(c) for t, c in _V1_TABLES.items()}
+
+
+def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:
+    """Run the migrations from ``from_version`` up to ``to_version`` (default: current).
+
+    ``user_version`` is bumped after each step, so a failure part-way leaves a
+    database that says truthfully which version it reached.  Callers only ever pass a
+    fresh file or an in-memory copy.
+    """
+    target = SCHEMA_VERSION if to_version is None else to_version
+    if len(MIGRATIONS) < target:
+        raise RuntimeError(f"no migration to schema version {target}")
+    for version in range(from_version, target):
+        MIGRATIONS[version](db)
+        db.execute(f"PRAGMA user_version = {version + 1:d}")

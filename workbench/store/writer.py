@@ -1,0 +1,221 @@
+"""Saving a design: rows out of dataclasses, into a new file, renamed over the old one.
+
+Atomicity comes from the file system, not from SQLite: the whole database is written
+to a temporary file in the target's folder, flushed to disk with fsync, and only then
+``os.replace``-d onto the target (an atomic rename on POSIX and Windows).  A crash or an
+error at any point before the rename leaves the previous file exactly as it was, and
+the temporary file is removed.  Because the temporary file is private until the rename,
+it is written with SQLite's journal and syncs switched off, which is what makes saving
+a 100,000-GPU design fast; the single fsync before the rename restores durability.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+import workbench
+from workbench.model.design import Design
+from workbench.store import schema
+from workbench.store.errors import ProjectFileError, os_reason
+from workbench.store.snapshot import checked_mappings
+
+# Rows per executemany call: large enough that the per-call overhead vanishes, small
+# enough that a 100,000-GPU design never builds one huge list of tuples twice.
+_BATCH = 5000
+
+
+def save_design(design: Design, path: str | os.PathLike[str]) -> None:
+    """Write ``design`` to ``path`` atomically; raise ProjectFileError on any failure.
+
+    The existing file (if any) keeps its permission bits.  Nothing but the finished
+    file is left in the folder, whether the save succeeds or not.
+    """
+    target = Path(path)
+    try:
+        tmp = _create_temp(target)
+    except OSError as exc:
+        raise ProjectFileError(target, f"cannot save: {os_reason(exc)}") from exc
+    try:
+        write_database(design, tmp)
+        _fsync(tmp)
+        _copy_mode(target, tmp)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(exc, OSError):
+            raise ProjectFileError(target, f"cannot save: {os_reason(exc)}") from exc
+        if isinstance(exc, (sqlite3.Error, TypeError, ValueError, OverflowError)):
+            raise ProjectFileError(target, f"cannot save: {exc}") from exc
+        raise
+    _fsync_folder(target.parent)
+
+
+def write_database(design: Design, file: Path) -> None:
+    """Write ``design`` as a fresh database into ``file`` (which must be empty or new).
+
+    Public for the benchmark and for tests; everyone else wants :func:`save_design`.
+    """
+    conn = sqlite3.connect(str(file), isolation_level=None)
+    try:
+        # The file is private until renamed, so no journal and no syncs: a failure
+        # simply discards it.  (journal_mode=OFF also means no -journal file appears.)
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID:d}")
+        db = sqlite_utils.Database(conn, execute_plugins=False)
+        conn.execute("BEGIN")
+        schema.migrate(db, 0)
+        for table, rows in design_rows(design):
+            _insert(conn, table, rows)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]:
+    """Each table's rows as tuples in :data:`schema.COLUMNS` order.
+
+    Plain tuples, built in one pass, because per-row dicts cost more than the SQLite
+    inserts themselves at 12,500 devices.
+    """
+    meta = {
+        "name": design.name,
+        "properties": design.properties,
+        "app_version": workbench.__version__,
+        "saved_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "schema_version": schema.SCHEMA_VERSION,
+    }
+    yield "meta", [(key, _json(value)) for key, value in meta.items()]
+
+    sites, rows, racks, devices = [], [], [], []
+    for site in design.sites:
+        site_seq = len(sites) + 1
+        sites.append((site_seq, site.id, site.name))
+        for row in site.rows:
+            row_seq = len(rows) + 1
+            rows.append((row_seq, site_seq, row.id, row.name))
+            for rack in row.racks:
+                rack_seq = len(racks) + 1
+                racks.append((rack_seq, row_seq, rack.id, rack.name, rack.rack_type,
+                              rack.cooling, rack.power_limit_kw))
+                start = len(devices) + 1
+                devices.extend(
+                    (seq, rack_seq, d.id, d.name, d.device_type, d.position, d.face,
+                     d.serial, d.asset_tag, d.software_stack, d.notes)
+                    for seq, d in enumerate(rack.devices, start)
+                )
+    yield "sites", sites
+    yield "rows", rows
+    yield "racks", racks
+    yield "devices", devices
+    yield "networks", [
+        (seq, n.id, n.name, n.plane, n.technology, n.speed_gbps, n.mtu, n.vlan)
+        for seq, n in enumerate(design.networks, 1)
+    ]
+    yield "links", [
+        (seq, x.id, x.a_device, x.a_port, x.b_device, x.b_port, x.network, x.cable_type,
+         x.length_m)
+        for seq, x in enumerate(design.links, 1)
+    ]
+    yield "storage_tiers", [
+        (seq, t.id, t.name, t.tier, t.filesystem, _json(t.device_ids))
+        for seq, t in enumerate(design.storage_tiers, 1)
+    ]
+    yield "workloads", [
+        (seq, w.id, w.name, w.kind, w.model, w.params,
+         None if w.model_config is None else _json(w.model_config), w.tokens, w.precision,
+         w.mfu, w.recompute, w.tp, w.pp, w.zero, w.micro_batch, w.seq_len, w.gpus,
+         w.gpu_type, w.context, w.concurrency, w.kv_precision)
+        for seq, w in enumerate(design.workloads, 1)
+    ]
+    yield "software_stacks", [
+        (seq, s.id, s.name, _json(s.components), s.revision)
+        for seq, s in enumerate(design.software_stacks, 1)
+    ]
+    yield "catalog_snapshot", [
+        (seq, slug, kind, _json(mapping))
+        for seq, (slug, kind, mapping) in enumerate(checked_mappings(design.device_types), 1)
+    ]
+
+
+def _insert(conn: sqlite3.Connection, table: str, rows: Iterable[Sequence[Any]]) -> None:
+    """executemany in batches: sqlite-utils' insert_all costs ~7x more per row (measured
+    in tests/benchmarks/bench_store.py) for no benefit on a table we just created."""
+    columns = schema.COLUMNS[table]
+    sql = (f'INSERT INTO "{table}" ({", ".join(columns)}) '
+           f'VALUES ({", ".join("?" * len(columns))})')
+    rows = list(rows)
+    for start in range(0, len(rows), _BATCH):
+        conn.executemany(sql, rows[start:start + _BATCH])
+
+
+def _json_default(value: Any) -> Any:
+    """YAML hands dates to catalog mappings; store them as ISO text, refuse the rest."""
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    raise TypeError(f"cannot store a value of type {type(value).__name__} in a project file")
+
+
+def _json(value: Any) -> str:
+    # NaN/Infinity are allowed (Python's json reads them back): refusing them would
+    # make a design unsaveable, which costs the user more than a strict JSON dialect.
+    return json.dumps(value, ensure_ascii=False, default=_json_default)
+
+
+def _fsync(file: Path) -> None:
+    fd = os.open(file, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable; not possible (or needed) on every platform."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _create_temp(target: Path) -> Path:
+    """A new empty file beside ``target``, named ``.<name>.<random>.tmp``.
+
+    Not ``tempfile.mkstemp``: its private 0600 mode would surprise a team sharing a
+    project folder, whereas ``os.open(..., 0o666)`` gets the user's usual umask.
+    """
+    for _ in range(100):
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return tmp
+    raise FileExistsError(f"no free temporary name beside {target}")
+
+
+def _copy_mode(target: Path, tmp: Path) -> None:
+    """Keep the replaced file's permission bits (a read-only-for-group file stays so)."""
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except OSError:
+        return
+    os.chmod(tmp, mode)

@@ -1,0 +1,81 @@
+"""Storage: checkpoint size and cadence, dataset read bandwidth, the hot-tier rule.
+
+Domain brief §4 (from the seed articles):
+
+* A checkpoint is the weights plus the optimizer state (175B → hundreds of GB to TB per
+  save).  With mixed-precision Adam that is 2 + 12 = 14 bytes per parameter (ZeRO,
+  Rajbhandari et al. SC20 §3.1: 2Ψ weights, KΨ = 12Ψ fp32 master/momentum/variance);
+  gradients are not saved.
+* One save should cost ≤ 5 % of the interval between saves, so the interval is at least
+  ``write_time / 0.05`` (= 20 × the write time).
+* The hot tier must feed the GPUs: ≥ 50 GB/s of read bandwidth for clusters above ~40
+  GPUs.
+* Dataset read bandwidth = training tokens/s × stored bytes per token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.calc.errors import MAX_GPUS, MAX_PARAMS, choice, fraction, positive, positive_int
+from workbench.calc.memory import ADAM_STATE_BYTES, GB
+
+#: Share of training time one checkpoint save may take (domain brief §4).
+MAX_CHECKPOINT_OVERHEAD = 0.05
+#: Hot-tier read bandwidth floor and the cluster size above which it applies (brief §4).
+HOT_TIER_MIN_READ_GBS = 50.0
+HOT_TIER_RULE_ABOVE_GPUS = 40
+#: Bytes per stored token of a pre-tokenised dataset: int32 ids (uint16 suffices for
+#: vocabularies under 65,536, e.g. Megatron's indexed datasets; Llama 3's 128k needs 4).
+DEFAULT_BYTES_PER_TOKEN = 4.0
+
+
+def checkpoint_bytes(params: float, precision: str = "bf16", include_optimizer: bool = True) -> float:
+    """Checkpoint size: ``N · (weight bytes + optimizer bytes)`` - 14 bytes/param for
+    mixed-precision Adam (175e9 → 2.45 TB), 2 bytes/param for weights only."""
+    n = positive("params", params, MAX_PARAMS)
+    weights, _gradients, optimizer = ADAM_STATE_BYTES[choice("precision", precision, ADAM_STATE_BYTES)]
+    return n * (weights + (optimizer if include_optimizer else 0.0))
+
+
+def checkpoint_write_seconds(size_bytes: float, write_gbs: float) -> float:
+    """Seconds to write a checkpoint at the hot tier's aggregate write bandwidth (GB/s)."""
+    return positive("checkpoint_bytes", size_bytes) / (positive("write_gbs", write_gbs, 1e6) * GB)
+
+
+def min_checkpoint_interval_s(write_s: float, max_overhead: float = MAX_CHECKPOINT_OVERHEAD) -> float:
+    """Shortest interval between saves keeping saves ≤ ``max_overhead`` of training time:
+    ``interval ≥ write_time / max_overhead`` (5 % → 20 × the write time)."""
+    return positive("write_s", write_s) / fraction("max_overhead", max_overhead)
+
+
+def dataset_read_gbs(tokens_per_s: float, bytes_per_token: float = DEFAULT_BYTES_PER_TOKEN) -> float:
+    """Read bandwidth in GB/s to stream the dataset: ``tokens/s · bytes/token / 1e9``."""
+    return positive("tokens_per_s", tokens_per_s) * positive("bytes_per_token", bytes_per_token, 1e6) / GB
+
+
+@dataclass(frozen=True)
+class StorageVerdict:
+    """Whether the hot tier meets the read-bandwidth rule, and why."""
+
+    ok: bool
+    required_gbs: float
+    read_gbs: float
+    message: str
+
+
+def hot_tier_verdict(gpus: int, read_gbs: float) -> StorageVerdict:
+    """The ≥ 50 GB/s rule for clusters above 40 GPUs (domain brief §4)."""
+    g = positive_int("gpus", gpus, MAX_GPUS)
+    read = positive("read_gbs", read_gbs, 1e6)
+    if g <= HOT_TIER_RULE_ABOVE_GPUS:
+        return StorageVerdict(True, 0.0, read, f"{g} GPUs: the 50 GB/s rule applies above 40 GPUs")
+    ok = read >= HOT_TIER_MIN_READ_GBS
+    verdict = "meets" if ok else "is below"
+    return StorageVerdict(
+        ok,
+        HOT_TIER_MIN_READ_GBS,
+        read,
+        f"hot tier read {read:g} GB/s {verdict} the {HOT_TIER_MIN_READ_GBS:g} GB/s needed "
+        f"for {g} GPUs (more than {HOT_TIER_RULE_ABOVE_GPUS})",
+    )

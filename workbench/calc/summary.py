@@ -1,0 +1,262 @@
+"""The live summary of a design and its per-rack loads.
+
+``summarize(design)`` runs after every edit in the window, on designs of up to ~12,500
+devices in ~3,000 racks, so it makes one linear pass that only counts device types, then
+multiplies the per-type figures (computed once per type) by the counts.  ``rack_loads``
+is the per-rack pass behind the power-per-rack chart.
+
+Figures come from the design's snapshot of catalog items (``design.device_types``), never
+from the installed catalog:
+
+* IT kW = Σ ``max_power_w`` of every device / 1000 (the nameplate maximum a planner
+  budgets breakers and cooling for; DGX H100 = 10.2 kW, DGX H100/H200 User Guide).
+  Typical kW uses ``typical_power_w`` and falls back to the maximum when it is missing.
+* Peak PFLOPS per precision = Σ over GPU servers of ``gpu_count × GPU dense TFLOPS / 1000``
+  with the TFLOPS of the server's GPU item (its ``gpu`` slug); when that item is not in
+  the snapshot the server's own ``tflops`` are taken as per-GPU figures.
+* Facility kW, heat and cooling tons: :mod:`workbench.calc.power`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.calc.power import BTU_H_PER_TON, BTU_H_PER_W, DEFAULT_PUE, facility_kw
+from workbench.catalog.item import CatalogItem
+from workbench.model.design import Design
+
+#: Rack height assumed when a rack's catalog item does not give one.
+DEFAULT_RACK_U = 42
+
+
+@dataclass(frozen=True)
+class _TypeFigures:
+    """What one device of a catalog type contributes; computed once per type per call."""
+
+    max_w: float
+    typical_w: float
+    has_power: bool
+    gpus: int
+    gpu_slug: str | None
+    tflops: dict[str, float]
+    hbm_gb: float
+    u: float
+    weight_kg: float
+
+
+#: Kinds that draw no IT power of their own.
+_PASSIVE_KINDS = frozenset({"pdu", "rack", "cable"})
+
+_EMPTY = _TypeFigures(0.0, 0.0, False, 0, None, {}, 0.0, 0.0, 0.0)
+
+
+def _gpu_item(design: Design, server: CatalogItem) -> CatalogItem | None:
+    """The GPU catalog item a server names, from the design's snapshot."""
+    if not server.gpu:
+        return None
+    item = design.device_types.get(server.gpu)
+    if item is not None:
+        return item
+    for candidate in design.device_types.values():  # a model name instead of a slug
+        if candidate.kind == "gpu" and server.gpu in (candidate.model, candidate.label):
+            return candidate
+    return None
+
+
+def _figures(design: Design, item: CatalogItem | None) -> _TypeFigures:
+    if item is None:
+        return _EMPTY
+    max_w = item.max_power_w if item.max_power_w is not None else item.typical_power_w
+    typ_w = item.typical_power_w if item.typical_power_w is not None else max_w
+    gpus = int(item.gpu_count or 0)
+    gpu = _gpu_item(design, item) if gpus else None
+    source = gpu if gpu is not None else item
+    slug = gpu.slug if gpu is not None else (item.gpu or None)
+    return _TypeFigures(
+        max_w=float(max_w or 0.0),
+        typical_w=float(typ_w or 0.0),
+        # PDUs (and cables or racks, should one be placed) pass power on rather than
+        # draw it: no figure is expected, so they are not flagged as missing one.
+        has_power=max_w is not None or item.kind in _PASSIVE_KINDS,
+        gpus=gpus,
+        gpu_slug=slug if gpus else None,
+        tflops={k: float(v) for k, v in source.tflops.items() if v} if gpus else {},
+        hbm_gb=float(source.hbm_gb or 0.0) if gpus else 0.0,
+        u=float(item.u_height or 0.0),
+        weight_kg=float(item.weight_kg or 0.0),
+    )
+
+
+def design_pue(design: Design) -> float:
+    """The design's PUE (``properties["pue"]``) when valid (1 ≤ PUE ≤ 5), else DEFAULT_PUE."""
+    try:
+        pue = float(design.properties.get("pue", DEFAULT_PUE))
+    except (TypeError, ValueError):
+        return DEFAULT_PUE
+    return pue if 1.0 <= pue <= 5.0 else DEFAULT_PUE
+
+
+@dataclass(frozen=True)
+class DesignSummary:
+    """Headline figures of a design; units in every name."""
+
+    racks: int
+    devices: int
+    gpus: int
+    it_kw: float
+    typical_kw: float
+    peak_pflops: dict[str, float]
+    gpu_models: dict[str, int]
+    hbm_tb: float
+    pue: float
+    facility_kw: float
+    heat_btu_h: float
+    cooling_tons: float
+    #: Slugs used by devices but missing from ``design.device_types``.
+    unknown_types: tuple[str, ...] = ()
+    #: Devices whose type has no power figure (counted as 0 W).
+    devices_without_power: int = 0
+    gpu_servers: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def main_gpu(self) -> str | None:
+        """The most common GPU slug, or None without GPUs."""
+        return max(self.gpu_models, key=self.gpu_models.__getitem__) if self.gpu_models else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping for ``workbench report``."""
+        return {
+            "racks": self.racks,
+            "devices": self.devices,
+            "gpus": self.gpus,
+            "it_kw": self.it_kw,
+            "typical_kw": self.typical_kw,
+            "pue": self.pue,
+            "facility_kw": self.facility_kw,
+            "heat_btu_h": self.heat_btu_h,
+            "cooling_tons": self.cooling_tons,
+            "peak_pflops": dict(self.peak_pflops),
+            "gpu_models": dict(self.gpu_models),
+            "hbm_tb": self.hbm_tb,
+            "unknown_types": list(self.unknown_types),
+            "devices_without_power": self.devices_without_power,
+        }
+
+
+def summarize(design: Design, pue: float | None = None) -> DesignSummary:
+    """Racks, devices, GPUs, power, heat and peak PFLOPS of ``design`` in one pass."""
+    racks = 0
+    counts: Counter[str] = Counter()
+    for rack in design.iter_racks():
+        racks += 1
+        counts.update(device.device_type for device in rack.devices)
+    it_w = typical_w = hbm_gb = 0.0
+    gpus = without_power = 0
+    peak: dict[str, float] = {}
+    gpu_models: Counter[str] = Counter()
+    gpu_servers: Counter[str] = Counter()
+    unknown: list[str] = []
+    for slug, count in counts.items():
+        item = design.device_types.get(slug)
+        if item is None:
+            unknown.append(slug)
+            continue
+        fig = _figures(design, item)
+        it_w += fig.max_w * count
+        typical_w += fig.typical_w * count
+        if not fig.has_power:
+            without_power += count
+        if fig.gpus:
+            n = fig.gpus * count
+            gpus += n
+            hbm_gb += fig.hbm_gb * n
+            gpu_models[fig.gpu_slug or slug] += n
+            gpu_servers[slug] += count
+            for precision, tflops in fig.tflops.items():
+                peak[precision] = peak.get(precision, 0.0) + n * tflops / 1000.0
+    pue_value = design_pue(design) if pue is None else pue
+    heat = it_w * BTU_H_PER_W
+    return DesignSummary(
+        racks=racks,
+        devices=sum(counts.values()),
+        gpus=gpus,
+        it_kw=it_w / 1000.0,
+        typical_kw=typical_w / 1000.0,
+        peak_pflops=peak,
+        gpu_models=dict(gpu_models),
+        hbm_tb=hbm_gb / 1000.0,
+        pue=pue_value,
+        facility_kw=facility_kw(it_w / 1000.0, pue_value),
+        heat_btu_h=heat,
+        cooling_tons=heat / BTU_H_PER_TON,
+        unknown_types=tuple(sorted(unknown)),
+        devices_without_power=without_power,
+        gpu_servers=dict(gpu_servers),
+    )
+
+
+@dataclass(slots=True)
+class RackLoad:
+    """One rack's budget use: power (max and typical), U, weight, against its limits.
+
+    Not frozen: frozen dataclasses are ~3× slower to build, and this is built per rack
+    per edit; treat it as read-only."""
+
+    rack_id: str
+    name: str
+    kw_max: float
+    kw_typical: float
+    u_used: float
+    u_total: float
+    weight_kg: float
+    limit_kw: float
+    max_weight_kg: float | None
+    gpus: int
+
+    @property
+    def over_power(self) -> bool:
+        return self.kw_max > self.limit_kw
+
+    @property
+    def power_share(self) -> float:
+        """kw_max / limit_kw (0 when the limit is 0)."""
+        return self.kw_max / self.limit_kw if self.limit_kw > 0 else 0.0
+
+
+def rack_loads(design: Design) -> dict[str, RackLoad]:
+    """Per-rack loads keyed by rack id, in site/row/rack order (weight: devices only).
+
+    Per-type figures and rack limits are looked up once per type, so the pass over
+    ~12,500 devices stays within a few milliseconds.
+    """
+    per_type: dict[str, tuple[float, float, float, float, int]] = {}
+    rack_types: dict[str, tuple[float, float | None]] = {}
+    loads: dict[str, RackLoad] = {}
+    for rack in design.iter_racks():
+        kw = kw_typ = u = weight = 0.0
+        gpus = 0
+        for device in rack.devices:
+            fig = per_type.get(device.device_type)
+            if fig is None:
+                f = _figures(design, design.device_types.get(device.device_type))
+                fig = per_type[device.device_type] = (f.max_w, f.typical_w, f.u, f.weight_kg, f.gpus)
+            kw += fig[0]
+            kw_typ += fig[1]
+            u += fig[2]
+            weight += fig[3]
+            gpus += fig[4]
+        limits = rack_types.get(rack.rack_type)
+        if limits is None:
+            item = design.device_types.get(rack.rack_type)
+            u_total = float(item.u_height) if item and item.u_height else float(DEFAULT_RACK_U)
+            max_weight = item.props.get("max_weight_kg") if item else None
+            limits = rack_types[rack.rack_type] = (
+                u_total, float(max_weight) if max_weight is not None else None
+            )
+        loads[rack.id] = RackLoad(
+            rack.id, rack.name, kw / 1000.0, kw_typ / 1000.0, u, limits[0], weight,
+            float(rack.power_limit_kw), limits[1], gpus,
+        )
+    return loads

@@ -1,0 +1,279 @@
+"""``workbench estimate``: training time, memory and KV cache from the command line.
+
+Examples (issue 3)::
+
+    workbench estimate --params 175e9 --tokens 200e9 --gpu-tflops 312 --gpus 1024 --mfu 0.4 --json
+    workbench estimate --model llama3-70b --tokens 15e12 --gpu nvidia-h100-sxm5-80gb --gpus 1024 \\
+        --memory --tp 8 --pp 4 --zero 1 --json
+    workbench estimate --model llama2-7b --context 4096 --kv --json
+
+Bad input becomes one line naming the flag, with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+from typing import Any
+
+from workbench.calc import compute, inference, memory
+from workbench.calc.errors import InputError, fraction, positive, positive_int
+from workbench.calc.presets import PRESETS, ModelConfig, custom_model, get_preset
+from workbench.cli.errors import CliError
+
+EXIT_BAD_INPUT = 2
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``estimate`` subcommand."""
+    p = subparsers.add_parser(
+        "estimate",
+        help="estimate training time, per-GPU memory or KV cache",
+        description="Capacity estimates (domain brief §1-2). Training: --tokens with "
+        "--params or --model, --gpus, --mfu and --gpu SLUG or --gpu-tflops. Memory: --memory. "
+        "KV cache: --kv with --model and --context.",
+    )
+    model = p.add_mutually_exclusive_group()
+    model.add_argument("--params", type=float, help="model parameters N, e.g. 175e9")
+    model.add_argument("--model", choices=sorted(PRESETS), help="model preset")
+    p.add_argument("--tokens", type=float, help="training tokens D, e.g. 200e9")
+    gpu = p.add_mutually_exclusive_group()
+    gpu.add_argument("--gpu", metavar="SLUG", help="GPU or GPU-server catalog slug")
+    gpu.add_argument("--gpu-tflops", type=float, help="dense TFLOPS per GPU at --precision")
+    p.add_argument("--gpus", type=float, help="number of GPUs")
+    p.add_argument("--mfu", type=float, default=0.4, help="model FLOPs utilisation 0-1 (default 0.4)")
+    p.add_argument("--precision", default="bf16", help="training precision (default bf16)")
+    p.add_argument(
+        "--recompute", nargs="?", const="full", default="none",
+        choices=("none", "selective", "full"),
+        help="activation recomputation; bare --recompute means full (8ND)",
+    )
+    p.add_argument("--memory", action="store_true", help="add per-GPU training memory")
+    p.add_argument("--tp", type=float, default=1, help="tensor-parallel size (default 1)")
+    p.add_argument("--pp", type=float, default=1, help="pipeline-parallel size (default 1)")
+    p.add_argument("--dp", type=float, help="data-parallel size (default gpus/(tp*pp))")
+    p.add_argument("--zero", type=float, default=0, help="ZeRO stage 0-3 (3 = FSDP full_shard)")
+    p.add_argument("--seq-len", type=float, default=4096, help="sequence length in tokens")
+    p.add_argument("--micro-batch", type=float, default=1, help="micro-batch size")
+    p.add_argument("--hbm-gb", type=float, help="HBM per GPU in GB (instead of --gpu)")
+    p.add_argument("--headroom", type=float, default=memory.DEFAULT_HEADROOM,
+                   help="share of HBM kept free (default 0.1)")
+    p.add_argument("--kv", action="store_true", help="report the KV cache (needs --model)")
+    p.add_argument("--context", type=float, default=None, help="context length in tokens")
+    p.add_argument("--concurrency", type=float, default=1, help="concurrent sequences")
+    p.add_argument("--kv-precision", default="bf16", help="KV cache precision (default bf16)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _flag(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compute what the flags ask for and print it."""
+    try:
+        result = estimate(args)
+    except InputError as exc:
+        raise CliError(f"{_flag(exc.field)}: {exc.reason}", EXIT_BAD_INPUT) from None
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(_table(result))
+    return 0
+
+
+def _gpu_figures(args: argparse.Namespace) -> tuple[float | None, float | None, str | None]:
+    """(dense TFLOPS at --precision, HBM GB, slug) from --gpu or --gpu-tflops/--hbm-gb."""
+    if args.gpu is None:
+        tflops = None if args.gpu_tflops is None else positive(
+            "gpu_tflops", args.gpu_tflops, compute.MAX_TFLOPS_PER_GPU
+        )
+        hbm = None if args.hbm_gb is None else positive("hbm_gb", args.hbm_gb, 100_000)
+        return tflops, hbm, None
+    from workbench.catalog import load_catalog  # lazy: only --gpu needs the catalog
+
+    try:
+        catalog = load_catalog()
+        item = catalog.get(args.gpu)
+    except Exception as exc:  # noqa: BLE001 - any catalog failure becomes one line
+        raise CliError(f"--gpu: cannot use catalog item {args.gpu!r}: {exc}", EXIT_BAD_INPUT) from None
+    if item is None:
+        raise CliError(f"--gpu: unknown catalog slug {args.gpu!r}", EXIT_BAD_INPUT)
+    if item.kind != "gpu" and item.gpu:
+        with contextlib.suppress(Exception):  # keep the server's own figures
+            item = catalog.get(item.gpu) or item
+    if not item.tflops:
+        raise CliError(f"--gpu: {args.gpu!r} has no TFLOPS figures", EXIT_BAD_INPUT)
+    tflops = compute.peak_tflops(item, args.precision)
+    hbm = args.hbm_gb if args.hbm_gb is not None else item.hbm_gb
+    return tflops, hbm, item.slug
+
+
+def _model(args: argparse.Namespace) -> ModelConfig | None:
+    if args.model:
+        return get_preset(args.model)
+    if args.params is not None:
+        return custom_model(args.params)
+    return None
+
+
+def estimate(args: argparse.Namespace) -> dict[str, Any]:
+    """The JSON-ready result; raises InputError/CliError on bad input."""
+    if args.tokens is None and not args.memory and not args.kv:
+        raise CliError("give --tokens for a training estimate, --memory, or --kv", EXIT_BAD_INPUT)
+    model = _model(args)
+    if model is None:
+        raise CliError("--params: give --params N or --model PRESET", EXIT_BAD_INPUT)
+    out: dict[str, Any] = {"model": model.name, "params": model.params}
+    if args.tokens is not None or args.memory:
+        tflops, hbm_gb, slug = _gpu_figures(args)
+        gpus = None if args.gpus is None else positive_int("gpus", args.gpus, compute.MAX_GPUS)
+        if slug:
+            out["gpu"] = slug
+        if args.tokens is not None:
+            out.update(_training(args, model, tflops, gpus))
+        if args.memory:
+            out.update(_memory(args, model, gpus, hbm_gb))
+    if args.kv:
+        out.update(_kv(args, model))
+    return out
+
+
+def _training(args, model: ModelConfig, tflops: float | None, gpus: int | None) -> dict[str, Any]:
+    if tflops is None:
+        raise CliError("--gpu: give --gpu SLUG or --gpu-tflops for a training estimate", EXIT_BAD_INPUT)
+    if gpus is None:
+        raise CliError("--gpus: give the number of GPUs", EXIT_BAD_INPUT)
+    mfu = fraction("mfu", args.mfu)
+    flops = compute.training_flops(model.params, args.tokens, args.recompute)
+    seconds = compute.training_seconds(flops, gpus, tflops, mfu)
+    return {
+        "tokens": args.tokens,
+        "gpus": gpus,
+        "gpu_tflops": tflops,
+        "mfu": mfu,
+        "precision": args.precision,
+        "recompute": args.recompute,
+        "flops_per_token_factor": compute.RECOMPUTE_FLOPS_FACTOR[args.recompute],
+        "total_flops": flops,
+        "effective_pflops": compute.effective_flops_per_s(gpus, tflops, mfu) / 1e15,
+        "training_seconds": seconds,
+        "days": seconds / compute.SECONDS_PER_DAY,
+        "gpu_hours": compute.gpu_hours(gpus, seconds),
+        "tokens_per_s": compute.tokens_per_second(gpus, tflops, mfu, model.params, args.recompute),
+    }
+
+
+def _memory(args, model: ModelConfig, gpus: int | None, hbm_gb: float | None) -> dict[str, Any]:
+    tp = positive_int("tp", args.tp, 1024)
+    pp = positive_int("pp", args.pp, 1024)
+    if args.dp is not None:
+        dp = positive_int("dp", args.dp, compute.MAX_GPUS)
+        if gpus is not None and tp * pp * dp != gpus:
+            raise InputError("dp", f"tp·pp·dp = {tp * pp * dp} but --gpus is {gpus}")
+    elif gpus is not None:
+        if gpus % (tp * pp):
+            raise InputError("tp", f"tp·pp = {tp * pp} does not divide the {gpus} GPUs")
+        dp = gpus // (tp * pp)
+    else:
+        dp = 1
+    zero = args.zero
+    if zero is None or not math.isfinite(zero) or zero != int(zero):
+        raise InputError("zero", f"ZeRO stage must be 0, 1, 2 or 3; got {zero!r}")
+    arch = model.has_architecture
+    breakdown = memory.training_memory(
+        model.params, args.precision, int(zero), dp, tp, pp,
+        layers=model.layers if arch else None, hidden=model.hidden, heads=model.heads,
+        seq_len=args.seq_len, micro_batch=args.micro_batch, recompute=args.recompute,
+        hbm_gb=hbm_gb, headroom=args.headroom,
+    )
+    return {
+        "tp": tp, "pp": pp, "dp": dp, "zero": int(zero),
+        "seq_len": positive_int("seq_len", args.seq_len),
+        "micro_batch": positive_int("micro_batch", args.micro_batch),
+        "memory_gb_per_gpu": breakdown.total_bytes / memory.GB,
+        "memory_breakdown_gb": breakdown.gb(),
+        "hbm_gb": hbm_gb,
+        "usable_hbm_gb": None if breakdown.usable_bytes is None else breakdown.usable_bytes / memory.GB,
+        "headroom": breakdown.headroom,
+        "fits": breakdown.fits,
+    }
+
+
+def _kv(args, model: ModelConfig) -> dict[str, Any]:
+    model.require_architecture("the KV cache")
+    context = args.context if args.context is not None else model.max_context
+    if context is None:
+        raise InputError("context", "give the context length in tokens")
+    per_token = inference.kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim, args.kv_precision)
+    total = inference.kv_cache_bytes(per_token, context, args.concurrency)
+    return {
+        "context": positive_int("context", context),
+        "concurrency": positive_int("concurrency", args.concurrency),
+        "kv_precision": args.kv_precision,
+        "kv_cache_bytes_per_token": per_token,
+        "kv_cache_bytes": total,
+        "kv_cache_gib": inference.gib(total),
+        "kv_cache_gb": total / memory.GB,
+    }
+
+
+_LABELS: dict[str, str] = {
+    "model": "Model",
+    "params": "Parameters N",
+    "gpu": "GPU",
+    "tokens": "Training tokens D",
+    "gpus": "GPUs",
+    "gpu_tflops": "Peak per GPU (dense TFLOPS)",
+    "mfu": "MFU (fraction)",
+    "precision": "Precision",
+    "recompute": "Activation recompute",
+    "flops_per_token_factor": "FLOPs per parameter-token (6 or 8)",
+    "training_seconds": "Training time (s)",
+    "tp": "Tensor parallel (GPUs)",
+    "pp": "Pipeline parallel (stages)",
+    "dp": "Data parallel (replicas)",
+    "zero": "ZeRO stage",
+    "seq_len": "Sequence length (tokens)",
+    "micro_batch": "Micro-batch (sequences)",
+    "hbm_gb": "HBM per GPU (GB)",
+    "headroom": "HBM headroom kept free (fraction)",
+    "context": "Context (tokens)",
+    "concurrency": "Concurrent sequences",
+    "kv_precision": "KV precision",
+    "kv_cache_bytes": "KV cache total (bytes)",
+    "kv_cache_gb": "KV cache total (GB)",
+    "total_flops": "Training compute (FLOPs)",
+    "effective_pflops": "Effective rate (PFLOP/s)",
+    "days": "Training time (days)",
+    "gpu_hours": "GPU-hours",
+    "tokens_per_s": "Throughput (tokens/s)",
+    "memory_gb_per_gpu": "Memory per GPU (GB)",
+    "usable_hbm_gb": "Usable HBM per GPU (GB)",
+    "fits": "Fits in HBM",
+    "kv_cache_bytes_per_token": "KV cache per token (bytes)",
+    "kv_cache_gib": "KV cache total (GiB)",
+}
+
+
+def _table(result: dict[str, Any]) -> str:
+    """Readable two-column table with units in the labels."""
+    rows: list[tuple[str, str]] = []
+    for key, value in result.items():
+        if key == "memory_breakdown_gb":
+            for part, gb in value.items():
+                rows.append((f"  {part} (GB/GPU)", "unknown" if gb is None else f"{gb:,.2f}"))
+            continue
+        label = _LABELS.get(key, key)
+        if isinstance(value, bool) or value is None:
+            text = {True: "yes", False: "no", None: "unknown"}[value]
+        elif isinstance(value, float):
+            text = f"{value:.4g}" if abs(value) >= 1e7 else f"{value:,.2f}"
+        else:
+            text = str(value)
+        rows.append((label, text))
+    width = max(len(label) for label, _ in rows)
+    return "\n".join(f"{label:<{width}}  {text}" for label, text in rows)

@@ -13,20 +13,16 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from workbench.cli.errors import CliError
+
+__all__ = ["CliError", "build_parser", "main"]
+
 #: Modules that register subcommands, in the order they appear in ``--help``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.project_cmds",
     "workbench.cli.catalog_cmds",
     "workbench.cli.estimate_cmd",
 )
-
-
-class CliError(Exception):
-    """A failure to report as one line on stderr with exit status ``code``."""
-
-    def __init__(self, message: str, code: int = 1):
-        super().__init__(message)
-        self.code = code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,6 +62,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (``workbench report --json | head``): not an error of
+        # ours.  Point stdout at devnull so the interpreter's final flush stays quiet.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def _open_window(argv: list[str]) -> int:

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from workbench.cli.main import CliError
+from workbench.cli.errors import CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -96,8 +96,8 @@ def cmd_templates(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """Open a project read-only and print its figures."""
     from workbench.calc.errors import InputError
-    from workbench.export.report import design_report
     from workbench.catalog import load_catalog
+    from workbench.export.report import design_report
     from workbench.store import ProjectFileError, open_design
 
     path = Path(args.file)
@@ -109,7 +109,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         report = design_report(design, pue=args.pue)
     except InputError as exc:
-        raise CliError(f"--{exc.field}: {exc}", code=2) from None
+        raise CliError(f"--{exc.field}: {exc.reason}", code=2) from None
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         print()

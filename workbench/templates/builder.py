@@ -163,7 +163,7 @@ class _Builder:
             storage_tiers=self._tiers(rows),
             workloads=[Workload(id="wl-1", name="Llama 3 70B pre-training", kind="training",
                                 model="llama3-70b", tokens=15e12, precision="bf16", mfu=0.4,
-                                tp=8, pp=4, zero=1)],
+                                tp=8, pp=4, zero=1, recompute="selective")],
             software_stacks=[stack],
             properties={"template": spec.name, "requested_gpus": str(gpus)},
         )
@@ -241,7 +241,7 @@ class _Builder:
         s_leaves, s_spines, _ = fabric_switches(nodes * 2 + 16, _data_ports(storage))
         prefix = "ib-" if spec.compute_technology == "infiniband" else "eth-"
         devices: list[Device] = []
-        for role, count in zip(("leaf", "spine", "core"), tiers):
+        for role, count in zip(("leaf", "spine", "core"), tiers, strict=True):
             devices += self._switches(spec.compute_switch, prefix + role, count)
         devices += self._switches(spec.storage_switch, "stor-leaf", s_leaves)
         devices += self._switches(spec.storage_switch, "stor-spine", s_spines)
@@ -249,7 +249,6 @@ class _Builder:
 
     def _storage_racks(self, gpus: int, nodes: int) -> list[Rack]:
         hot = self.item(HOT_NODE)
-        warm = self.item(WARM_NODE)
         need = nodes * self.spec.read_gbs_per_node
         if gpus > HOT_TIER_FLOOR_ABOVE_GPUS:
             need = max(need, HOT_TIER_FLOOR_GBS)

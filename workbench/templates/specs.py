@@ -33,7 +33,7 @@ class TemplateSpec:
     pdu: str
     default_gpus: int
     rack_fill: float = 0.9
-    racks_per_row: int = 10
+    racks_per_row: int = 8
     compute_technology: str = "infiniband"
     compute_speed_gbps: float = 400.0
     #: Hot-tier read bandwidth to plan per GPU node, GB/s; the design never goes below

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QUndoCommand
 
-from workbench.model import Workload
-from workbench.model import edit
+from workbench.model import Workload, edit
 from workbench.ui.document import Change, Document
 
 

@@ -62,7 +62,12 @@ class Document(QObject):
         self._path = Path(path) if path is not None else None
         self._selection: str | None = None
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.dirtyChanged.emit(not clean))
+        # A bound method, not a lambda: Qt drops the connection when this object dies, so
+        # the stack's last cleanChanged during teardown cannot reach a deleted document.
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
+
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.dirtyChanged.emit(not clean)
 
     # -- state ---------------------------------------------------------------------
     @property

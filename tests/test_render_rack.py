@@ -1,0 +1,142 @@
+"""The rack drawing: pure geometry, and one painter for screen and paper."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMarginsF
+from PySide6.QtGui import (
+    QColor,
+    QGuiApplication,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+)
+
+from workbench.render import colors
+from workbench.render import rack_geometry as geo
+from workbench.render.rack_painter import paint_rack
+
+
+def test_u1_is_at_the_bottom_and_units_stack_upwards():
+    scale = 10.0
+    slots = geo.slots_rect(42, scale)
+    u1 = geo.u_rect(1, 1, 42, scale)
+    u42 = geo.u_rect(42, 1, 42, scale)
+    assert u1.y + u1.h == slots.y + slots.h
+    assert u42.y == slots.y
+    eight = geo.u_rect(2, 8, 42, scale)
+    assert eight.h == 80 and eight.y + eight.h == u1.y
+
+
+def test_u_at_inverts_u_rect():
+    for u in (1, 7, 42):
+        r = geo.u_rect(u, 1, 42, 12.0)
+        assert geo.u_at(r.y + r.h / 2, 42, 12.0) == u
+    assert geo.u_at(0.0, 42, 12.0) is None
+
+
+def test_blocks_and_hit_test(tiny_design):
+    rack = tiny_design.sites[0].rows[0].racks[0]
+    blocks = geo.device_blocks(rack, tiny_design, 10.0)
+    assert {b.device_id for b in blocks} == {"d1", "d2", "s1"}
+    d1 = next(b for b in blocks if b.device_id == "d1")
+    assert d1.role == "gpu-server" and d1.u_height == 8
+    assert geo.hit_test(blocks, *d1.rect.center) == "d1"
+    s1 = next(b for b in blocks if b.device_id == "s1")
+    assert s1.role == "management-switch"
+    assert geo.hit_test(blocks, 1.0, 1.0) is None
+
+
+def test_block_text_levels_of_detail(tiny_design):
+    rack = tiny_design.sites[0].rows[0].racks[0]
+    d1 = next(b for b in geo.device_blocks(rack, tiny_design, 10.0) if b.device_id == "d1")
+    assert geo.block_text(d1, 10.0) == ("dgx-001", "DGX H100")
+    assert geo.block_text(d1, 2.0) == ("", "")
+
+
+def test_roles_have_distinct_colours():
+    fills = [fill for _, fill in colors.ROLE_COLORS.values()]
+    assert len(set(fills)) == len(fills)
+    assert colors.role_of(None) == "other"
+
+
+def test_footer_text():
+    assert geo.footer_text(16, 42, 20.4, 50) == "16/42 U · 20.4/50 kW"
+
+
+def _paint_to_image(design, selected=None, detail=True) -> QImage:
+    rack = design.sites[0].rows[0].racks[0]
+    w, h = geo.rack_size(geo.rack_units(rack, design), 12.0)
+    image = QImage(int(w) + 4, int(h) + 4, QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    paint_rack(painter, rack, design, (2, 2), 12.0, selected_id=selected, detail=detail)
+    painter.end()
+    return image
+
+
+def test_paint_to_image_shows_role_colours(qapp, tiny_design):
+    image = _paint_to_image(tiny_design)
+    rack = tiny_design.sites[0].rows[0].racks[0]
+    d1 = next(b for b in geo.device_blocks(rack, tiny_design, 12.0) if b.device_id == "d1")
+    x, y = d1.rect.x + 2 + d1.rect.w - 6, d1.rect.y + 2 + d1.rect.h - 6
+    assert image.pixelColor(int(x), int(y)).name() == colors.role_color("gpu-server")
+
+
+def test_selected_block_is_outlined(qapp, tiny_design):
+    plain = _paint_to_image(tiny_design)
+    selected = _paint_to_image(tiny_design, selected="d1")
+    assert plain != selected
+
+
+def test_same_painter_writes_a_pdf(qapp, tiny_design, tmp_path):
+    """One drawing path: the screen painter also fills a printed page."""
+    assert QGuiApplication.instance() is not None
+    path = tmp_path / "rack.pdf"
+    writer = QPdfWriter(str(path))
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4),
+                                     QPageLayout.Orientation.Portrait, QMarginsF(10, 10, 10, 10)))
+    writer.setResolution(300)
+    rack = tiny_design.sites[0].rows[0].racks[0]
+    painter = QPainter(writer)
+    page = writer.pageLayout().paintRectPixels(writer.resolution())
+    w, h = geo.rack_size(42, 1.0)
+    scale = min(page.width() / w, page.height() / h)
+    paint_rack(painter, rack, tiny_design, (0, 0), scale, detail=True)
+    painter.end()
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF")
+    assert len(data) > 1000
+    assert b"%%EOF" in data[-64:]
+
+
+def test_pdf_text_reads_back(qapp, tiny_design, tmp_path):
+    """Where poppler is installed, the device names can be read back from the page."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext not installed")
+    path = tmp_path / "rack.pdf"
+    writer = QPdfWriter(str(path))
+    writer.setResolution(300)
+    painter = QPainter(writer)
+    paint_rack(painter, tiny_design.sites[0].rows[0].racks[0], tiny_design, (0, 0), 40.0)
+    painter.end()
+    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "dgx-001" in text and "A01" in text
+
+
+def test_render_needs_no_widgets():
+    """The painter is QtGui only, so printing and export run without QtWidgets."""
+    import subprocess
+    import sys
+
+    code = ("import sys, workbench.render.rack_painter, workbench.render.rack_geometry; "
+            "print('PySide6.QtWidgets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

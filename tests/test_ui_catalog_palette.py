@@ -1,0 +1,63 @@
+"""The catalog palette: a searchable tree whose items drag out as slugs."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from workbench.catalog import load_catalog
+from workbench.ui.catalog_palette import SLUG_MIME, SLUG_ROLE, CatalogPalette
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(include_user=False)
+
+
+def test_typing_h100_leaves_only_matching_items(qtbot, catalog):
+    palette = CatalogPalette(catalog)
+    qtbot.addWidget(palette)
+    everything = palette.visible_slugs()
+    assert len(everything) == len(catalog.items)
+    qtbot.keyClicks(palette.search, "H100")
+    shown = palette.visible_slugs()
+    assert "nvidia-dgx-h100" in shown
+    assert "nvidia-qm9700" not in shown and "nvidia-dgx-b200" not in shown
+    for slug in shown:
+        item = catalog.get(slug)
+        text = " ".join([item.manufacturer, item.model, item.slug, item.gpu or "", item.role,
+                         item.part_number]).lower()
+        assert "h100" in text
+    assert palette.status.text() == f"{len(shown)} of {len(everything)} items"
+    palette.search.clear()
+    assert len(palette.visible_slugs()) == len(everything)
+
+
+def test_manufacturer_match_keeps_its_items(qtbot, catalog):
+    palette = CatalogPalette(catalog)
+    qtbot.addWidget(palette)
+    qtbot.keyClicks(palette.search, "nvidia")
+    shown = palette.visible_slugs()
+    nvidia = [i.slug for i in catalog.items.values() if i.manufacturer.lower() == "nvidia"]
+    assert nvidia and set(nvidia) <= set(shown)
+    assert "generic-rack-42u-air" not in shown
+
+
+def test_items_drag_as_slug_mime(qtbot, catalog):
+    palette = CatalogPalette(catalog)
+    qtbot.addWidget(palette)
+    qtbot.keyClicks(palette.search, "DGX H100")
+    proxy = palette.proxy
+    leaf = None
+    stack = [proxy.index(r, 0) for r in range(proxy.rowCount())]
+    while stack:
+        index = stack.pop()
+        if index.data(SLUG_ROLE) == "nvidia-dgx-h100":
+            leaf = index
+            break
+        stack.extend(proxy.index(r, 0, index) for r in range(proxy.rowCount(index)))
+    assert leaf is not None
+    assert proxy.flags(leaf) & Qt.ItemFlag.ItemIsDragEnabled
+    mime = proxy.mimeData([leaf])
+    assert bytes(mime.data(SLUG_MIME)).decode() == "nvidia-dgx-h100"
+    assert "8U" in leaf.data() and "kW max" in leaf.data(Qt.ItemDataRole.ToolTipRole)

@@ -1,0 +1,320 @@
+"""The first working window, driven through real mouse and key events (journey 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from workbench.ui.commands import AddWorkloadCommand
+from workbench.ui.document import Document
+from workbench.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    """Record dialogs instead of blocking; unsaved changes are discarded unless a test says so."""
+    calls: dict[str, list] = {"critical": [], "question": [], "answer": [QMessageBox.StandardButton.Discard]}
+
+    def critical(parent, title, text, *args, **kwargs):
+        calls["critical"].append((title, text))
+        return QMessageBox.StandardButton.Ok
+
+    def question(parent, title, text, *args, **kwargs):
+        calls["question"].append((title, text))
+        return calls["answer"][-1]
+
+    monkeypatch.setattr(QMessageBox, "critical", staticmethod(critical))
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    return calls
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path, monkeypatch, dialogs):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+    def make(design, catalog=None) -> MainWindow:
+        document = Document(design)
+        settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(document, catalog=catalog, settings=settings)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        window.activateWindow()
+        QApplication.processEvents()
+        return window
+
+    return make
+
+
+@pytest.fixture
+def window(make_window, tiny_design) -> MainWindow:
+    return make_window(tiny_design)
+
+
+def click_object(qtbot, window: MainWindow, object_id: str) -> None:
+    """A real left click on the viewport where ``object_id`` is drawn."""
+    view = window.rack_view
+    rect = view.scene_rect_of(object_id)
+    assert rect is not None, object_id
+    if object_id in view._items:  # a rack: click its header, above the devices
+        point = rect.topLeft() + (rect.topRight() - rect.topLeft()) * 0.5
+        point.setY(rect.top() + 12)
+    else:
+        point = rect.center()
+    view.centerOn(point)
+    pos: QPoint = view.mapFromScene(point)
+    assert view.viewport().rect().contains(pos)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+
+
+def test_window_opens_on_the_sample_design(make_window):
+    from workbench.catalog import load_catalog
+    from workbench.templates import sample_design
+
+    catalog = load_catalog(include_user=False)
+    window = make_window(sample_design(), catalog)
+    window.set_untitled_name("Sample design")
+    assert window.windowTitle() == "Sample design[*] — Workbench"
+    assert not window.isWindowModified()
+    design = window.document.design
+    assert len(window.rack_view._items) == sum(1 for _ in design.iter_racks())
+    assert window.summary.figure("gpus") == "1,024 GPUs"
+    assert "EF BF16 peak" in window.summary.figure("bf16")
+    assert window.summary.figure("it").endswith("MW IT")
+    assert window.palette_widget.model_item_count() == len(catalog.items)
+    assert [window.tabs.tabText(i) for i in range(window.tabs.count())][0] == "Racks"
+
+
+def test_click_device_shows_it_in_the_inspector(qtbot, window):
+    click_object(qtbot, window, "d2")
+    assert window.document.selection == "d2"
+    inspector = window.inspector
+    assert inspector.device_name.text() == "dgx-002"
+    assert inspector.device_fields["model"].text() == "DGX H100"
+    assert inspector.device_fields["position"].text().startswith("U12–U19 (8U)")
+    assert inspector.device_fields["rack"].text() == "A01"
+    assert inspector.device_fields["gpus"].text() == "8 × H100 SXM5 80GB"
+    assert "10.20 kW max" in inspector.device_fields["power"].text()
+
+
+def test_click_background_clears_the_selection(qtbot, window):
+    click_object(qtbot, window, "d1")
+    view = window.rack_view
+    corner = view.mapFromScene(view.sceneRect().bottomRight())
+    view.centerOn(view.sceneRect().bottomRight())
+    corner = view.mapFromScene(view.sceneRect().bottomRight()) - QPoint(3, 3)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=corner)
+    assert window.document.selection is None
+    assert window.inspector.stack.currentIndex() == 0
+
+
+def test_rename_device_then_undo_and_redo_with_keys(qtbot, window):
+    click_object(qtbot, window, "d1")
+    editor = window.inspector.device_name
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClicks(editor, "node-a")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    design = window.document.design
+    assert design.find_device("d1")[1].name == "node-a"
+    assert window.isWindowModified()
+    assert window.windowTitle().endswith("[*] — Workbench")
+
+    qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert design.find_device("d1")[1].name == "dgx-001"
+    assert editor.text() == "dgx-001"
+    assert not window.isWindowModified()
+
+    qtbot.keyClick(editor, Qt.Key.Key_Z,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert design.find_device("d1")[1].name == "node-a"
+    window.undo_action.trigger()
+    assert design.find_device("d1")[1].name == "dgx-001"
+    window.redo_action.trigger()
+    assert design.find_device("d1")[1].name == "node-a"
+
+
+def test_blank_device_name_is_refused(qtbot, window):
+    click_object(qtbot, window, "d1")
+    editor = window.inspector.device_name
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClick(editor, Qt.Key.Key_Delete)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    assert window.document.design.find_device("d1")[1].name == "dgx-001"
+    assert editor.text() == "dgx-001"
+    assert window.document.undo_stack.count() == 0
+
+
+def test_rename_rack_from_the_inspector(qtbot, window):
+    click_object(qtbot, window, "r1")
+    assert window.document.selection == "r1"
+    editor = window.inspector.rack_name
+    assert editor.text() == "A01"
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClicks(editor, "GPU-01")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    assert window.document.design.find_rack("r1").name == "GPU-01"
+    window.undo_action.trigger()
+    assert window.document.design.find_rack("r1").name == "A01"
+
+
+def test_cooling_change_via_combo_and_undo(qtbot, window):
+    click_object(qtbot, window, "r1")
+    combo = window.inspector.cooling
+    assert combo.currentData() == "rear-door"
+    combo.setFocus()
+    qtbot.keyClick(combo, Qt.Key.Key_Down)
+    rack = window.document.design.find_rack("r1")
+    assert rack.cooling == "liquid" and rack.power_limit_kw == 120.0
+    assert "of 120 kW" in window.inspector.rack_fields["kw"].text()
+    window.undo_action.trigger()
+    assert rack.cooling == "rear-door" and rack.power_limit_kw == 50.0
+    assert combo.currentData() == "rear-door"
+
+
+def test_selection_from_elsewhere_is_highlighted(window):
+    window.document.select("s1")
+    assert window.rack_view._selected == "s1"
+    assert window.inspector.device_name.text() == "mgmt-a01"
+
+
+def test_summary_strip_follows_every_change(window):
+    from workbench.model import Workload
+
+    strip = window.summary
+    assert strip.figure("gpus") == "16 GPUs"
+    assert strip.figure("racks") == "2 racks"
+    assert strip.figure("it") == "20.5 kW IT"
+    assert strip.figure("days") == ""
+    window.document.push(AddWorkloadCommand(window.document, Workload(id="w1", name="Llama")))
+    assert strip.figure("days").startswith("Llama:")
+    window.undo_action.trigger()
+    assert strip.figure("days") == ""
+    window.redo_action.trigger()
+    assert strip.figure("days").startswith("Llama:")
+
+
+def test_save_and_reopen_gives_an_equal_design(make_window, tmp_path, monkeypatch):
+    import copy
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from workbench.catalog import load_catalog
+    from workbench.templates import sample_design
+
+    window = make_window(sample_design(), load_catalog(include_user=False))
+    original = copy.deepcopy(window.document.design)
+    target = tmp_path / "site-a"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
+    window.file_actions.save_action.trigger()
+    saved = tmp_path / "site-a.dcwb"
+    assert saved.exists()
+    assert window.document.path == saved.resolve()
+    assert window.windowTitle() == "site-a.dcwb[*] — Workbench"
+    assert not window.isWindowModified()
+    assert window.file_actions.recent_files()[0] == str(saved.resolve())
+
+    window.file_actions.new()
+    assert window.document.design.sites == []
+    assert window.file_actions.open_path(saved)
+    assert window.document.design == original
+
+
+def test_corrupt_file_shows_an_error_naming_it_and_is_untouched(window, tmp_path, dialogs):
+    bad = tmp_path / "broken.dcwb"
+    data = bytes(range(256)) * 40
+    bad.write_bytes(data)
+    before = window.document.design
+    assert not window.file_actions.open_path(bad)
+    assert len(dialogs["critical"]) == 1
+    title, text = dialogs["critical"][0]
+    assert "broken.dcwb" in text and "\n" not in text
+    assert bad.read_bytes() == data
+    assert window.document.design is before
+
+
+def test_close_with_unsaved_changes_prompts(qtbot, window, dialogs):
+    click_object(qtbot, window, "d1")
+    from workbench.ui.commands import RenameDeviceCommand
+
+    window.document.push(RenameDeviceCommand(window.document, "d1", "changed"))
+    dialogs["answer"].append(QMessageBox.StandardButton.Cancel)
+    window.close()
+    assert window.isVisible()
+    assert len(dialogs["question"]) == 1
+    dialogs["answer"].append(QMessageBox.StandardButton.Discard)
+    window.close()
+    assert not window.isVisible()
+
+
+def test_missing_recent_files_are_removed_with_a_message(window, tmp_path):
+    actions = window.file_actions
+    gone = tmp_path / "gone.dcwb"
+    actions._set_recent([str(gone)])
+    actions._fill_recent_menu()
+    assert actions.recent_files() == []
+    assert "gone.dcwb" in window.statusBar().currentMessage()
+
+
+def test_autosave_is_offered_for_recovery(make_window, tmp_path, monkeypatch):
+    import os
+
+    from workbench import store
+    from workbench.catalog import load_catalog
+    from workbench.templates import sample_design
+    from workbench.ui.commands import RenameRackCommand
+
+    catalog = load_catalog(include_user=False)
+    window = make_window(sample_design(), catalog)
+    path = tmp_path / "plan.dcwb"
+    assert window.file_actions.save_to(path)
+    rack_id = next(window.document.design.iter_racks()).id
+    window.document.push(RenameRackCommand(window.document, rack_id, "RECOVERED"))
+    window.file_actions.autosave()
+    copy = store.autosave_path(path)
+    assert copy.exists()
+    os.utime(copy, (path.stat().st_mtime + 5, path.stat().st_mtime + 5))
+    window.document.undo_stack.setClean()  # pretend the session ended
+
+    monkeypatch.setattr(window.file_actions, "ask_recovery", lambda p: "recover")
+    assert window.file_actions.open_path(path)
+    assert window.document.design.find_rack(rack_id).name == "RECOVERED"
+    assert window.isWindowModified()
+    assert window.file_actions.save()
+    assert not copy.exists()
+
+
+def test_run_app_with_a_bad_file_exits_1(qapp, tmp_path, dialogs, monkeypatch):
+    from workbench.ui import app as app_module
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(app_module, "load_catalog_reporting", lambda: (None, []))
+    bad = tmp_path / "empty.dcwb"
+    bad.write_bytes(b"")
+    assert app_module.run_app(str(bad)) == 1
+    assert "empty.dcwb" in dialogs["critical"][0][1]
+    assert bad.read_bytes() == b""
+    missing = tmp_path / "nope.dcwb"
+    assert app_module.run_app(str(missing)) == 1
+    assert not Path(missing).exists()
+
+
+def test_catalog_problems_are_reported_without_blocking(qtbot, tiny_design, tmp_path):
+    problems = ["catalogs/servers/bad.yaml:7: u_height: must be a number"]
+    window = MainWindow(Document(tiny_design), catalog_problems=problems,
+                        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    window.report_catalog_problems()
+    assert "1 problem" in window.statusBar().currentMessage()
+    box = window._problems_box
+    assert box.isVisible() and not box.isModal()
+    assert "bad.yaml:7: u_height" in box.detailedText()
+    assert window.catalog_problems_action.isEnabled()
+    box.close()

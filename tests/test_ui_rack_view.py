@@ -1,0 +1,95 @@
+"""The rack view: one item per rack, maps both ways, partial refresh, zoom."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+
+from workbench.model import Device
+from workbench.ui.commands import RenameDeviceCommand, SetRackCoolingCommand
+from workbench.ui.document import Change, Document
+from workbench.ui.rack_view import RackItem, RackView
+
+
+def make_view(qtbot, design) -> RackView:
+    view = RackView(Document(design))
+    qtbot.addWidget(view)
+    view.resize(900, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def test_one_item_per_rack_and_maps_both_ways(qtbot, tiny_design):
+    view = make_view(qtbot, tiny_design)
+    racks = [i for i in view.scene().items() if isinstance(i, RackItem)]
+    assert sorted(i.rack_id for i in racks) == ["r1", "r2"]
+    assert view.rack_of("d1") == "r1" and view.rack_of("r2") == "r2"
+    rect = view.scene_rect_of("d1")
+    assert view.rack_item("r1").sceneBoundingRect().contains(rect)
+    view.centerOn(rect.center())
+    assert view.object_at(view.mapFromScene(rect.center())) == "d1"
+    rack_id, u = view.rack_and_u_at(view.mapFromScene(rect.center()))
+    assert rack_id == "r1" and 2 <= u <= 9
+
+
+def test_rows_are_stacked_and_racks_left_to_right(qtbot, tiny_design):
+    tiny_design.sites[0].rows[0].racks.append(
+        type(tiny_design.sites[0].rows[1].racks[0])(id="r3", name="A02", rack_type="rack-42u"))
+    view = make_view(qtbot, tiny_design)
+    a01, a02, b01 = (view.rack_item(r).pos() for r in ("r1", "r3", "r2"))
+    assert a01.y() == a02.y() and a02.x() > a01.x()
+    assert b01.y() > a01.y() and b01.x() == a01.x()
+
+
+def test_change_refreshes_only_the_touched_rack(qtbot, tiny_design, monkeypatch):
+    view = make_view(qtbot, tiny_design)
+    refreshed: list[str] = []
+    for item in view._items.values():
+        original = item.refresh
+        monkeypatch.setattr(item, "refresh",
+                            lambda item=item, original=original: (refreshed.append(item.rack_id),
+                                                                  original()))
+    items_before = dict(view._items)
+    doc = view.document
+    doc.push(RenameDeviceCommand(doc, "d1", "renamed"))
+    assert refreshed == ["r1"]
+    doc.push(SetRackCoolingCommand(doc, "r2", "liquid"))
+    assert refreshed == ["r1", "r2"]
+    assert view._items == items_before  # no rebuild
+
+
+def test_structure_change_rebuilds(qtbot, tiny_design):
+    view = make_view(qtbot, tiny_design)
+    tiny_design.find_rack("r2").devices.append(
+        Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1))
+    view.document.notify(Change(racks=frozenset({"r2"}), structure=True))
+    assert view.rack_of("d9") == "r2"
+    assert view.scene_rect_of("d9") is not None
+
+
+def test_ctrl_wheel_zooms_and_fit_shows_everything(qtbot, tiny_design):
+    view = make_view(qtbot, tiny_design)
+    view.fit()
+    fitted = view.zoom()
+    view.zoom_by(2.0)
+    assert abs(view.zoom() - 2 * fitted) < 1e-6
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QWheelEvent
+
+    center = QPointF(view.viewport().rect().center())
+    event = QWheelEvent(center, view.mapToGlobal(center), QPoint(0, 0), QPoint(0, -240),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.ControlModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    before = view.zoom()
+    view.wheelEvent(event)
+    assert view.zoom() < before
+    view.fit()
+    assert view.mapToScene(view.viewport().rect()).boundingRect().contains(
+        view.rack_item("r2").sceneBoundingRect())
+
+
+def test_face_toggle_marks_front_devices_as_other_face(qtbot, tiny_design):
+    view = make_view(qtbot, tiny_design)
+    view.set_face("rear")
+    blocks = view.rack_item("r1")._blocks
+    assert all(b.other_face for b in blocks if not b.zero_u)

@@ -1,0 +1,93 @@
+"""Start the window: ``workbench [FILE]``.
+
+The catalog loads first; files that fail validation are reported once (status bar and a
+non-modal list of ``file:line: field: message``) and left out, because one bad YAML file
+must not keep a planner from working.  A FILE that cannot be opened gets a dialog with
+the one-line cause and exit status 1; the file is never written to.  Without FILE the
+bundled sample design opens, unsaved.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from workbench.model import Design
+from workbench.ui.document import Document
+
+ORGANIZATION = "Workbench"
+APPLICATION = "Workbench"
+
+
+def _application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    return app  # type: ignore[return-value]
+
+
+def load_catalog_reporting():
+    """(catalog or None, problems as strings); never raises."""
+    try:
+        from workbench.catalog import load_catalog
+
+        catalog = load_catalog()
+    except Exception as exc:  # noqa: BLE001 - the window starts without a catalog
+        return None, [f"catalog: {exc}"]
+    return catalog, [str(e) for e in getattr(catalog, "errors", [])]
+
+
+def sample_or_empty(catalog=None) -> tuple[Design, str | None]:
+    """The bundled sample design, or an empty one with the reason it could not be built."""
+    try:
+        from workbench.templates import sample_design
+
+        return sample_design(), None
+    except Exception as exc:  # noqa: BLE001 - e.g. the shipped catalog is damaged
+        return Design(name="Untitled design"), f"The sample design could not be built: {exc}"
+
+
+def run_app(path: str | None) -> int:
+    """Show the main window on FILE (or the sample) and run the event loop."""
+    import PySide6
+
+    if PySide6.__version__ == "6.12.0":
+        # 6.12.0 drops a reference to None/True on every void call and signal and
+        # crashes within seconds; pyproject.toml excludes it, so this is a stale venv.
+        print("workbench: PySide6 6.12.0 has a reference-counting bug that crashes the "
+              "window; run `bash .ci/setup` to install a working release", file=sys.stderr)
+        return 1
+    app = _application()
+    from workbench.ui.main_window import MainWindow
+
+    catalog, problems = load_catalog_reporting()
+    document = Document()
+    window = MainWindow(document, catalog=catalog, catalog_problems=problems)
+    if path is not None:
+        if not window.file_actions.open_path(Path(path), ask_save=False):
+            if window.file_actions.last_error:
+                print(f"workbench: {window.file_actions.last_error}", file=sys.stderr)
+            window.deleteLater()
+            return 1
+    else:
+        design, failure = sample_or_empty(catalog)
+        document.replace_design(design, None)
+        window.set_untitled_name(None if failure else "Sample design")
+        if failure:
+            QMessageBox.warning(window, "Sample design", failure)
+    if window.settings.value("window/geometry") is None:
+        # First start: a design tool wants the whole screen (sized too, for desktops
+        # without a window manager that would honour "maximized").
+        screen = app.primaryScreen()
+        if screen is not None:
+            window.resize(screen.availableGeometry().size())
+        window.showMaximized()
+    else:
+        window.show()
+    QTimer.singleShot(0, window.report_catalog_problems)
+    return app.exec()

@@ -1,0 +1,307 @@
+"""What the Estimates view shows for one workload, gathered from the calculators.
+
+This module is the view's only door into :mod:`workbench.calc`: it calls
+``evaluate_workload``, the days-vs-GPUs curve, the deadline inverse and ``rack_loads``
+and turns their results into display rows (label, formatted value, the calculator's
+``Explained``).  It does no arithmetic of its own beyond unit scaling for display, so the
+numbers on screen are the numbers the command line and the report print.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from workbench.calc.compute import RECOMPUTE_FLOPS_FACTOR, gpus_for_deadline
+from workbench.calc.errors import InputError
+from workbench.calc.explain import Explained, num
+from workbench.calc.memory import BYTES_PER_ELEMENT, DEFAULT_HEADROOM, GB
+from workbench.calc.summary import rack_loads
+from workbench.calc.workload import WorkloadResult, evaluate_workload, training_days_curve
+from workbench.model import Design, Workload
+from workbench.ui.estimates.fields import ParseError, parse_quantity
+
+#: MFU values of the curve band (domain brief §1: 30-50 % for training).
+CURVE_MFUS: tuple[float, ...] = (0.3, 0.4, 0.5)
+#: Nodes per scalable unit by default: NVIDIA DGX SuperPOD reference architectures build
+#: in SUs of 32 nodes (the deadline answer rounds nodes up to whole SUs).
+DEFAULT_NODES_PER_SU = 32
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One row of the results panel."""
+
+    key: str
+    label: str
+    text: str
+    explained: Explained | None = None
+
+
+@dataclass
+class Estimate:
+    """Everything the panel and the plots need for one workload."""
+
+    workload_id: str
+    kind: str
+    figures: list[Figure] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    memory_gb: dict[str, float | None] = field(default_factory=dict)
+    hbm_gb: float | None = None
+    usable_gb: float | None = None
+    fits: bool | None = None
+    fit_text: str = ""
+    memory_note: str = ""
+    curve_gpus: np.ndarray | None = None
+    curve_days: dict[float, np.ndarray] = field(default_factory=dict)
+    point: tuple[float, float] | None = None
+    curve_note: str = ""
+    deadline: Explained | None = None
+    deadline_text: str = "—"
+    deadline_error: bool = False
+
+    def figure(self, key: str) -> Figure | None:
+        """The figure called ``key`` (``deadline`` included), or None."""
+        if key == "deadline":
+            return Figure("deadline", "GPUs to finish by the deadline", self.deadline_text,
+                          self.deadline)
+        for figure in self.figures:
+            if figure.key == key:
+                return figure
+        return None
+
+
+def finite(value: object) -> bool:
+    """True for a real, finite number (never print NaN or inf)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def fmt(value: float | None, unit: str = "", digits: int = 3) -> str:
+    """A readable figure: thousands separators for big counts, 3 significant digits else."""
+    if not finite(value):
+        return "—"
+    assert value is not None
+    magnitude = abs(value)
+    if magnitude >= 1e15 and unit in ("FLOPs", "FLOP"):
+        text = f"{value:.3e}".replace("e+", "e")
+    elif magnitude >= 100:
+        text = f"{value:,.0f}"
+    elif magnitude >= 1:
+        text = f"{value:,.{max(digits - 1, 0)}f}".rstrip("0").rstrip(".") if magnitude < 10 \
+            else f"{value:,.1f}"
+    elif magnitude == 0:
+        text = "0"
+    else:
+        text = f"{value:.{digits}g}"
+    return f"{text} {unit}".strip()
+
+
+def estimate(design: Design, workload: Workload, deadline_days: str = "",
+             nodes_per_su: str = "") -> Estimate:
+    """Evaluate ``workload`` on ``design`` for display (never raises for bad input)."""
+    result = evaluate_workload(design, workload)
+    out = Estimate(workload_id=workload.id, kind=workload.kind)
+    out.errors = [(getattr(e, "field", ""), getattr(e, "reason", str(e))) for e in result.errors]
+    out.warnings = list(result.warnings)
+    out.hbm_gb = result.hbm_gb if finite(result.hbm_gb) else None
+    gpu_item = design.device_types.get(result.gpu_slug) if result.gpu_slug else None
+    gpu_name = gpu_item.model if gpu_item is not None else (result.gpu_slug or "")
+    if finite(result.gpus):
+        out.figures.append(Figure("gpus", "GPUs", f"{result.gpus:,} × {gpu_name}".strip(" ×")))
+    if workload.kind == "training":
+        _training_figures(out, result, workload)
+        _curve(out, result, workload)
+        _deadline(out, result, workload, design, deadline_days, nodes_per_su)
+    else:
+        _inference_figures(out, result, workload)
+        out.curve_note = "Training time applies to training jobs"
+    return out
+
+
+def _add(out: Estimate, result: WorkloadResult, key: str, label: str, value: float | None,
+         unit: str, explained: Explained | None = None) -> None:
+    """One figure row; the calculator's explanation under ``key`` unless one is given."""
+    explained = explained or result.explanations.get(key)
+    if not finite(value):
+        explained = None
+    out.figures.append(Figure(key, label, fmt(value, unit), explained))
+
+
+def _training_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
+    _add(out, r, "total_flops", "Training compute", r.total_flops, "FLOPs")
+    _add(out, r, "effective_pflops", "Effective rate", r.effective_pflops, "PFLOP/s")
+    _add(out, r, "days", "Training time", r.days, "days")
+    _add(out, r, "gpu_hours", "GPU-hours", r.gpu_hours, "GPU·h")
+    tokens_explained = None
+    if finite(r.tokens_per_s) and finite(r.effective_pflops) and r.model is not None:
+        factor = RECOMPUTE_FLOPS_FACTOR.get(w.recompute, 6.0)
+        tokens_explained = Explained(
+            r.tokens_per_s, "tokens/s", f"tokens/s = rate / ({num(factor)}·N)",
+            f"{num(r.effective_pflops * 1e15)} / ({num(factor)}·{num(r.model.params)})",
+            "Kaplan et al. 2020 §2.1: 6·N FLOPs per training token",
+        )
+    _add(out, r, "tokens_per_s", "Throughput", r.tokens_per_s, "tokens/s", tokens_explained)
+    breakdown = r.memory
+    if breakdown is None:
+        _add(out, r, "memory_gb_per_gpu", "Memory per GPU", None, "GB")
+        out.memory_note = "Memory not computed: see the errors"
+        return
+    parts = breakdown.gb()
+    out.memory_gb = {key: parts.get(key) for key in ("weights", "gradients", "optimizer",
+                                                     "activations")}
+    total = parts["total"]
+    _add(out, r, "memory_gb_per_gpu", "Memory per GPU", total, "GB")
+    usable = breakdown.usable_bytes
+    out.usable_gb = None if usable is None else usable / GB
+    out.fits = breakdown.fits
+    out.fit_text = _fit_text(total, out.hbm_gb, out.usable_gb, breakdown.headroom)
+    if parts["activations"] is None:
+        out.fit_text += " (activations not estimated)"
+
+
+def _fit_text(total: float | None, hbm: float | None, usable: float | None,
+              headroom: float) -> str:
+    if not finite(total) or hbm is None or usable is None:
+        return "HBM of the GPU unknown"
+    return (f"{fmt(total, 'GB')} per GPU against {fmt(usable, 'GB')} usable "
+            f"({fmt(hbm, 'GB')} HBM less {headroom:.0%} headroom)")
+
+
+def _inference_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
+    model = r.model
+    weights_explained = None
+    if finite(r.weights_gb) and model is not None:
+        weights_explained = Explained(
+            r.weights_gb, "GB", "weights = N · bytes per parameter / 1e9",
+            f"{num(model.params)}·{num(BYTES_PER_ELEMENT.get(w.precision, 2))} / 1e9",
+            "one copy of the weights in the serving precision",
+        )
+    _add(out, r, "weights_gb", "Weights (all GPUs)", r.weights_gb, "GB", weights_explained)
+    _add(out, r, "kv_bytes_per_token", "KV cache per token", r.kv_bytes_per_token, "bytes")
+    _add(out, r, "kv_cache_gib", "KV cache, all sequences", r.kv_cache_gib, "GiB")
+    per_gpu_explained = None
+    tp = w.tp if isinstance(w.tp, int) and w.tp > 0 else None
+    if finite(r.inference_gb_per_gpu) and finite(r.weights_gb) and r.kv_cache_bytes and tp:
+        per_gpu_explained = Explained(
+            r.inference_gb_per_gpu, "GB", "M = (weights + KV) / tp",
+            f"({num(r.weights_gb * GB)} + {num(r.kv_cache_bytes)}) / {tp} / 1e9",
+            "weights and KV heads are sharded across the tensor-parallel GPUs",
+        )
+    _add(out, r, "memory_gb_per_gpu", "Memory per GPU", r.inference_gb_per_gpu, "GB",
+         per_gpu_explained)
+    concurrency_explained = None
+    if (r.max_concurrency is not None and r.hbm_gb and tp and finite(r.weights_gb)
+            and r.kv_bytes_per_token):
+        concurrency_explained = Explained(
+            float(r.max_concurrency), "sequences",
+            "floor((tp · HBM · (1 − headroom) − weights) / (KV per token · context))",
+            f"floor(({tp}·{num(r.hbm_gb * GB)}·{num(1 - DEFAULT_HEADROOM)} − "
+            f"{num(r.weights_gb * GB)}) / ({num(r.kv_bytes_per_token)}·{w.context}))",
+            "KV cache sizing: NVIDIA 'Mastering LLM Techniques: Inference Optimization'",
+        )
+    _add(out, r, "max_concurrency", "Max concurrent sequences", r.max_concurrency,
+         "sequences", concurrency_explained)
+    _add(out, r, "decode_tokens_per_s", "Decode bound", r.decode_tokens_per_s, "tokens/s")
+    if finite(r.decode_tokens_per_s_per_sequence) and finite(r.decode_tokens_per_s):
+        _add(out, r, "decode_per_sequence", "Decode bound per sequence",
+             r.decode_tokens_per_s_per_sequence, "tokens/s", Explained(
+                 r.decode_tokens_per_s_per_sequence, "tokens/s",
+                 "per sequence = decode bound / concurrent sequences",
+                 f"{num(r.decode_tokens_per_s)} / {w.concurrency}",
+                 "each decode step emits one token per sequence in the batch",
+             ))
+    if finite(r.weights_gb) and tp:
+        kv_gb = (r.kv_cache_bytes or 0.0) / GB
+        out.memory_gb = {"weights": r.weights_gb / tp, "kv_cache": kv_gb / tp}
+        out.usable_gb = None if out.hbm_gb is None else out.hbm_gb * (1 - DEFAULT_HEADROOM)
+        out.fits = r.fits
+        out.fit_text = _fit_text(r.inference_gb_per_gpu, out.hbm_gb, out.usable_gb,
+                                 DEFAULT_HEADROOM)
+    else:
+        out.memory_note = "Memory not computed: see the errors"
+
+
+def curve_gpu_counts(design_gpus: int | None, step: int = 8) -> np.ndarray:
+    """GPU counts for the days curve: log-spaced whole nodes from one node to well past
+    the design (at least 100,000 GPUs), including the design's own count."""
+    top = max(100_000, 16 * (design_gpus or 0))
+    counts = np.unique(np.round(np.geomspace(step, top, 64) / step).astype(int) * step)
+    if design_gpus:
+        counts = np.unique(np.append(counts, design_gpus))
+    return counts[counts > 0]
+
+
+def _curve(out: Estimate, r: WorkloadResult, w: Workload) -> None:
+    if not (finite(r.peak_tflops_per_gpu) and finite(r.total_flops)):
+        out.curve_note = "No curve: fix the inputs marked in red"
+        return
+    counts = curve_gpu_counts(r.gpus)
+    try:
+        curves = training_days_curve(w, counts.tolist(), r.peak_tflops_per_gpu, CURVE_MFUS)
+    except InputError as exc:
+        out.curve_note = f"No curve: {exc}"
+        return
+    out.curve_gpus = counts.astype(float)
+    out.curve_days = {mfu: np.asarray(days, dtype=float) for mfu, days in curves.items()}
+    if finite(r.gpus) and finite(r.days):
+        out.point = (float(r.gpus), float(r.days))
+
+
+def _gpus_per_node(design: Design, gpu_slug: str | None) -> int:
+    """GPUs per server of the design's servers carrying this GPU (8 when unknown)."""
+    for item in design.device_types.values():
+        if item.gpu_count and (gpu_slug is None or item.gpu == gpu_slug or item.slug == gpu_slug):
+            return int(item.gpu_count)
+    return 8
+
+
+def _deadline(out: Estimate, r: WorkloadResult, w: Workload, design: Design,
+              days_text: str, su_text: str) -> None:
+    if not days_text.strip():
+        out.deadline_text = "Type a number of days."
+        return
+    if not (finite(r.total_flops) and finite(r.peak_tflops_per_gpu)):
+        out.deadline_text = "Fix the inputs marked in red first."
+        out.deadline_error = True
+        return
+    per_node = _gpus_per_node(design, r.gpu_slug)
+    try:
+        days = parse_quantity(days_text)
+        per_su = int(parse_quantity(su_text)) if su_text.strip() else DEFAULT_NODES_PER_SU
+        sizing = gpus_for_deadline(r.total_flops, days, r.peak_tflops_per_gpu, w.mfu,
+                                   per_node, per_su)
+    except (InputError, ParseError) as exc:
+        field_name = getattr(exc, "field", "deadline_days")
+        out.deadline_text = f"{field_name}: {getattr(exc, 'reason', str(exc))}"
+        out.deadline_error = True
+        return
+    out.deadline_text = (
+        f"{sizing.gpus_needed:,} GPUs → {sizing.nodes:,} nodes "
+        f"({sizing.scalable_units:,} SU × {per_su} nodes = {sizing.gpus_provisioned:,} GPUs)\n"
+        f"needs {fmt(sizing.effective_pflops_needed, 'PFLOP/s')} effective, "
+        f"{fmt(sizing.physical_pflops_needed, 'PFLOP/s')} peak"
+    )
+    out.deadline = Explained(
+        float(sizing.nodes), "nodes",
+        "gpus = ceil(C / (days·86400 · peak · MFU)); nodes = ceil(gpus / GPUs per node) "
+        "rounded up to whole scalable units",
+        f"gpus = ceil({num(r.total_flops)} / ({num(days)}·86400 · "
+        f"{num(r.peak_tflops_per_gpu * 1e12)} · {num(w.mfu)})) = {sizing.gpus_needed:,}; "
+        f"nodes = ceil({sizing.gpus_needed} / {per_node}) → {sizing.scalable_units} SU × "
+        f"{per_su} nodes",
+        "inverse of the training-time formula (Kaplan et al. 2020; PaLM Appendix B); "
+        "DGX SuperPOD builds in scalable units of 32 nodes",
+    )
+
+
+def rack_power(design: Design) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Rack names and typical / maximum / limit kW arrays, in site/row/rack order."""
+    loads = list(rack_loads(design).values())
+    names = [load.name for load in loads]
+    typical = np.fromiter((load.kw_typical for load in loads), dtype=float, count=len(loads))
+    maximum = np.fromiter((load.kw_max for load in loads), dtype=float, count=len(loads))
+    limit = np.fromiter((load.limit_kw for load in loads), dtype=float, count=len(loads))
+    return names, typical, maximum, limit

@@ -1,0 +1,142 @@
+"""How the workload form's text boxes read and write model values.
+
+The form shows numbers the way a planner types them ("15T" tokens, "40" for an MFU of
+40 %) while the model keeps plain SI values (15e12, 0.4).  These helpers only convert
+text; whether a value makes sense (MFU above 100 %, TP that does not divide the GPUs) is
+the calculators' call, so the window shows their messages rather than inventing its own.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: Suffixes a planner uses for big counts: 70B parameters, 15T tokens.
+_SUFFIXES: dict[str, float] = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
+
+
+class ParseError(ValueError):
+    """Text that is not a number at all (the calculators never see it)."""
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One row of the workload form.
+
+    ``kind`` is how the text is read: ``text``, ``choice`` (a combo box), ``quantity``
+    (a float that may carry a K/M/B/T suffix), ``percent`` (shown ×100), ``int`` or
+    ``optional_int`` (blank means None).  ``applies`` lists the workload kinds the row is
+    shown for.
+    """
+
+    name: str
+    label: str
+    kind: str
+    applies: tuple[str, ...] = ("training", "inference")
+    choices: tuple[tuple[str, object], ...] = ()
+    tooltip: str = ""
+
+
+PRECISION_CHOICES = (("FP8", "fp8"), ("BF16", "bf16"), ("FP16", "fp16"), ("TF32", "tf32"))
+KV_PRECISION_CHOICES = (("FP8", "fp8"), ("BF16", "bf16"), ("FP16", "fp16"))
+
+FIELDS: tuple[FieldSpec, ...] = (
+    FieldSpec("name", "Name", "text"),
+    FieldSpec("model", "Model", "choice", tooltip="A published model preset, or Custom to give N yourself."),
+    FieldSpec("params", "Parameters (N)", "quantity",
+              tooltip="Parameter count; suffixes K, M, B, T allowed (70B = 70e9)."),
+    FieldSpec("tokens", "Tokens (D)", "quantity", ("training",),
+              tooltip="Training tokens; suffixes allowed (15T = 15e12)."),
+    FieldSpec("precision", "Precision", "choice", choices=PRECISION_CHOICES,
+              tooltip="Precision whose dense peak TFLOPS the estimate uses."),
+    FieldSpec("mfu", "MFU (%)", "percent", ("training",),
+              tooltip="Model FLOPs utilisation in percent: 30-50 % is typical; plan at 30 % until measured."),
+    FieldSpec("recompute", "Activation recompute", "choice", ("training",),
+              choices=(("None", "none"), ("Selective", "selective"), ("Full", "full"))),
+    FieldSpec("tp", "Tensor parallel (TP)", "int", tooltip="GPUs one layer is split across (within a node)."),
+    FieldSpec("pp", "Pipeline parallel (PP)", "int", tooltip="Pipeline stages."),
+    FieldSpec("zero", "ZeRO stage", "choice", ("training",),
+              choices=(("0 (none)", 0), ("1 (optimizer)", 1), ("2 (+ gradients)", 2),
+                       ("3 (+ weights)", 3))),
+    FieldSpec("micro_batch", "Micro-batch (sequences)", "int", ("training",)),
+    FieldSpec("seq_len", "Sequence length (tokens)", "int", ("training",)),
+    FieldSpec("gpu_type", "GPU model", "choice",
+              tooltip="The GPU the estimate runs on; by default the design's most common GPU."),
+    FieldSpec("gpus", "GPUs (blank = all in design)", "optional_int"),
+    FieldSpec("context", "Context (tokens)", "int", ("inference",)),
+    FieldSpec("concurrency", "Concurrent sequences", "int", ("inference",)),
+    FieldSpec("kv_precision", "KV cache precision", "choice", ("inference",),
+              choices=KV_PRECISION_CHOICES),
+)
+
+FIELD_BY_NAME: dict[str, FieldSpec] = {spec.name: spec for spec in FIELDS}
+
+
+def parse_quantity(text: str) -> float:
+    """``"70B"`` → 70e9, ``"1.5e13"`` → 1.5e13, ``"15,000"`` → 15000."""
+    cleaned = text.strip().replace(",", "").replace("_", "").replace(" ", "")
+    if not cleaned:
+        raise ParseError("is required")
+    factor = 1.0
+    if cleaned[-1].lower() in _SUFFIXES and not cleaned[-1].isdigit():
+        factor = _SUFFIXES[cleaned[-1].lower()]
+        cleaned = cleaned[:-1]
+    try:
+        value = float(cleaned) * factor
+    except ValueError:
+        raise ParseError(f"{text.strip()!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ParseError(f"{text.strip()!r} is not a finite number")
+    return value
+
+
+def parse_int(text: str) -> int | float:
+    """A whole number; a fractional one is passed on as float for the calculator to refuse."""
+    value = parse_quantity(text)
+    return int(value) if value.is_integer() else value
+
+
+def format_quantity(value: float | None) -> str:
+    """15e12 → ``15T``, 70e9 → ``70B``, 6.7e9 → ``6.7B``; small numbers stay plain."""
+    if value is None:
+        return ""
+    for suffix, factor in (("T", 1e12), ("B", 1e9), ("M", 1e6)):
+        if abs(value) >= factor:
+            scaled = value / factor
+            text = f"{scaled:.6g}"
+            if "e" not in text:
+                return f"{text}{suffix}"
+    return f"{value:.6g}"
+
+
+def format_percent(value: float) -> str:
+    """0.4 → ``40``, 0.355 → ``35.5``."""
+    return f"{value * 100:.6g}"
+
+
+def to_text(spec: FieldSpec, value: object) -> str:
+    """The text a box shows for a model value."""
+    if value is None:
+        return ""
+    if spec.kind == "quantity":
+        return format_quantity(float(value))  # type: ignore[arg-type]
+    if spec.kind == "percent":
+        return format_percent(float(value))  # type: ignore[arg-type]
+    if spec.kind in ("int", "optional_int"):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    return str(value)
+
+
+def from_text(spec: FieldSpec, text: str) -> object:
+    """The model value for typed text; ParseError when it is not a number at all."""
+    if spec.kind == "text":
+        return text.strip()
+    if spec.kind == "quantity":
+        return parse_quantity(text)
+    if spec.kind == "percent":
+        return parse_quantity(text.replace("%", "")) / 100.0
+    if spec.kind == "int":
+        return parse_int(text)
+    if spec.kind == "optional_int":
+        return None if not text.strip() else parse_int(text)
+    raise ValueError(f"no text form for field kind {spec.kind!r}")

@@ -1,0 +1,263 @@
+"""The form for one workload: every box mirrors a Workload field.
+
+Edits become :class:`UpdateWorkloadCommand` pushes (one undo step per field, merged while
+the same field is retyped); the form re-reads the model on every ``Document.changed`` and
+writes the boxes under a QSignalBlocker, so undo/redo refills it without pushing anything.
+Whether a value makes sense is decided by the calculators: the view passes their
+``InputError`` list to :meth:`WorkloadForm.show_errors`, which paints the named field red
+and prints the message under the form.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.calc.presets import PRESETS
+from workbench.model import Workload
+from workbench.ui.commands import UpdateWorkloadCommand
+from workbench.ui.document import Document
+from workbench.ui.estimates.fields import (
+    FIELD_BY_NAME,
+    FIELDS,
+    FieldSpec,
+    ParseError,
+    format_quantity,
+    from_text,
+    to_text,
+)
+
+CUSTOM = "custom"
+#: The GPU-model combo's entry for "the design's GPUs" (Workload.gpu_type None).
+DESIGN_GPU = ""
+_ERROR_STYLE = "border: 1px solid #c62828; background: #fdecea;"
+
+
+def preset_title(name: str) -> str:
+    """``llama3-70b`` → ``Llama 3 70B``, ``gpt3-175b`` → ``GPT-3 175B`` (display only)."""
+    match = re.fullmatch(r"([a-z]+)(\d+)-(\w+)", name)
+    if not match:
+        return name
+    family, version, size = match.groups()
+    family_title = {"llama": "Llama ", "gpt": "GPT-"}.get(family, family.title() + " ")
+    return f"{family_title}{version} {size.upper()}"
+
+
+def find_workload(document: Document, workload_id: str | None) -> Workload | None:
+    """The current Workload object with this id (commands replace the object on edit)."""
+    if workload_id is None:
+        return None
+    for workload in document.design.workloads:
+        if workload.id == workload_id:
+            return workload
+    return None
+
+
+class WorkloadForm(QWidget):
+    """Edits one workload of the document; shows the calculators' input errors."""
+
+    #: A field name whose text could not be read as a number (the view shows it).
+    parseErrorsChanged = Signal()
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self.workload_id: str | None = None
+        self.editors: dict[str, QWidget] = {}
+        self.labels: dict[str, QLabel] = {}
+        self.parse_errors: dict[str, str] = {}
+        self._calc_errors: list[tuple[str, str]] = []
+
+        self.form = QFormLayout()
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for spec in FIELDS:
+            editor = self._make_editor(spec)
+            label = QLabel(spec.label)
+            label.setBuddy(editor)
+            if spec.tooltip:
+                label.setToolTip(spec.tooltip)
+                editor.setToolTip(spec.tooltip)
+            self.editors[spec.name] = editor
+            self.labels[spec.name] = label
+            self.form.addRow(label, editor)
+
+        self.error_label = QLabel()
+        self.error_label.setObjectName("workloadErrors")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c62828;")
+        self.error_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self.error_label.hide()
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self.form)
+        layout.addWidget(self.error_label)
+        self.setEnabled(False)
+
+    # -- building ------------------------------------------------------------------
+    def _make_editor(self, spec: FieldSpec) -> QWidget:
+        if spec.kind == "choice":
+            combo = QComboBox()
+            combo.setObjectName(f"field_{spec.name}")
+            if spec.name == "model":
+                for name in PRESETS:
+                    combo.addItem(preset_title(name), name)
+                combo.addItem("Custom", CUSTOM)
+            elif spec.name == "gpu_type":
+                combo.addItem("The design's GPUs", DESIGN_GPU)
+            else:
+                for text, value in spec.choices:
+                    combo.addItem(text, value)
+            combo.activated.connect(lambda _index, n=spec.name: self._commit(n))
+            return combo
+        line = QLineEdit()
+        line.setObjectName(f"field_{spec.name}")
+        if spec.name == "gpus":
+            line.setPlaceholderText("all GPUs in the design")
+        line.editingFinished.connect(lambda n=spec.name: self._commit(n))
+        return line
+
+    # -- binding -------------------------------------------------------------------
+    def workload(self) -> Workload | None:
+        """The workload being edited (looked up afresh: edits replace the object)."""
+        return find_workload(self.document, self.workload_id)
+
+    def set_workload(self, workload_id: str | None) -> None:
+        """Show ``workload_id`` (or nothing)."""
+        if workload_id != self.workload_id:
+            self.parse_errors.clear()
+        self.workload_id = workload_id
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read every box from the model without pushing commands."""
+        workload = self.workload()
+        self.setEnabled(workload is not None)
+        if workload is None:
+            return
+        self.parse_errors.clear()
+        self._fill_gpu_choices(workload.gpu_type)
+        for spec in FIELDS:
+            editor = self.editors[spec.name]
+            blocker = QSignalBlocker(editor)
+            value = getattr(workload, spec.name)
+            if spec.name == "gpu_type" and value is None:
+                value = DESIGN_GPU
+            if isinstance(editor, QComboBox):
+                index = editor.findData(value)
+                if index < 0 and spec.name == "model":
+                    index = editor.findData(CUSTOM)
+                editor.setCurrentIndex(index)
+            elif isinstance(editor, QLineEdit):
+                text = to_text(spec, value)
+                if spec.name == "params" and workload.model != CUSTOM:
+                    preset = PRESETS.get(workload.model)
+                    text = format_quantity(preset.params) if preset else text
+                if editor.text() != text:
+                    editor.setText(text)
+                if not editor.hasFocus():
+                    editor.setCursorPosition(0)
+            del blocker
+            visible = workload.kind in spec.applies
+            self.form.setRowVisible(editor, visible)
+        params = self.editors["params"]
+        assert isinstance(params, QLineEdit)
+        params.setReadOnly(workload.model != CUSTOM)
+        params.setToolTip(
+            FIELD_BY_NAME["params"].tooltip if workload.model == CUSTOM
+            else "Set by the preset; choose Custom to type N."
+        )
+        self._paint_errors()
+
+    def _fill_gpu_choices(self, current: str | None) -> None:
+        """The GPU models of the design's snapshot (plus the workload's own, if gone)."""
+        combo = self.editors["gpu_type"]
+        assert isinstance(combo, QComboBox)
+        choices = [(DESIGN_GPU, "The design's GPUs")]
+        for item in self.document.design.device_types.values():
+            if item.kind == "gpu":
+                choices.append((item.slug, item.model or item.slug))
+        if current and current not in {slug for slug, _ in choices}:
+            choices.append((current, current))
+        have = [(combo.itemData(i), combo.itemText(i)) for i in range(combo.count())]
+        if have != choices:
+            blocker = QSignalBlocker(combo)
+            combo.clear()
+            for slug, text in choices:
+                combo.addItem(text, slug)
+            del blocker
+
+    # -- editing -------------------------------------------------------------------
+    def _commit(self, name: str) -> None:
+        workload = self.workload()
+        if workload is None:
+            return
+        spec = FIELD_BY_NAME[name]
+        editor = self.editors[name]
+        if isinstance(editor, QComboBox):
+            value = editor.currentData()
+            if name == "gpu_type" and value == DESIGN_GPU:
+                value = None
+        else:
+            assert isinstance(editor, QLineEdit)
+            if name == "params" and editor.isReadOnly():
+                return
+            try:
+                value = from_text(spec, editor.text())
+            except ParseError as exc:
+                self.parse_errors[name] = str(exc)
+                self._paint_errors()
+                self.parseErrorsChanged.emit()
+                return
+            if name == "name" and not value:
+                self.parse_errors[name] = "cannot be empty"
+                self._paint_errors()
+                return
+        had_error = self.parse_errors.pop(name, None) is not None
+        changes: dict[str, object] = {}
+        if value != getattr(workload, name):
+            changes[name] = value
+        if name == "model" and value == CUSTOM and workload.params is None:
+            preset = PRESETS.get(workload.model)
+            if preset is not None:
+                changes["params"] = preset.params
+        if changes:
+            self.document.push(UpdateWorkloadCommand(self.document, workload.id, **changes))
+        elif had_error:
+            self.refresh()
+            self.parseErrorsChanged.emit()
+
+    # -- errors --------------------------------------------------------------------
+    def show_errors(self, errors: list[tuple[str, str]]) -> None:
+        """The calculators' complaints as (field, message) pairs; [] clears them."""
+        self._calc_errors = list(errors)
+        self._paint_errors()
+
+    def error_lines(self) -> list[str]:
+        """Every error as the user reads it: "<field label>: <message>"."""
+        lines = [f"{self._label_for(name)}: {message}" for name, message in self.parse_errors.items()]
+        for name, message in self._calc_errors:
+            lines.append(f"{self._label_for(name)}: {message}")
+        return lines
+
+    def _label_for(self, field: str) -> str:
+        spec = FIELD_BY_NAME.get(field)
+        return spec.label if spec else field
+
+    def _paint_errors(self) -> None:
+        bad = set(self.parse_errors) | {name for name, _ in self._calc_errors}
+        for name, editor in self.editors.items():
+            editor.setStyleSheet(_ERROR_STYLE if name in bad else "")
+        lines = self.error_lines()
+        self.error_label.setText("\n".join(f"⚠ {line}" for line in lines))
+        self.error_label.setVisible(bool(lines))

@@ -1,0 +1,289 @@
+"""The Estimates view: workloads on the left, the selected one's form and results in the
+middle, the plots on the right.
+
+Everything is recomputed synchronously in the ``Document.changed`` slot, in the same
+event-loop turn as the edit, so the figures and plots are never a frame behind the
+model.  A workload edit recomputes one workload (a handful of scalar formulas and one
+vectorised curve); the rack-power plot is refreshed only when racks or devices changed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.model import Workload
+from workbench.ui.commands import AddWorkloadCommand, RemoveWorkloadCommand
+from workbench.ui.document import Change, Document
+from workbench.ui.estimates import estimate as est
+from workbench.ui.estimates.form import WorkloadForm, find_workload, preset_title
+from workbench.ui.estimates.plots import DaysPlot, MemoryPlot, RackPowerPlot, with_legend
+from workbench.ui.estimates.results import ExplainDialog, ResultsPanel
+
+_KIND_TITLE = {"training": "Training", "inference": "Inference"}
+
+
+class _AdaptiveSplitter(QSplitter):
+    """Side by side when there is room, stacked when the window is narrow, so neither
+    plot is squeezed to a sliver in a laptop-sized main window."""
+
+    def __init__(self, min_side_by_side: int, parent: QWidget | None = None):
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.min_side_by_side = min_side_by_side
+        self.setChildrenCollapsible(False)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        wanted = (Qt.Orientation.Horizontal if event.size().width() >= self.min_side_by_side
+                  else Qt.Orientation.Vertical)
+        if wanted != self.orientation():
+            self.setOrientation(wanted)
+            extent = (event.size().width() if wanted == Qt.Orientation.Horizontal
+                      else event.size().height())
+            self.setSizes([extent * 2 // 5, extent * 3 // 5] if wanted == Qt.Orientation.Horizontal
+                          else [extent // 2, extent // 2])
+        super().resizeEvent(event)
+
+
+class EstimatesView(QWidget):
+    """Workload forms bound live to the calculators, with the estimate plots."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self.current_id: str | None = None
+        self.estimate: est.Estimate | None = None
+        self._explain: ExplainDialog | None = None
+
+        # -- the workloads (top of the left column) ---------------------------------
+        self.workload_list = QListWidget()
+        self.workload_list.setObjectName("workloadList")
+        self.workload_list.setMinimumHeight(70)
+        self.workload_list.setMaximumHeight(110)
+        self.workload_list.currentItemChanged.connect(self._on_current_item_changed)
+        self.add_training_button = QPushButton("+ Training job")
+        self.add_training_button.setObjectName("addTraining")
+        self.add_training_button.setToolTip("Add a training job (undoable)")
+        self.add_training_button.clicked.connect(lambda: self.add_workload("training"))
+        self.add_inference_button = QPushButton("+ Inference service")
+        self.add_inference_button.setObjectName("addInference")
+        self.add_inference_button.setToolTip("Add an inference service (undoable)")
+        self.add_inference_button.clicked.connect(lambda: self.add_workload("inference"))
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setObjectName("removeWorkload")
+        self.remove_button.setToolTip("Remove the selected workload (undoable)")
+        self.remove_button.clicked.connect(self.remove_current)
+        list_box = QGroupBox("Workloads")
+        list_layout = QVBoxLayout(list_box)
+        list_layout.addWidget(self.workload_list)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_training_button)
+        buttons.addWidget(self.add_inference_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.remove_button)
+        list_layout.addLayout(buttons)
+
+        # -- form and results ----------------------------------------------------------
+        self.form = WorkloadForm(document)
+        self.form.parseErrorsChanged.connect(self._refresh_errors)
+        form_box = QGroupBox("Workload")
+        form_layout = QVBoxLayout(form_box)
+        form_layout.addWidget(self.form)
+        self.results = ResultsPanel()
+        self.results.explainRequested.connect(self.explain)
+        self.results.deadlineChanged.connect(self._recompute)
+        column = QWidget()
+        column_layout = QVBoxLayout(column)
+        column_layout.setContentsMargins(6, 6, 6, 6)
+        column_layout.addWidget(list_box)
+        column_layout.addWidget(form_box)
+        column_layout.addWidget(self.results)
+        column_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(column)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        scroll.setMinimumWidth(360)
+
+        # -- right: plots ----------------------------------------------------------------
+        self.days_plot = DaysPlot()
+        self.memory_plot = MemoryPlot()
+        self.power_plot = RackPowerPlot()
+        bottom = _AdaptiveSplitter(min_side_by_side=520)
+        bottom.addWidget(with_legend(self.memory_plot))
+        bottom.addWidget(with_legend(self.power_plot))
+        bottom.setStretchFactor(0, 2)
+        bottom.setStretchFactor(1, 3)
+        plots = QSplitter(Qt.Orientation.Vertical)
+        plots.addWidget(self.days_plot)
+        plots.addWidget(bottom)
+        plots.setStretchFactor(0, 2)
+        plots.setStretchFactor(1, 3)
+        plots.setChildrenCollapsible(False)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(scroll)
+        splitter.addWidget(plots)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([460, 1000])
+        splitter.setChildrenCollapsible(False)
+        self.splitter = splitter
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+        document.changed.connect(self._on_changed)
+        document.designReplaced.connect(self._on_design_replaced)
+        self._rebuild_list()
+        self._refresh_power()
+        self._recompute()
+
+    # -- workloads list ----------------------------------------------------------------
+    def _rebuild_list(self) -> None:
+        workloads = self.document.design.workloads
+        ids = [w.id for w in workloads]
+        if self.current_id not in ids:
+            self.current_id = ids[0] if ids else None
+        blocker = QSignalBlocker(self.workload_list)
+        self.workload_list.clear()
+        for workload in workloads:
+            item = QListWidgetItem(self._item_text(workload))
+            item.setData(Qt.ItemDataRole.UserRole, workload.id)
+            self.workload_list.addItem(item)
+            if workload.id == self.current_id:
+                self.workload_list.setCurrentItem(item)
+        del blocker
+        self.remove_button.setEnabled(self.current_id is not None)
+        self.form.set_workload(self.current_id)
+
+    def _update_list_texts(self) -> None:
+        for row in range(self.workload_list.count()):
+            item = self.workload_list.item(row)
+            workload = find_workload(self.document, item.data(Qt.ItemDataRole.UserRole))
+            if workload is not None:
+                item.setText(self._item_text(workload))
+
+    @staticmethod
+    def _item_text(workload: Workload) -> str:
+        model = "Custom" if workload.model == "custom" else preset_title(workload.model)
+        return f"{workload.name}  ({_KIND_TITLE.get(workload.kind, workload.kind)} · {model})"
+
+    def _on_current_item_changed(self, current: QListWidgetItem | None, _previous) -> None:
+        self.current_id = None if current is None else current.data(Qt.ItemDataRole.UserRole)
+        self.remove_button.setEnabled(self.current_id is not None)
+        self.form.set_workload(self.current_id)
+        self._recompute()
+
+    def select_workload(self, workload_id: str | None) -> None:
+        """Make ``workload_id`` the one shown in the form."""
+        for row in range(self.workload_list.count()):
+            item = self.workload_list.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == workload_id:
+                self.workload_list.setCurrentItem(item)
+                return
+
+    # -- user actions ------------------------------------------------------------------
+    def add_workload(self, kind: str) -> str:
+        """Push one AddWorkloadCommand for a new training job or inference service."""
+        existing = {w.id for w in self.document.design.workloads}
+        number = 1
+        while f"workload-{number}" in existing:
+            number += 1
+        workload_id = f"workload-{number}"
+        same_kind = sum(1 for w in self.document.design.workloads if w.kind == kind)
+        if kind == "inference":
+            workload = Workload(id=workload_id, name=f"Inference service {same_kind + 1}",
+                                kind="inference", tp=8, pp=1, context=8192, concurrency=32)
+        else:
+            workload = Workload(id=workload_id, name=f"Training job {same_kind + 1}")
+        self.current_id = workload_id
+        self.document.push(AddWorkloadCommand(self.document, workload))
+        self.select_workload(workload_id)
+        return workload_id
+
+    def remove_current(self) -> None:
+        """Push one RemoveWorkloadCommand for the selected workload."""
+        if self.current_id is not None:
+            self.document.push(RemoveWorkloadCommand(self.document, self.current_id))
+
+    # -- model → view ------------------------------------------------------------------
+    def _on_changed(self, change: Change) -> None:
+        if change.structure:
+            self._rebuild_list()
+        else:
+            self._update_list_texts()
+            self.form.refresh()
+        if change.structure or change.racks or change.devices:
+            self._refresh_power()
+        self._recompute()
+
+    def _on_design_replaced(self) -> None:
+        self.current_id = None
+        self._rebuild_list()
+        self._refresh_power()
+        self._recompute()
+
+    def _recompute(self) -> None:
+        """Evaluate the selected workload and push the results into panel and plots."""
+        workload = find_workload(self.document, self.current_id)
+        if workload is None:
+            self.estimate = None
+            self.results.set_estimate(None)
+            self.form.show_errors([])
+            self.days_plot.set_curves(None, {}, None, "Add a training job to see its curve")
+            self.memory_plot.set_breakdown({}, None, None, "No workload selected")
+        else:
+            self.estimate = est.estimate(self.document.design, workload,
+                                         self.results.deadline_text(), self.results.su_text())
+            self.results.set_estimate(self.estimate)
+            self.form.show_errors(self.estimate.errors)
+            e = self.estimate
+            self.days_plot.set_curves(e.curve_gpus, e.curve_days, e.point, e.curve_note)
+            self.memory_plot.set_breakdown(e.memory_gb, e.hbm_gb, e.usable_gb, e.memory_note)
+        self._refresh_explain()
+
+    def _refresh_errors(self) -> None:
+        self.form.show_errors(self.estimate.errors if self.estimate else [])
+
+    def _refresh_power(self) -> None:
+        names, typical, maximum, limit = est.rack_power(self.document.design)
+        self.power_plot.set_loads(names, typical, maximum, limit)
+
+    # -- explain -----------------------------------------------------------------------
+    @property
+    def explain_dialog(self) -> ExplainDialog:
+        """The (single, non-modal) explain dialog, created on first use."""
+        if self._explain is None:
+            self._explain = ExplainDialog(self)
+        return self._explain
+
+    def explain(self, key: str) -> None:
+        """Open the explain dialog for figure ``key`` (``days``, ``deadline`` ...)."""
+        self._show_explained(key)
+        dialog = self.explain_dialog
+        dialog.show()
+        dialog.raise_()
+
+    def _show_explained(self, key: str) -> None:
+        figure = self.estimate.figure(key) if self.estimate else None
+        if figure is None:
+            self.explain_dialog.show_figure(key, key, None)
+        else:
+            self.explain_dialog.show_figure(key, figure.label, figure.explained)
+
+    def _refresh_explain(self) -> None:
+        """Keep an open explain dialog in step with the live numbers."""
+        if self._explain is not None and self._explain.isVisible() and self._explain.key:
+            self._show_explained(self._explain.key)

@@ -1,0 +1,301 @@
+"""File menu behaviour: New, Open, Save, Save As, Recent, Quit, autosave and recovery.
+
+Kept apart from the main window so the window stays a small assembly of parts.  Every
+failure ends in a dialog whose text names the file (``ProjectFileError`` is one line that
+starts with the path); a file that fails to open is never written to.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from workbench import store
+from workbench.model import Design
+from workbench.ui.document import Document
+
+if TYPE_CHECKING:
+    from workbench.catalog import Catalog
+    from workbench.ui.main_window import MainWindow
+
+RECENT_KEY = "recentFiles"
+MAX_RECENT = 8
+AUTOSAVE_INTERVAL_MS = 60_000
+FILE_FILTER = f"Workbench projects (*{store.FILE_SUFFIX});;All files (*)"
+
+
+class FileActions(QObject):
+    """Owns the File menu's actions and the autosave timer of one window."""
+
+    def __init__(self, window: MainWindow, document: Document, settings: QSettings,
+                 catalog: Catalog | None = None):
+        super().__init__(window)
+        self.window = window
+        self.document = document
+        self.settings = settings
+        self.catalog = catalog
+        #: The text of the last error dialog (the command line repeats it on stderr).
+        self.last_error: str | None = None
+
+        self.new_action = self._action("&New", QKeySequence.StandardKey.New, self.new,
+                                       "Start an empty design")
+        self.open_action = self._action("&Open…", QKeySequence.StandardKey.Open, self.open,
+                                        "Open a project file")
+        self.save_action = self._action("&Save", QKeySequence.StandardKey.Save, self.save,
+                                        "Save the design")
+        self.save_as_action = self._action("Save &As…", QKeySequence.StandardKey.SaveAs,
+                                           self.save_as, "Save the design under a new name")
+        self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, window.close,
+                                        "Quit the workbench")
+        self.recent_menu = QMenu("Open &Recent", window)
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.templates_menu = QMenu("New from &Template", window)
+        self._fill_templates_menu()
+
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setInterval(AUTOSAVE_INTERVAL_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+        self.autosave_timer.start()
+
+    def _action(self, text: str, shortcut, slot, tip: str) -> QAction:
+        action = QAction(text, self.window)
+        action.setShortcuts(shortcut)
+        action.setStatusTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        return action
+
+    def fill_menu(self, menu: QMenu) -> None:
+        """Put the actions into the window's File menu."""
+        menu.addAction(self.new_action)
+        menu.addMenu(self.templates_menu)
+        menu.addAction(self.open_action)
+        menu.addMenu(self.recent_menu)
+        menu.addSeparator()
+        menu.addAction(self.save_action)
+        menu.addAction(self.save_as_action)
+        menu.addSeparator()
+        menu.addAction(self.quit_action)
+
+    # -- dialogs (small methods so tests can replace them) -----------------------------
+    def _error(self, title: str, text: str) -> None:
+        self.last_error = text
+        QMessageBox.critical(self.window, title, text)
+
+    def ask_save_changes(self) -> QMessageBox.StandardButton:
+        """Save / Discard / Cancel for unsaved changes."""
+        name = self.window.document_name()
+        return QMessageBox.question(
+            self.window, "Unsaved changes",
+            f"Save the changes to “{name}” before closing it?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save)
+
+    def ask_recovery(self, path: Path) -> str:
+        """'recover', 'saved' or 'cancel' when an autosave is newer than ``path``."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved changes?",
+                          f"{path}: there is an autosaved copy newer than the saved file, "
+                          "probably from a session that ended without saving.",
+                          parent=self.window)
+        recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
+        saved = box.addButton("Open saved", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(recover)
+        box.exec()
+        clicked = box.clickedButton()
+        return "recover" if clicked is recover else "saved" if clicked is saved else "cancel"
+
+    def _status(self, text: str) -> None:
+        self.window.statusBar().showMessage(text, 8000)
+
+    # -- unsaved changes ---------------------------------------------------------------
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current design (saved, discarded or clean)."""
+        if not self.document.is_dirty:
+            return True
+        answer = self.ask_save_changes()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        if answer == QMessageBox.StandardButton.Discard:
+            store.discard_autosave(self.document.path)
+            return True
+        return False
+
+    # -- New / Open --------------------------------------------------------------------
+    def new(self) -> bool:
+        """An empty design (after asking about unsaved changes)."""
+        if not self.maybe_save():
+            return False
+        self.document.replace_design(Design(name="Untitled design"), None)
+        self._status("New empty design")
+        return True
+
+    def new_from_template(self, name: str) -> bool:
+        """A design built from a template at its default size."""
+        if not self.maybe_save():
+            return False
+        from workbench.templates import build_template
+
+        try:
+            design = build_template(name)
+        except Exception as exc:  # noqa: BLE001 - a broken catalog must not crash the window
+            self._error("Cannot build template", f"Template {name}: {exc}")
+            return False
+        self.document.replace_design(design, None)
+        self._status(f"New design from template {name}")
+        return True
+
+    def _fill_templates_menu(self) -> None:
+        try:
+            from workbench.templates import TEMPLATES
+        except ImportError:
+            self.templates_menu.setEnabled(False)
+            return
+        for name, spec in TEMPLATES.items():
+            action = self.templates_menu.addAction(getattr(spec, "title", name))
+            action.setStatusTip(getattr(spec, "description", ""))
+            action.triggered.connect(lambda _=False, n=name: self.new_from_template(n))
+
+    def open(self) -> bool:
+        """Ask for a project file and open it."""
+        if not self.maybe_save():
+            return False
+        start = str(self.document.path.parent) if self.document.path else ""
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open project", start, FILE_FILTER)
+        if not path:
+            return False
+        return self.open_path(path, ask_save=False)
+
+    def open_path(self, path: str | Path, *, ask_save: bool = True) -> bool:
+        """Open ``path`` into the document; an error dialog names the file on failure.
+
+        When an autosave is newer than the file, offer to recover it first.
+        """
+        if ask_save and not self.maybe_save():
+            return False
+        path = Path(path).expanduser()
+        recovered = False
+        try:
+            if path.exists() and store.autosave_is_newer(path):
+                choice = self.ask_recovery(path)
+                if choice == "cancel":
+                    return False
+                if choice == "recover":
+                    design = store.open_design(store.autosave_path(path), self.catalog)
+                    recovered = True
+            if not recovered:
+                design = store.open_design(path, self.catalog)
+        except store.ProjectFileError as exc:
+            self._error("Cannot open project", str(exc))
+            return False
+        except Exception as exc:  # noqa: BLE001 - unexpected, but still name the file
+            self._error("Cannot open project", f"{path}: {exc}")
+            return False
+        self.document.replace_design(design, path.resolve())
+        if recovered:
+            self.document.undo_stack.resetClean()  # differs from the file on disk
+            self._status(f"Recovered autosaved changes of {path.name}; save to keep them")
+        else:
+            self._status(f"Opened {path}")
+        self.add_recent(path)
+        return True
+
+    # -- Save --------------------------------------------------------------------------
+    def save(self) -> bool:
+        """Save to the current path, or ask for one."""
+        if self.document.path is None:
+            return self.save_as()
+        return self.save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        """Ask for a path and save there."""
+        if self.document.path is not None:
+            start = str(self.document.path)
+        else:
+            start = self.window.document_name() + store.FILE_SUFFIX
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save project as", start, FILE_FILTER)
+        if not path:
+            return False
+        return self.save_to(path)
+
+    def save_to(self, path: str | Path) -> bool:
+        """Write the design atomically to ``path`` (suffix added when missing)."""
+        path = Path(path).expanduser()
+        if path.suffix.lower() != store.FILE_SUFFIX:
+            path = path.with_name(path.name + store.FILE_SUFFIX)
+        previous = self.document.path
+        try:
+            store.save_design(self.document.design, path)
+        except store.ProjectFileError as exc:
+            self._error("Cannot save project", str(exc))
+            return False
+        except Exception as exc:  # noqa: BLE001
+            self._error("Cannot save project", f"{path}: {exc}")
+            return False
+        self.document.mark_saved(path.resolve())
+        for old in {previous, path}:
+            store.discard_autosave(old)
+        self.add_recent(path)
+        self._status(f"Saved {path}")
+        return True
+
+    # -- autosave ----------------------------------------------------------------------
+    def autosave(self) -> None:
+        """Write the recovery copy when there are unsaved changes."""
+        if not self.document.is_dirty:
+            return
+        try:
+            store.write_autosave(self.document.design, self.document.path)
+        except store.ProjectFileError as exc:
+            self._status(f"Autosave failed: {exc}")
+
+    def discard_autosave(self) -> None:
+        """Drop the recovery copy (the user saved or chose to discard)."""
+        store.discard_autosave(self.document.path)
+
+    # -- Recent ------------------------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        """Recently opened or saved files, newest first."""
+        value = self.settings.value(RECENT_KEY, [])
+        if isinstance(value, str):
+            value = [value] if value else []
+        return [str(v) for v in (value or [])]
+
+    def _set_recent(self, files: list[str]) -> None:
+        self.settings.setValue(RECENT_KEY, files[:MAX_RECENT])
+
+    def add_recent(self, path: str | Path) -> None:
+        text = str(Path(path).resolve())
+        self._set_recent([text] + [f for f in self.recent_files() if f != text])
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = self.recent_files()
+        present = [f for f in files if Path(f).exists()]
+        if len(present) != len(files):
+            missing = [Path(f).name for f in files if f not in present]
+            self._set_recent(present)
+            self._status("Removed from Recent (file no longer exists): " + ", ".join(missing))
+        for i, file in enumerate(present, start=1):
+            action = self.recent_menu.addAction(f"&{i} {Path(file).name}")
+            action.setStatusTip(file)
+            action.setToolTip(file)
+            action.triggered.connect(lambda _=False, f=file: self._open_recent(f))
+        if not present:
+            empty = self.recent_menu.addAction("No recent files")
+            empty.setEnabled(False)
+        else:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", lambda: self._set_recent([]))
+
+    def _open_recent(self, file: str) -> None:
+        if not Path(file).exists():
+            self._set_recent([f for f in self.recent_files() if f != file])
+            self._error("Cannot open project", f"{file}: the file no longer exists; "
+                        "it was removed from the Recent list.")
+            return
+        self.open_path(file)

@@ -1,0 +1,369 @@
+"""The properties inspector: what the shared selection is, and the edits it allows.
+
+It reads the model on every ``changed`` and ``selectionChanged`` and edits only by
+pushing commands (rename a device or rack, change a rack's cooling or power limit), so
+every edit made here is one undo step.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.calc.summary import rack_loads
+from workbench.model import COOLING_LIMITS_KW, Design, Device, Rack
+from workbench.render import colors
+from workbench.render.colors import role_label, role_of
+from workbench.render.rack_geometry import rack_units
+from workbench.ui.commands import RenameDeviceCommand, RenameRackCommand, SetRackCoolingCommand
+from workbench.ui.document import Change, Document
+
+COOLING_LABELS: dict[str, str] = {
+    "air": "Air",
+    "rear-door": "Rear-door heat exchanger",
+    "liquid": "Direct liquid",
+}
+
+
+class _UndoPassThrough(QObject):
+    """Lets Ctrl+Z / Ctrl+Shift+Z reach the document's Undo/Redo from a line edit.
+
+    A QLineEdit claims the undo shortcuts for its own text history.  Once its text is
+    committed (not modified) that history is meaningless, and a planner who just renamed
+    a server and pressed Ctrl+Z expects the rename to be undone.
+    """
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(watched, QLineEdit)
+                and isinstance(event, QKeyEvent) and not watched.isModified()
+                and (event.matches(QKeySequence.StandardKey.Undo)
+                     or event.matches(QKeySequence.StandardKey.Redo))):
+            event.ignore()
+            return True
+        return False
+
+
+def _value_label() -> QLabel:
+    label = QLabel()
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setWordWrap(True)
+    return label
+
+
+def _kw(watts: float | None) -> str:
+    return "—" if watts is None else f"{watts / 1000:,.2f} kW"
+
+
+def _bar(fraction: float) -> str:
+    color = (colors.LOAD_OVER if fraction > 1.0
+             else colors.LOAD_WARN if fraction > 0.8 else colors.LOAD_OK)
+    return ("QProgressBar { border: 1px solid #cfd8dc; border-radius: 3px; background: #f5f7f8;"
+            " max-height: 8px; } QProgressBar::chunk { background: " + color + "; }")
+
+
+class Inspector(QWidget):
+    """Shows the selected device or rack and lets the user rename it and set cooling."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self._shown: str | None = None
+        self._pass_through = _UndoPassThrough(self)
+        self.title = QLabel()
+        self.title.setStyleSheet("font-size: 15px; font-weight: 600; padding: 2px 0 6px 0;")
+        self.title.setWordWrap(True)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self._make_empty_page())
+        self.stack.addWidget(self._make_device_page())
+        self.stack.addWidget(self._make_rack_page())
+        self.message = QLabel()
+        self.message.setStyleSheet(f"color: {colors.LOAD_OVER};")
+        self.message.setWordWrap(True)
+        self.message.hide()
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.addWidget(self.title)
+        layout.addWidget(self.stack)
+        layout.addWidget(self.message)
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+        document.changed.connect(self._on_document_changed)
+        document.selectionChanged.connect(self._on_selection_changed)
+        document.designReplaced.connect(self.refresh)
+        self.refresh()
+
+    # -- pages -----------------------------------------------------------------------
+    def _make_empty_page(self) -> QWidget:
+        label = QLabel("Click a device or a rack in the rack view to see its properties.")
+        label.setWordWrap(True)
+        label.setStyleSheet(f"color: {colors.TEXT_MUTED};")
+        label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        return label
+
+    def _form(self) -> tuple[QWidget, QFormLayout]:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.setHorizontalSpacing(12)
+        form.setVerticalSpacing(7)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        return page, form
+
+    def _make_device_page(self) -> QWidget:
+        page, form = self._form()
+        self.device_name = QLineEdit()
+        self.device_name.setObjectName("deviceName")
+        self.device_name.editingFinished.connect(self._commit_device_name)
+        self.device_name.installEventFilter(self._pass_through)
+        form.addRow("Name", self.device_name)
+        self.device_fields: dict[str, QLabel] = {}
+        for key, label in (("model", "Model"), ("manufacturer", "Manufacturer"),
+                           ("role", "Role"), ("rack", "Rack"), ("row", "Row"),
+                           ("position", "Position"), ("power", "Power"), ("gpus", "GPUs"),
+                           ("weight", "Weight"), ("serial", "Serial")):
+            self.device_fields[key] = _value_label()
+            form.addRow(label, self.device_fields[key])
+        return page
+
+    def _make_rack_page(self) -> QWidget:
+        page, form = self._form()
+        self.rack_name = QLineEdit()
+        self.rack_name.setObjectName("rackName")
+        self.rack_name.editingFinished.connect(self._commit_rack_name)
+        self.rack_name.installEventFilter(self._pass_through)
+        form.addRow("Name", self.rack_name)
+        self.rack_fields: dict[str, QLabel] = {}
+        for key, label in (("type", "Type"), ("row", "Row")):
+            self.rack_fields[key] = _value_label()
+            form.addRow(label, self.rack_fields[key])
+        self.cooling = QComboBox()
+        self.cooling.setObjectName("rackCooling")
+        for key, limit in COOLING_LIMITS_KW.items():
+            self.cooling.addItem(f"{COOLING_LABELS.get(key, key)} ({limit:g} kW)", key)
+        self.cooling.activated.connect(self._commit_cooling)
+        form.addRow("Cooling", self.cooling)
+        self.power_limit = QDoubleSpinBox()
+        self.power_limit.setObjectName("rackPowerLimit")
+        self.power_limit.setRange(0.1, 1000.0)
+        self.power_limit.setDecimals(1)
+        self.power_limit.setSuffix(" kW")
+        self.power_limit.setKeyboardTracking(False)
+        self.power_limit.editingFinished.connect(self._commit_power_limit)
+        form.addRow("Power limit", self.power_limit)
+        self.kw_bar, self.u_bar, self.kg_bar = QProgressBar(), QProgressBar(), QProgressBar()
+        for key, label, bar in (("kw", "Power", self.kw_bar), ("u", "Space", self.u_bar),
+                                ("weight", "Weight", self.kg_bar)):
+            self.rack_fields[key] = _value_label()
+            bar.setTextVisible(False)
+            bar.setRange(0, 1000)
+            box = QWidget()
+            column = QVBoxLayout(box)
+            column.setContentsMargins(0, 0, 0, 0)
+            column.setSpacing(3)
+            column.addWidget(self.rack_fields[key])
+            column.addWidget(bar)
+            form.addRow(label, box)
+        for key, label in (("devices", "Devices"), ("gpus", "GPUs")):
+            self.rack_fields[key] = _value_label()
+            form.addRow(label, self.rack_fields[key])
+        return page
+
+    # -- showing ---------------------------------------------------------------------
+    @property
+    def design(self) -> Design:
+        return self.document.design
+
+    def refresh(self) -> None:
+        """Show the document's current selection (again)."""
+        self.message.hide()
+        selected = self.document.selection
+        self._shown = selected
+        found = self.design.find_device(selected) if selected else None
+        if found is not None:
+            self._show_device(*found)
+            return
+        rack = self.design.find_rack(selected) if selected else None
+        if rack is not None:
+            self._show_rack(rack)
+            return
+        self._shown = None
+        self.title.setText("Nothing selected")
+        self.stack.setCurrentIndex(0)
+
+    def _row_of(self, rack: Rack) -> str:
+        for site in self.design.sites:
+            for row in site.rows:
+                if any(r is rack for r in row.racks):
+                    return row.name if len(self.design.sites) == 1 else f"{row.name} ({site.name})"
+        return "—"
+
+    def _show_device(self, rack: Rack, device: Device) -> None:
+        item = self.design.device_types.get(device.device_type)
+        f = self.device_fields
+        self.title.setText(f"Device · {device.name}")
+        if not self.device_name.hasFocus() or not self.device_name.isModified():
+            self.device_name.setText(device.name)
+        f["model"].setText(item.model if item else f"{device.device_type} (not in design catalog)")
+        f["manufacturer"].setText(item.manufacturer if item else "—")
+        f["role"].setText(role_label(role_of(item)))
+        f["rack"].setText(rack.name)
+        f["row"].setText(self._row_of(rack))
+        height = item.u_height if item else 0
+        if device.position is None or not height:
+            f["position"].setText(f"0U, {device.face}")
+        else:
+            top = device.position + int(height) - 1
+            span = f"U{device.position}" if top == device.position else f"U{device.position}–U{top}"
+            f["position"].setText(f"{span} ({height:g}U), {device.face}")
+        if item is not None:
+            f["power"].setText(f"{_kw(item.max_power_w)} max · {_kw(item.typical_power_w)} typical")
+            if item.gpu_count:
+                gpu = self.design.device_types.get(item.gpu or "")
+                gpu_name = gpu.model if gpu else (item.gpu or "GPU")
+                f["gpus"].setText(f"{item.gpu_count} × {gpu_name}")
+            else:
+                f["gpus"].setText("—")
+            weight = item.weight_kg
+            f["weight"].setText("—" if weight is None else f"{weight:,.1f} kg")
+        else:
+            for key in ("power", "gpus", "weight"):
+                f[key].setText("—")
+        f["serial"].setText(device.serial or "—")
+        self.stack.setCurrentIndex(1)
+
+    def _show_rack(self, rack: Rack) -> None:
+        f = self.rack_fields
+        item = self.design.device_types.get(rack.rack_type)
+        load = rack_loads_for(self.design, rack)
+        self.title.setText(f"Rack · {rack.name}")
+        if not self.rack_name.hasFocus() or not self.rack_name.isModified():
+            self.rack_name.setText(rack.name)
+        f["type"].setText(item.label if item else rack.rack_type)
+        f["row"].setText(self._row_of(rack))
+        index = self.cooling.findData(rack.cooling)
+        self.cooling.blockSignals(True)
+        if index < 0:
+            self.cooling.addItem(rack.cooling, rack.cooling)
+            index = self.cooling.count() - 1
+        self.cooling.setCurrentIndex(index)
+        self.cooling.blockSignals(False)
+        if not self.power_limit.hasFocus():
+            self.power_limit.blockSignals(True)
+            self.power_limit.setValue(rack.power_limit_kw)
+            self.power_limit.blockSignals(False)
+        u_total = rack_units(rack, self.design)
+        limit = rack.power_limit_kw
+        kw = load.kw_max if load else 0.0
+        u_used = load.u_used if load else 0.0
+        share = kw / limit if limit > 0 else 0.0
+        f["kw"].setText(f"{kw:,.1f} of {limit:g} kW ({share:.0%})"
+                        + (f" · typical {load.kw_typical:,.1f} kW" if load else ""))
+        self.kw_bar.setValue(int(min(share, 1.0) * 1000))
+        self.kw_bar.setStyleSheet(_bar(share))
+        f["u"].setText(f"{u_used:g} of {u_total} U used")
+        self.u_bar.setValue(int(min(u_used / u_total, 1.0) * 1000) if u_total else 0)
+        self.u_bar.setStyleSheet(_bar(u_used / u_total if u_total else 0.0))
+        weight = load.weight_kg if load else 0.0
+        max_weight = load.max_weight_kg if load else None
+        if max_weight:
+            f["weight"].setText(f"{weight:,.0f} of {max_weight:,.0f} kg")
+            self.kg_bar.setValue(int(min(weight / max_weight, 1.0) * 1000))
+            self.kg_bar.setStyleSheet(_bar(weight / max_weight))
+            self.kg_bar.show()
+        else:
+            f["weight"].setText(f"{weight:,.0f} kg of devices")
+            self.kg_bar.hide()
+        f["devices"].setText(f"{len(rack.devices):,}")
+        f["gpus"].setText(f"{load.gpus:,}" if load else "0")
+        self.stack.setCurrentIndex(2)
+
+    # -- signals ---------------------------------------------------------------------
+    def _on_document_changed(self, change: Change) -> None:
+        del change
+        self.refresh()
+
+    def _on_selection_changed(self, object_id: object) -> None:
+        del object_id
+        # A name typed but not yet committed belongs to what was shown before.
+        if self.device_name.isModified():
+            self._commit_device_name()
+        if self.rack_name.isModified():
+            self._commit_rack_name()
+        self.refresh()
+
+    # -- edits -----------------------------------------------------------------------
+    def _fail(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.show()
+
+    def _commit_device_name(self) -> None:
+        editor = self.device_name
+        found = self.design.find_device(self._shown) if self._shown else None
+        editor.setModified(False)
+        if found is None:
+            return
+        _, device = found
+        name = editor.text().strip()
+        if not name:
+            editor.setText(device.name)
+            self._fail("A device name cannot be empty.")
+            return
+        if name != device.name:
+            self.document.push(RenameDeviceCommand(self.document, device.id, name))
+
+    def _commit_rack_name(self) -> None:
+        editor = self.rack_name
+        rack = self.design.find_rack(self._shown) if self._shown else None
+        editor.setModified(False)
+        if rack is None:
+            return
+        name = editor.text().strip()
+        if not name:
+            editor.setText(rack.name)
+            self._fail("A rack name cannot be empty.")
+            return
+        if name != rack.name:
+            self.document.push(RenameRackCommand(self.document, rack.id, name))
+
+    def _commit_cooling(self, index: int) -> None:
+        rack = self.design.find_rack(self._shown) if self._shown else None
+        cooling = self.cooling.itemData(index)
+        if rack is None or cooling not in COOLING_LIMITS_KW or cooling == rack.cooling:
+            return
+        self.document.push(SetRackCoolingCommand(self.document, rack.id, cooling))
+
+    def _commit_power_limit(self) -> None:
+        rack = self.design.find_rack(self._shown) if self._shown else None
+        value = round(self.power_limit.value(), 1)
+        if rack is None or abs(value - rack.power_limit_kw) < 1e-9:
+            return
+        self.document.push(SetRackCoolingCommand(self.document, rack.id, rack.cooling, value))
+
+
+def rack_loads_for(design: Design, rack: Rack):
+    """The load of one rack (``calc.summary.rack_loads`` entry), or None."""
+    return rack_loads(design).get(rack.id)

@@ -1,0 +1,222 @@
+"""The main window: an assembly of parts around one Document.
+
+Central tabs (Racks, Estimates), a catalog palette on the left, the inspector on the
+right and the live summary in the status bar.  The window itself only wires them
+together; file handling lives in :mod:`workbench.ui.file_actions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFrame,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QTabWidget,
+    QWidget,
+)
+
+from workbench.ui.catalog_palette import CatalogPalette
+from workbench.ui.document import Document
+from workbench.ui.estimates import EstimatesView
+from workbench.ui.file_actions import FileActions
+from workbench.ui.inspector import Inspector
+from workbench.ui.rack_view import RackView
+from workbench.ui.summary_strip import SummaryStrip
+
+APP_NAME = "Workbench"
+
+
+class MainWindow(QMainWindow):
+    """One design per window: rack view, estimates, catalog, inspector and summary."""
+
+    def __init__(self, document: Document, catalog=None, settings: QSettings | None = None,
+                 catalog_problems: Sequence[str] = (), parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self.catalog = catalog
+        self.settings = settings if settings is not None else QSettings()
+        self.catalog_problems = list(catalog_problems)
+        #: Shown instead of the design's name while an unsaved design has one ("Sample design").
+        self.untitled_name: str | None = None
+        self.setObjectName("mainWindow")
+        self.resize(1500, 940)
+
+        self.rack_view = RackView(document)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.rack_view, "Racks")
+        self.estimates = EstimatesView(document)
+        # Scrolled, so a wide form never forces the window wider than a laptop screen.
+        scroller = QScrollArea()
+        scroller.setWidget(self.estimates)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self.tabs.addTab(scroller, "Estimates")
+        self.setCentralWidget(self.tabs)
+
+        self.palette_widget = CatalogPalette(catalog if catalog is not None else ())
+        self.palette_widget.setMinimumWidth(250)
+        self.palette_dock = self._dock("Catalog", "catalogDock", self.palette_widget,
+                                       Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.inspector = Inspector(document)
+        self.inspector.setMinimumWidth(330)
+        self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector,
+                                         Qt.DockWidgetArea.RightDockWidgetArea)
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [270, 330],
+                         Qt.Orientation.Horizontal)
+
+        self.summary = SummaryStrip(document)
+        self.statusBar().addPermanentWidget(self.summary)
+
+        self.file_actions = FileActions(self, document, self.settings, catalog)
+        self._make_menus()
+
+        document.dirtyChanged.connect(self.setWindowModified)
+        document.pathChanged.connect(lambda _path: self._update_title())
+        document.designReplaced.connect(self._on_design_replaced)
+        self._update_title()
+        self._restore_layout()
+        self._fitted = False
+
+    # -- parts ---------------------------------------------------------------------
+    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _make_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_actions.fill_menu(bar.addMenu("&File"))
+
+        edit = bar.addMenu("&Edit")
+        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
+        redo_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
+        if QKeySequence("Ctrl+Shift+Z") not in redo_keys:  # what Linux desktops use
+            redo_keys.append(QKeySequence("Ctrl+Shift+Z"))
+        self.redo_action.setShortcuts(redo_keys)
+        edit.addAction(self.undo_action)
+        edit.addAction(self.redo_action)
+
+        view = bar.addMenu("&View")
+        for dock in (self.palette_dock, self.inspector_dock):
+            view.addAction(dock.toggleViewAction())
+        view.addSeparator()
+        self.fit_action = self._add(view, "&Fit Racks in View", "Ctrl+0", self.rack_view.fit)
+        self._add(view, "Zoom &In", QKeySequence.StandardKey.ZoomIn,
+                  lambda: self.rack_view.zoom_by(1.25))
+        self._add(view, "Zoom &Out", QKeySequence.StandardKey.ZoomOut,
+                  lambda: self.rack_view.zoom_by(1 / 1.25))
+
+        help_menu = bar.addMenu("&Help")
+        self.catalog_problems_action = self._add(help_menu, "&Catalog Problems…", None,
+                                                 self.show_catalog_problems)
+        self.catalog_problems_action.setEnabled(bool(self.catalog_problems))
+        self._add(help_menu, "&About Workbench", None, self._about)
+
+    def _add(self, menu, text: str, shortcut, slot) -> QAction:
+        action = QAction(text, self)
+        if isinstance(shortcut, QKeySequence.StandardKey):
+            action.setShortcuts(shortcut)
+        elif shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        return action
+
+    # -- title -----------------------------------------------------------------------
+    def document_name(self) -> str:
+        """The file name, or the design's name while it has never been saved."""
+        path = self.document.path
+        if path is not None:
+            return path.name
+        return self.untitled_name or self.document.design.name or "Untitled design"
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.document_name()}[*] — {APP_NAME}")
+        self.setWindowModified(self.document.is_dirty)
+
+    def set_untitled_name(self, name: str | None) -> None:
+        """Name the unsaved design in the title (the bundled sample is "Sample design")."""
+        self.untitled_name = name
+        self._update_title()
+
+    def _on_design_replaced(self) -> None:
+        self.untitled_name = None
+        self._update_title()
+        QTimer.singleShot(0, self.rack_view.fit_readable)
+
+    # -- catalog problems ------------------------------------------------------------
+    def report_catalog_problems(self) -> None:
+        """Say once, without blocking, that some catalog files were skipped."""
+        if not self.catalog_problems:
+            return
+        n = len(self.catalog_problems)
+        self.statusBar().showMessage(
+            f"Catalog: {n} problem{'s' if n != 1 else ''}; the entries were skipped "
+            "(Help ▸ Catalog Problems)", 20000)
+        self.show_catalog_problems()
+
+    def show_catalog_problems(self) -> QMessageBox | None:
+        """A non-modal dialog listing each problem as file:line: field: message."""
+        if not self.catalog_problems:
+            return None
+        box = QMessageBox(QMessageBox.Icon.Warning, "Catalog problems",
+                          f"{len(self.catalog_problems)} catalog entr"
+                          f"{'ies' if len(self.catalog_problems) != 1 else 'y'} could not be "
+                          "loaded and were left out. The workbench works without them.",
+                          QMessageBox.StandardButton.Close, self)
+        box.setDetailedText("\n".join(self.catalog_problems))
+        box.setInformativeText("\n".join(self.catalog_problems[:8])
+                               + ("\n…" if len(self.catalog_problems) > 8 else ""))
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()
+        self._problems_box = box
+        return box
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About Workbench",
+                          "<b>Workbench</b><br>Design GPU clusters offline: racks, power, "
+                          "cooling, fabrics and capacity estimates.")
+
+    # -- window state ----------------------------------------------------------------
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if not self._fitted:
+            self._fitted = True
+            if self.settings.value("window/state") is None:
+                self.resizeDocks([self.palette_dock, self.inspector_dock], [280, 340],
+                                 Qt.Orientation.Horizontal)
+            QTimer.singleShot(0, self.rack_view.fit_readable)
+
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if not self.file_actions.maybe_save():
+            event.ignore()
+            return
+        if not self.document.is_dirty:
+            self.file_actions.discard_autosave()
+        self.file_actions.autosave_timer.stop()
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        event.accept()

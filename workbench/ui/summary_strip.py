@@ -1,0 +1,140 @@
+"""The live summary in the status bar: racks, devices, GPUs, peak PFLOPS, IT and facility power.
+
+It recomputes with :func:`workbench.calc.summary.summarize` in the same event-loop turn as
+every ``Document.changed`` (no timers): the summary is one linear pass over the devices,
+a few milliseconds even for a 100,000-GPU campus, so the figures are never stale.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from workbench.calc.summary import DesignSummary, summarize
+from workbench.model import Design
+from workbench.ui.document import Change, Document
+
+SEPARATOR = " · "
+
+
+def format_count(n: int, unit: str, plural: str | None = None) -> str:
+    """'1,024 GPUs', '1 rack'."""
+    word = unit if n == 1 else (plural or unit + "s")
+    return f"{n:,} {word}"
+
+
+def format_flops(pflops: float) -> str:
+    """PFLOPS below 1,000, EF (exaFLOPS) from 1,000 PF up: '989.4 PF', '1.01 EF'."""
+    if pflops >= 1000:
+        return f"{pflops / 1000:,.2f} EF"
+    if pflops >= 100:
+        return f"{pflops:,.0f} PF"
+    return f"{pflops:,.1f} PF"
+
+
+def format_power(kw: float) -> str:
+    """kW below 1,000, MW from 1,000 kW up: '40.8 kW', '1.31 MW'."""
+    if kw >= 1000:
+        return f"{kw / 1000:,.2f} MW"
+    return f"{kw:,.1f} kW"
+
+
+def training_days(design: Design) -> tuple[str, float | None] | None:
+    """(workload name, days) of the first training workload, or None without one.
+
+    Days are None when the estimate cannot be made (missing inputs); the calculator
+    lives in ``calc.workload`` and is optional here until it exists.
+    """
+    workload = next((w for w in design.workloads if w.kind == "training"), None)
+    if workload is None:
+        return None
+    try:
+        from workbench.calc.workload import evaluate_workload
+    except ImportError:
+        return workload.name, None
+    try:
+        result = evaluate_workload(design, workload)
+    except Exception:  # noqa: BLE001 - a bad workload must not break the status bar
+        return workload.name, None
+    return workload.name, getattr(result, "days", None)
+
+
+def summary_parts(summary: DesignSummary, design: Design) -> list[tuple[str, str, str]]:
+    """(key, text, tooltip) of each figure shown, in order; pure, for tests and the strip."""
+    bf16 = summary.peak_pflops.get("bf16", 0.0)
+    parts = [
+        ("racks", format_count(summary.racks, "rack"), "Racks in the design"),
+        ("devices", format_count(summary.devices, "device"), "Devices placed in racks"),
+        ("gpus", format_count(summary.gpus, "GPU"),
+         ", ".join(f"{n:,} × {slug}" for slug, n in summary.gpu_models.items()) or "No GPUs"),
+        ("bf16", f"{format_flops(bf16)} BF16 peak",
+         "Dense BF16 peak: GPUs × TFLOPS per GPU (no sparsity)"),
+        ("it", f"{format_power(summary.it_kw)} IT",
+         f"IT load at maximum draw; typical {format_power(summary.typical_kw)}"),
+        ("facility", f"{format_power(summary.facility_kw)} facility (PUE {summary.pue:g})",
+         "Facility power = IT power × PUE"),
+    ]
+    days = training_days(design)
+    if days is not None:
+        name, value = days
+        text = f"{name}: {value:,.1f} days" if value is not None else f"{name}: days n/a"
+        parts.append(("days", text, "Training time of the first training workload"))
+    return parts
+
+
+class SummaryStrip(QWidget):
+    """A row of labels with the design's headline figures, kept live."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self._labels: dict[str, QLabel] = {}
+        self._separators: dict[str, QLabel] = {}
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(6, 0, 6, 0)
+        self._layout.setSpacing(4)
+        document.changed.connect(self._on_document_changed)
+        document.designReplaced.connect(self.refresh)
+        self.refresh()
+
+    def _on_document_changed(self, change: Change) -> None:
+        del change  # every change may move a figure; the pass is cheap
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute and show the figures now."""
+        parts = summary_parts(summarize(self.document.design), self.document.design)
+        shown = set()
+        for key, text, tip in parts:
+            label = self._labels.get(key)
+            if label is None:
+                label = self._add_label(key)
+            label.setText(text)
+            label.setToolTip(tip)
+            shown.add(key)
+        for key, label in self._labels.items():
+            visible = key in shown
+            label.setVisible(visible)
+            self._separators[key].setVisible(visible and key != next(iter(self._labels)))
+
+    def _add_label(self, key: str) -> QLabel:
+        sep = QLabel("·")
+        sep.setStyleSheet("color: #90a4ae;")
+        self._layout.addWidget(sep)
+        self._separators[key] = sep
+        label = QLabel()
+        label.setObjectName(f"summary-{key}")
+        if key in ("gpus", "bf16", "it"):
+            label.setStyleSheet("font-weight: 600;")
+        self._labels[key] = label
+        self._layout.addWidget(label)
+        return label
+
+    def text(self) -> str:
+        """Everything the strip shows, as one line."""
+        return SEPARATOR.join(label.text() for label in self._labels.values()
+                              if not label.isHidden())
+
+    def figure(self, key: str) -> str:
+        """The text of one figure ('gpus', 'bf16', 'it' ...)."""
+        label = self._labels.get(key)
+        return label.text() if label is not None and not label.isHidden() else ""

@@ -34,6 +34,10 @@ _UNIT_GBPS = {"": 0.001, "g": 1.0, "t": 1000.0}
 #: handful of NICs; even a 1U management switch has 24+ ports).
 SWITCH_PORT_THRESHOLD = 24
 
+#: Words in a model name or slug that mark a server whatever its port count.
+SERVER_WORDS: tuple[str, ...] = ("dgx", "hgx", "server", "poweredge", "proliant", "thinksystem",
+                                 "superserver", "ucs-c", "gpu")
+
 #: A switch whose most common data port is at least this fast serves the compute or
 #: storage fabric; slower ones are management switches.
 FABRIC_SPEED_GBPS = 100.0
@@ -79,6 +83,10 @@ def infer_kind(mapping: Mapping[str, Any]) -> str:
     interfaces = mapping.get("interfaces")
     ports = data_interfaces(interfaces) if isinstance(interfaces, list) else []
     text = f"{mapping.get('model', '')} {mapping.get('slug', '')}".lower()
+    # A name that says "server" wins over the port count: the library's DGX A100 file
+    # lists 36 Ethernet ports, yet nobody would call it a switch.
+    if any(word in text for word in SERVER_WORDS):
+        return "server"
     if len(ports) >= SWITCH_PORT_THRESHOLD or "switch" in text:
         return "switch"
     return "server"

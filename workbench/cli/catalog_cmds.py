@@ -53,6 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--dest", type=Path, help=f"folder to copy into (default: {user_catalog_dir()})"
     )
     importer.add_argument("--force", action="store_true", help="replace a different existing file")
+    importer.add_argument(
+        "--kind", choices=KINDS,
+        help="state the kind instead of letting the importer guess it (written into the copy)",
+    )
     importer.set_defaults(func=_import_netbox)
 
     lister = commands.add_parser("list", help="list catalog items")
@@ -116,7 +120,7 @@ def _import_netbox(args: argparse.Namespace) -> int:
     added = 0
     for source in args.files:
         try:
-            message = _import_one(source, dest, known, existing, args.force)
+            message = _import_one(source, dest, known, existing, args.force, args.kind)
         except CatalogError as exc:
             print(f"error: {exc}", file=sys.stderr)
             failed.append(display_path(source))
@@ -130,10 +134,18 @@ def _import_netbox(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force: bool) -> str:
-    """Validate one file and copy it; returns the report line, raises CatalogError."""
+def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force: bool,
+                kind: str | None = None) -> str:
+    """Validate one file and copy it; returns the report line, raises CatalogError.
+
+    The copy is byte-for-byte the source, except that ``--kind`` is written as a first
+    line so the guess is never needed again.  The source file is only read.
+    """
     shown = display_path(source)
-    result = load_file(source)
+    data = source.read_bytes()
+    if kind is not None:
+        data = _with_kind(data, kind)
+    result = load_file(source) if kind is None else _load_bytes(source, data)
     if result.errors:
         raise result.errors[0]
     if not result.single or len(result.items) != 1:
@@ -149,7 +161,6 @@ def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force:
             file=shown,
             field="slug",
         )
-    data = source.read_bytes()
     if target.exists():
         if target.read_bytes() == data:
             return f"unchanged {item.slug} ({item.kind}): {display_path(target)} is identical"
@@ -158,10 +169,33 @@ def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force:
                 f"{display_path(target)} exists and differs; use --force to replace it", file=shown
             )
     _write_atomic(target, data)
-    inferred = "" if "kind" in item.raw else ", kind inferred"
+    inferred = "" if "kind" in item.raw else ", kind inferred: use --kind if that is wrong"
     lines = [f"added {item.slug} ({item.kind}{inferred}) -> {display_path(target)}"]
     lines += [f"  warning: {warning}" for warning in result.warnings]
+    shipped = known.get(item.slug)
+    if shipped is not None and shipped.slug not in existing.items:
+        lines.append(f"  warning: overlays the shipped {item.slug} from {display_path(Path(shipped.source_file))}; "
+                     "its figures (power, GPUs, price, sources) now come from your copy")
     return "\n".join(lines)
+
+
+def _with_kind(data: bytes, kind: str) -> bytes:
+    """The file with ``kind:`` stated: any existing top-level ``kind:`` line is replaced."""
+    lines = [line for line in data.splitlines(keepends=True) if not line.startswith(b"kind:")]
+    head = 1 if lines and lines[0].strip() == b"---" else 0
+    lines.insert(head, f"kind: {kind}\n".encode())
+    return b"".join(lines)
+
+
+def _load_bytes(source: Path, data: bytes):
+    """Validate ``data`` as if it were ``source`` (for the --kind copy)."""
+    with tempfile.TemporaryDirectory() as folder:
+        probe = Path(folder) / source.name
+        probe.write_bytes(data)
+        result = load_file(probe)
+    for error in result.errors:
+        error.file = display_path(source)
+    return result
 
 
 def _write_atomic(target: Path, data: bytes) -> None:

@@ -4,7 +4,8 @@ Every view listens to this object and nothing else.  Views never mutate the mode
 build a QUndoCommand (see :mod:`workbench.ui.commands`) and :meth:`Document.push` it.
 After each command's redo or undo the command calls :meth:`Document.notify` with what it
 touched, and the document emits :attr:`Document.changed` once, so live figures recompute
-only what depends on the change.
+only what depends on the change.  The figures themselves live in :attr:`Document.figures`
+(:class:`~workbench.ui.live_figures.LiveFigures`), shared by every view.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from workbench.model import Design
+from workbench.ui.live_figures import LiveFigures
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,12 @@ class Document(QObject):
         self._design = design if design is not None else Design()
         self._path = Path(path) if path is not None else None
         self._selection: str | None = None
+        #: The figures every view shows (summary, rack loads, workload results), computed
+        #: once per change.  Connected first, so it is invalidated before any view's slot
+        #: runs (Qt calls direct connections in the order they were made).
+        self.figures = LiveFigures(self)
+        self.designReplaced.connect(self.figures.on_design_replaced)
+        self.changed.connect(self.figures.on_changed)
         self.undo_stack = QUndoStack(self)
         # A bound method, not a lambda: Qt drops the connection when this object dies, so
         # the stack's last cleanChanged during teardown cannot reach a deleted document.

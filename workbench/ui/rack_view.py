@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.calc.summary import RackLoad, rack_loads
+from workbench.calc.summary import RackLoad
 from workbench.model import Design, Rack
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
@@ -65,7 +65,9 @@ class RackItem(QGraphicsItem):
 
     @property
     def rack(self) -> Rack | None:
-        return self.view.design.find_rack(self.rack_id)
+        # Through the document's structure index: a scan per rack made opening a
+        # 3,500-rack design quadratic.
+        return self.view.document.figures.find_rack(self.rack_id)
 
     def refresh(self) -> None:
         """Re-read the rack from the model (after a command touched it) and repaint."""
@@ -158,7 +160,6 @@ class RackView(QGraphicsView):
         self.face = "front"
         self._items: dict[str, RackItem] = {}
         self._device_rack: dict[str, str] = {}
-        self._loads: dict[str, RackLoad] = {}
         self._pan_from: QPoint | None = None
         self._scene = QGraphicsScene(self)
         self._scene.setBackgroundBrush(QBrush(QColor("#eceff1")))
@@ -175,9 +176,12 @@ class RackView(QGraphicsView):
         self._legend = _Legend(self)
         self._controls = self._make_controls()
         document.changed.connect(self._on_document_changed)
-        document.designReplaced.connect(self.rebuild)
+        document.designReplaced.connect(self._on_design_replaced)
         document.selectionChanged.connect(self._on_selection_changed)
         self._selected: str | None = None
+        #: Set by designReplaced until the ``changed(everything)`` that
+        #: ``Document.replace_design`` sends right after it (which must not rebuild again).
+        self._replaced = False
         self.rebuild()
 
     # -- model access ----------------------------------------------------------------
@@ -186,7 +190,8 @@ class RackView(QGraphicsView):
         return self.document.design
 
     def load_of(self, rack_id: str) -> RackLoad | None:
-        return self._loads.get(rack_id)
+        """The rack's load, from the document's shared live figures."""
+        return self.document.figures.rack_load(rack_id)
 
     def rack_item(self, rack_id: str) -> RackItem | None:
         """The graphics item of a rack."""
@@ -231,7 +236,6 @@ class RackView(QGraphicsView):
         self._scene.clear()
         self._items.clear()
         self._device_rack.clear()
-        self._loads = rack_loads(self.design)
         y = 0.0
         multi_site = len(self.design.sites) > 1
         for site in self.design.sites:
@@ -289,16 +293,22 @@ class RackView(QGraphicsView):
                 item.refresh()
 
     # -- document signals ----------------------------------------------------------
+    def _on_design_replaced(self) -> None:
+        self.rebuild()
+        self._replaced = True
+
     def _on_document_changed(self, change: Change) -> None:
+        replaced, self._replaced = self._replaced, False
         only_workloads = bool(change.workloads) and not change.racks and not change.devices
         if change.structure and not only_workloads:
-            self.rebuild()
+            everything = not (change.racks or change.devices or change.workloads)
+            if not (replaced and everything):  # a new design was just laid out
+                self.rebuild()
             return
         racks = set(change.racks)
         racks.update(r for d in change.devices if (r := self._device_rack.get(d)))
         if not racks:
             return
-        self._loads = rack_loads(self.design)
         for rack_id in racks:
             item = self._items.get(rack_id)
             if item is not None:

@@ -1,17 +1,22 @@
 """The live summary in the status bar: racks, devices, GPUs, peak PFLOPS, IT and facility power.
 
-It recomputes with :func:`workbench.calc.summary.summarize` in the same event-loop turn as
-every ``Document.changed`` (no timers): the summary is one linear pass over the devices,
-a few milliseconds even for a 100,000-GPU campus, so the figures are never stale.
+It refreshes in the same event-loop turn as every ``Document.changed`` (no timers), from
+the document's shared :class:`~workbench.ui.live_figures.LiveFigures`: the summary and the
+training estimate are computed once per change for every view, never by the strip itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from workbench.calc.summary import DesignSummary, summarize
-from workbench.model import Design
+from workbench.calc.summary import DesignSummary
+from workbench.model import Design, Workload
 from workbench.ui.document import Change, Document
+
+#: Evaluates a workload (``evaluate_workload`` or the document's cached result).
+Evaluate = Callable[[Workload], object]
 
 SEPARATOR = " · "
 
@@ -38,28 +43,34 @@ def format_power(kw: float) -> str:
     return f"{kw:,.1f} kW"
 
 
-def training_days(design: Design) -> tuple[str, float | None] | None:
+def training_days(design: Design, evaluate: Evaluate | None = None
+                  ) -> tuple[str, float | None] | None:
     """(workload name, days) of the first training workload, or None without one.
 
-    Days are None when the estimate cannot be made (missing inputs); the calculator
-    lives in ``calc.workload`` and is optional here until it exists.
+    Days are None when the estimate cannot be made (missing inputs).  ``evaluate`` gives
+    a workload's result (the window passes the document's cached one); by default the
+    calculator is called here.
     """
     workload = next((w for w in design.workloads if w.kind == "training"), None)
     if workload is None:
         return None
     try:
-        from workbench.calc.workload import evaluate_workload
-    except ImportError:
-        return workload.name, None
-    try:
-        result = evaluate_workload(design, workload)
+        if evaluate is not None:
+            result = evaluate(workload)
+        else:
+            from workbench.calc.workload import evaluate_workload
+
+            result = evaluate_workload(design, workload)
     except Exception:  # noqa: BLE001 - a bad workload must not break the status bar
         return workload.name, None
     return workload.name, getattr(result, "days", None)
 
 
-def summary_parts(summary: DesignSummary, design: Design) -> list[tuple[str, str, str]]:
-    """(key, text, tooltip) of each figure shown, in order; pure, for tests and the strip."""
+def summary_parts(summary: DesignSummary, design: Design, evaluate: Evaluate | None = None
+                  ) -> list[tuple[str, str, str]]:
+    """(key, text, tooltip) of each figure shown, in order; pure, for tests and the strip.
+
+    ``evaluate`` is passed on to :func:`training_days`."""
     bf16 = summary.peak_pflops.get("bf16", 0.0)
     parts = [
         ("racks", format_count(summary.racks, "rack"), "Racks in the design"),
@@ -73,7 +84,7 @@ def summary_parts(summary: DesignSummary, design: Design) -> list[tuple[str, str
         ("facility", f"{format_power(summary.facility_kw)} facility (PUE {summary.pue:g})",
          "Facility power = IT power × PUE"),
     ]
-    days = training_days(design)
+    days = training_days(design, evaluate)
     if days is not None:
         name, value = days
         text = f"{name}: {value:,.1f} days" if value is not None else f"{name}: days n/a"
@@ -97,12 +108,14 @@ class SummaryStrip(QWidget):
         self.refresh()
 
     def _on_document_changed(self, change: Change) -> None:
-        del change  # every change may move a figure; the pass is cheap
+        del change  # every change may move a figure; reading the shared figures is cheap
         self.refresh()
 
     def refresh(self) -> None:
-        """Recompute and show the figures now."""
-        parts = summary_parts(summarize(self.document.design), self.document.design)
+        """Show the document's current figures now."""
+        figures = self.document.figures
+        parts = summary_parts(figures.summary, self.document.design,
+                              lambda workload: figures.workload(workload.id))
         shown = set()
         for key, text, tip in parts:
             label = self._labels.get(key)

@@ -1,10 +1,13 @@
 """The Estimates view: workloads on the left, the selected one's form and results in the
 middle, the plots on the right.
 
-Everything is recomputed synchronously in the ``Document.changed`` slot, in the same
+Everything is refreshed synchronously in the ``Document.changed`` slot, in the same
 event-loop turn as the edit, so the figures and plots are never a frame behind the
-model.  A workload edit recomputes one workload (a handful of scalar formulas and one
-vectorised curve); the rack-power plot is refreshed only when racks or devices changed.
+model.  The numbers come from the document's shared
+:class:`~workbench.ui.live_figures.LiveFigures` (computed once per change for every
+view), and each part is redrawn only when its input moved: the form and list when a
+workload changed, the estimate when its workload result is a new one, the rack-power
+plot when some rack's load differs (a device rename redraws nothing here).
 """
 
 from __future__ import annotations
@@ -64,6 +67,10 @@ class EstimatesView(QWidget):
         self.current_id: str | None = None
         self.estimate: est.Estimate | None = None
         self._explain: ExplainDialog | None = None
+        #: What the shown estimate was made from: (result, deadline text, SU text).
+        self._estimate_inputs: tuple[object, str, str] | None = None
+        #: ``LiveFigures.rack_loads_version`` the power plot shows (None: never drawn).
+        self._power_version: int | None = None
 
         # -- the workloads (top of the left column) ---------------------------------
         self.workload_list = QListWidget()
@@ -222,12 +229,13 @@ class EstimatesView(QWidget):
     def _on_changed(self, change: Change) -> None:
         if change.structure:
             self._rebuild_list()
-        else:
+        elif change.workloads:
             self._update_list_texts()
             self.form.refresh()
+        # else: a rack or device edit; no workload field or GPU choice can have moved.
         if change.structure or change.racks or change.devices:
             self._refresh_power()
-        self._recompute()
+        self._recompute(only_if_changed=True)
 
     def _on_design_replaced(self) -> None:
         self.current_id = None
@@ -235,9 +243,21 @@ class EstimatesView(QWidget):
         self._refresh_power()
         self._recompute()
 
-    def _recompute(self) -> None:
-        """Evaluate the selected workload and push the results into panel and plots."""
+    def _recompute(self, only_if_changed: bool = False) -> None:
+        """Evaluate the selected workload and push the results into panel and plots.
+
+        With ``only_if_changed`` nothing is redrawn when the shared figures hold the very
+        result already shown and the deadline inputs are the same: the panel rebuilds
+        its rows and the days curve is recomputed, too much to repeat for a rename.
+        """
         workload = find_workload(self.document, self.current_id)
+        result = self.document.figures.workload(workload.id) if workload is not None else None
+        inputs = (result, self.results.deadline_text(), self.results.su_text())
+        shown = self._estimate_inputs
+        if (only_if_changed and shown is not None and shown[0] is result
+                and shown[1:] == inputs[1:]):
+            return
+        self._estimate_inputs = inputs
         if workload is None:
             self.estimate = None
             self.results.set_estimate(None)
@@ -246,7 +266,8 @@ class EstimatesView(QWidget):
             self.memory_plot.set_breakdown({}, None, None, "No workload selected")
         else:
             self.estimate = est.estimate(self.document.design, workload,
-                                         self.results.deadline_text(), self.results.su_text())
+                                         self.results.deadline_text(), self.results.su_text(),
+                                         result=result)
             self.results.set_estimate(self.estimate)
             self.form.show_errors(self.estimate.errors)
             e = self.estimate
@@ -258,7 +279,11 @@ class EstimatesView(QWidget):
         self.form.show_errors(self.estimate.errors if self.estimate else [])
 
     def _refresh_power(self) -> None:
-        names, typical, maximum, limit = est.rack_power(self.document.design)
+        figures = self.document.figures
+        if figures.rack_loads_version == self._power_version:
+            return  # no rack's load moved (a device rename): the bars are still right
+        self._power_version = figures.rack_loads_version
+        names, typical, maximum, limit = est.rack_power(self.document.design, figures.rack_loads)
         self.power_plot.set_loads(names, typical, maximum, limit)
 
     # -- explain -----------------------------------------------------------------------

@@ -1,0 +1,164 @@
+"""Benchmark: live edits in the real main window at 16,384 and 100,000 GPUs.
+
+The product standard says "a drop or an edit updates every live figure within one frame"
+(16 ms at 60 Hz) for designs up to 100,000 GPUs.  This times what a planner feels: each
+edit is pushed through the undo stack and the clock stops when ``processEvents`` returns,
+so every ``Document.changed`` slot *and* the repaint it scheduled are inside the time.
+
+Run offscreen: ``.venv/bin/python tests/benchmarks/bench_ui.py [--repeat N] [--sizes ...]``
+(not collected by the default pytest run: timings are not unit-test assertions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtGui import QUndoCommand  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from workbench.catalog import load_catalog  # noqa: E402
+from workbench.templates import build_template  # noqa: E402
+from workbench.ui.commands import (  # noqa: E402
+    RenameDeviceCommand,
+    SetRackCoolingCommand,
+    UpdateWorkloadCommand,
+)
+from workbench.ui.document import Document  # noqa: E402
+from workbench.ui.main_window import MainWindow  # noqa: E402
+
+TEMPLATE = "dgx-h100-superpod"
+FRAME_MS = 1000.0 / 60.0
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+class Barrier(QUndoCommand):
+    """A no-op undo step pushed (untimed) between workload edits so they do not merge."""
+
+    def __init__(self) -> None:
+        super().__init__("barrier")
+
+
+def timed(app: QApplication, action: Callable[[int], None], repeat: int,
+          after: Callable[[], None] | None = None) -> list[float]:
+    """Milliseconds of ``action(i)`` plus the event processing it causes, ``repeat`` times;
+    ``after`` runs untimed between samples."""
+    samples = []
+    for i in range(repeat):
+        app.processEvents()  # start from an idle loop: nothing of the last edit left over
+        start = time.perf_counter()
+        action(i)
+        app.processEvents()
+        samples.append(_ms(start))
+        if after is not None:
+            after()
+    return samples
+
+
+def bench_size(app: QApplication, catalog, gpus: int, repeat: int, settings_dir: Path):
+    """Rows of (what, median ms, max ms) for one design size."""
+    design = build_template(TEMPLATE, gpus=gpus, catalog=catalog)
+    racks = sum(1 for _ in design.iter_racks())
+    devices = sum(1 for _ in design.iter_devices())
+    print(f"\n{TEMPLATE} at {gpus:,} GPUs: {racks:,} racks, {devices:,} devices")
+    settings = QSettings(str(settings_dir / f"settings-{gpus}.ini"), QSettings.Format.IniFormat)
+
+    start = time.perf_counter()
+    document = Document()
+    window = MainWindow(document, catalog=catalog, settings=settings)
+    window.file_actions.autosave_timer.stop()  # an autosave would land inside some sample
+    document.replace_design(design, None)
+    window.resize(1600, 1000)
+    window.show()
+    app.processEvents()
+    window.repaint()  # force the first paint of every visible widget now
+    app.processEvents()
+    open_ms = _ms(start)
+    rows: list[tuple[str, float, float]] = [("open + first paint", open_ms, open_ms)]
+
+    # Edit what is on screen: the first rack (top-left after fit) and its first device.
+    rack = next(design.iter_racks())
+    device = rack.devices[0]
+    document.select(device.id)
+    app.processEvents()
+    workload = design.workloads[0]
+    mfus = (0.35, 0.45)
+    coolings = ("liquid", "rear-door")
+
+    def rename(i: int) -> None:
+        document.push(RenameDeviceCommand(document, device.id, f"bench-{i}"))
+
+    def cooling(i: int) -> None:
+        document.push(SetRackCoolingCommand(document, rack.id, coolings[i % 2]))
+
+    def mfu(i: int) -> None:
+        document.push(UpdateWorkloadCommand(document, workload.id, mfu=mfus[i % 2]))
+
+    def undo(_i: int) -> None:
+        document.undo_stack.undo()
+
+    # Renames run last so that "undo" undoes renames (one step each).
+    measured: dict[str, list[float]] = {}
+    measured["workload MFU"] = timed(app, mfu, repeat,
+                                     after=lambda: document.undo_stack.push(Barrier()))
+    measured["rack cooling"] = timed(app, cooling, repeat)
+    measured["rename device"] = timed(app, rename, repeat)
+    measured["undo (rename)"] = timed(app, undo, repeat)
+
+    # The worst case for lookups by id: the last device of the design, selected (the
+    # inspector shows it and the view scrolls to it, before the clock starts).
+    _rack, last_device = list(design.iter_devices())[-1]
+    document.select(last_device.id)
+    app.processEvents()
+
+    def rename_last(i: int) -> None:
+        document.push(RenameDeviceCommand(document, last_device.id, f"last-{i}"))
+
+    measured["rename last device"] = timed(app, rename_last, repeat)
+    for name in ("rename device", "rack cooling", "workload MFU", "undo (rename)",
+                 "rename last device"):
+        rows.append((name, statistics.median(measured[name]), max(measured[name])))
+    document.undo_stack.setClean()  # close without the "save changes?" question
+    window.close()
+    window.deleteLater()
+    app.processEvents()
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[16_384, 100_000])
+    args = parser.parse_args()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    catalog = load_catalog(include_user=False)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_STATE_HOME"] = tmp  # autosave/recent files stay out of $HOME
+        for gpus in args.sizes:
+            results[gpus] = bench_size(app, catalog, gpus, args.repeat, Path(tmp))
+    print(f"\n{'':22s}" + "".join(f"{f'{g:,} GPUs':>24s}" for g in args.sizes))
+    print(f"{'ms (median / max)':22s}" + "".join(f"{'median':>12s}{'max':>12s}"
+                                                  for _ in args.sizes))
+    names = [name for name, _m, _x in results[args.sizes[0]]]
+    for i, name in enumerate(names):
+        cells = "".join(f"{results[g][i][1]:12.1f}{results[g][i][2]:12.1f}" for g in args.sizes)
+        print(f"{name:22s}{cells}")
+    print(f"(one frame = {FRAME_MS:.1f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

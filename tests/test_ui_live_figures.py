@@ -1,0 +1,264 @@
+"""The document's shared live figures: right after every kind of change, computed once.
+
+Every figure is compared with a fresh ``summarize`` / ``rack_loads`` / ``evaluate_workload``
+of the model, so a cache that kept something it should have dropped fails here; the
+call counts check that the views really share one computation per change.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from workbench.calc import summary as calc_summary
+from workbench.calc import workload as calc_workload
+from workbench.calc.summary import rack_load, rack_loads, summarize
+from workbench.calc.workload import WorkloadResult, evaluate_workload
+from workbench.model import Device, Workload
+from workbench.ui.commands import (
+    AddWorkloadCommand,
+    ModelCommand,
+    RenameDeviceCommand,
+    RenameRackCommand,
+    SetRackCoolingCommand,
+    UpdateWorkloadCommand,
+)
+from workbench.ui.document import Change, Document
+from workbench.ui.main_window import MainWindow
+
+TRAINING = Workload(id="w1", name="Llama 3 70B", tokens=2e12, tp=8, pp=2)
+INFERENCE = Workload(id="w2", name="Serving", kind="inference", tp=8, context=8192,
+                     concurrency=16)
+
+
+def same_result(a: WorkloadResult, b: WorkloadResult) -> bool:
+    """Equal figures, errors and explanations (InputErrors compare by their text)."""
+    return a.to_dict() == b.to_dict() and a.explanations == b.explanations
+
+
+def assert_fresh(document: Document) -> None:
+    """Every cached figure equals what the calculators give for the model now."""
+    design = document.design
+    figures = document.figures
+    assert figures.summary == summarize(design)
+    expected = rack_loads(design)
+    assert list(figures.rack_loads.items()) == list(expected.items())  # order too
+    for workload in design.workloads:
+        assert same_result(figures.workload(workload.id), evaluate_workload(design, workload))
+
+
+@pytest.fixture
+def document(qtbot, tiny_design) -> Document:
+    del qtbot  # a QApplication must exist for the QObjects
+    document = Document(tiny_design)
+    document.push(AddWorkloadCommand(document, TRAINING))
+    document.push(AddWorkloadCommand(document, INFERENCE))
+    assert_fresh(document)
+    return document
+
+
+class AddDeviceCommand(ModelCommand):
+    """A structure change (a device placed), as a drop from the catalog will make."""
+
+    def __init__(self, document: Document, rack_id: str, device: Device):
+        super().__init__(document, "Add device")
+        self.rack_id, self.device = rack_id, device
+
+    def _apply(self) -> None:
+        self.document.design.find_rack(self.rack_id).devices.append(self.device)
+
+    def _revert(self) -> None:
+        self.document.design.find_rack(self.rack_id).devices.remove(self.device)
+
+
+def test_rename_keeps_the_summary_and_refreshes_only_that_racks_load(document):
+    figures = document.figures
+    summary, loads_before = figures.summary, dict(figures.rack_loads)
+    computed = dict(figures.computed)
+    document.push(RenameRackCommand(document, "r1", "Renamed rack"))
+    document.push(RenameDeviceCommand(document, "d1", "renamed"))
+    assert figures.rack_loads["r1"].name == "Renamed rack"
+    assert_fresh(document)
+    assert figures.summary is summary  # a name moves no summary figure
+    assert figures.rack_loads["r2"] is loads_before["r2"]  # untouched rack kept
+    assert figures.computed["summary"] == computed["summary"]
+    assert figures.computed["rack_loads"] == computed["rack_loads"]
+    assert figures.computed["rack_load"] == computed["rack_load"] + 1  # r1, once
+
+
+def test_cooling_change_updates_that_racks_limit(document):
+    figures = document.figures
+    summary = figures.summary
+    assert figures.rack_loads["r1"].limit_kw == 50.0
+    version = figures.rack_loads_version
+    document.push(SetRackCoolingCommand(document, "r1", "liquid"))
+    assert figures.rack_loads["r1"].limit_kw == 120.0
+    assert figures.rack_loads["r1"] == rack_load(document.design, document.design.find_rack("r1"))
+    assert figures.rack_loads_version > version
+    assert figures.summary is summary
+    assert_fresh(document)
+    document.push(SetRackCoolingCommand(document, "r1", "air", 17.5))
+    assert figures.rack_loads["r1"].limit_kw == 17.5
+    assert_fresh(document)
+
+
+def test_workload_edit_recomputes_that_workload_only(document):
+    figures = document.figures
+    summary, loads = figures.summary, figures.rack_loads_version
+    days = figures.workload("w1").days
+    serving = figures.workload("w2")
+    document.push(UpdateWorkloadCommand(document, "w1", mfu=0.5))
+    assert figures.workload("w1").days == pytest.approx(days * 0.4 / 0.5)
+    assert figures.workload("w2") is serving  # the other workload's result kept
+    assert figures.summary is summary and figures.rack_loads_version == loads
+    assert_fresh(document)
+
+
+def test_undo_and_redo_of_every_kind_of_edit(document):
+    stack = document.undo_stack
+    document.push(RenameDeviceCommand(document, "d2", "other"))
+    document.push(SetRackCoolingCommand(document, "r2", "liquid"))
+    document.push(UpdateWorkloadCommand(document, "w1", tokens=5e12))
+    document.push(AddDeviceCommand(document, "r2", Device(
+        id="d9", name="late", device_type="nvidia-dgx-h100", position=1)))
+    assert document.figures.summary.gpus == 24
+    assert_fresh(document)
+    for _ in range(stack.count()):
+        stack.undo()
+        assert_fresh(document)
+    assert document.figures.summary.gpus == 16
+    for _ in range(stack.count()):
+        stack.redo()
+        assert_fresh(document)
+    assert document.figures.rack_loads["r2"].limit_kw == 120.0
+
+
+def test_replace_design_recomputes_everything(document, tiny_design):
+    figures = document.figures
+    figures.summary  # noqa: B018 - fill the cache for the old design
+    other = replace(copy.deepcopy(tiny_design), workloads=[TRAINING])
+    other.sites[0].rows.pop()  # a different design: one rack, no switch
+    other.sites[0].rows[0].racks[0].devices.pop()
+    document.replace_design(other, None)
+    assert figures.summary.racks == 1 and figures.summary.devices == 2
+    assert list(figures.rack_loads) == ["r1"]
+    with pytest.raises(KeyError):
+        figures.workload("w2")
+    assert_fresh(document)
+
+
+def test_a_retype_without_structure_still_recomputes_the_summary(document):
+    """No command retypes a device today; one that does without ``structure`` must not
+    leave a stale summary (the device types of the touched rack are compared)."""
+    figures = document.figures
+    assert figures.summary.gpus == 16
+    device = document.design.find_device("d2")[1]
+    device.device_type = "mgmt-48"
+    document.notify(Change(devices=frozenset({"d2"})))
+    assert figures.summary.gpus == 8
+    assert_fresh(document)
+
+
+def test_a_device_moved_without_structure_is_not_trusted(document):
+    figures = document.figures
+    figures.summary  # noqa: B018 - fill the caches and the index
+    r1, r2 = document.design.find_rack("r1"), document.design.find_rack("r2")
+    device = next(d for d in r1.devices if d.id == "d2")
+    r1.devices.remove(device)
+    r2.devices.append(device)
+    document.notify(Change(devices=frozenset({"d2"})))
+    assert figures.rack_loads["r2"].gpus == 8
+    assert figures.find_device("d2")[0] is r2
+    assert_fresh(document)
+
+
+def test_lookups_match_the_model(document):
+    figures, design = document.figures, document.design
+    for rack, device in design.iter_devices():
+        assert figures.find_device(device.id) == (rack, device)
+    for rack in design.iter_racks():
+        assert figures.find_rack(rack.id) is rack
+    assert figures.find_device("r1") is None and figures.find_rack("nope") is None
+
+
+def test_a_view_connected_after_the_document_reads_fresh_figures(document):
+    seen = []
+    document.changed.connect(lambda change: seen.append(document.figures.summary.devices))
+    document.push(AddDeviceCommand(document, "r2", Device(
+        id="d9", name="late", device_type="mgmt-48", position=40)))
+    document.undo_stack.undo()
+    assert seen == [4, 3]
+
+
+# -- the real window: one computation per change, shared by every view --------------
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, tiny_design) -> MainWindow:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    for name in ("critical", "question", "warning"):  # never block on a dialog
+        monkeypatch.setattr(QMessageBox, name, staticmethod(
+            lambda *args, **kwargs: QMessageBox.StandardButton.Discard))
+    document = Document(tiny_design)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(document, settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    document.push(AddWorkloadCommand(document, TRAINING))
+    QApplication.processEvents()
+    yield window
+    document.undo_stack.setClean()  # close without asking to save
+
+
+@pytest.fixture
+def calls(monkeypatch) -> Counter:
+    """Count calls of the calculators, however a module imported them."""
+    counts: Counter[str] = Counter()
+    originals = {"summarize": calc_summary.summarize, "rack_loads": calc_summary.rack_loads,
+                 "evaluate_workload": calc_workload.evaluate_workload}
+
+    def counting(name, original):
+        def wrapper(*args, **kwargs):
+            counts[name] += 1
+            return original(*args, **kwargs)
+        return wrapper
+
+    for module in [m for name, m in sys.modules.items() if name.startswith("workbench")]:
+        for name, original in originals.items():
+            if getattr(module, name, None) is original:
+                monkeypatch.setattr(module, name, counting(name, original))
+    return counts
+
+
+def test_one_structure_change_computes_each_figure_once(window, calls):
+    document = window.document
+    document.push(AddDeviceCommand(document, "r2", Device(
+        id="d9", name="late", device_type="nvidia-dgx-h100", position=1)))
+    QApplication.processEvents()
+    assert calls == {"summarize": 1, "rack_loads": 1, "evaluate_workload": 1}
+    assert window.summary.figure("gpus") == "24 GPUs"
+    assert window.rack_view.load_of("r2").gpus == 8
+    assert window.estimates.estimate.figure("gpus").text.startswith("24 ×")
+    assert_fresh(document)
+
+
+def test_a_rename_computes_no_design_wide_figure(window, calls):
+    document = window.document
+    plot_calls = []
+    power_plot = window.estimates.power_plot
+    original = power_plot.set_loads
+    power_plot.set_loads = lambda *args: (plot_calls.append(args), original(*args))
+    document.push(RenameDeviceCommand(document, "d1", "renamed"))
+    QApplication.processEvents()
+    assert calls == {}
+    assert plot_calls == []  # no rack's load moved: the bars are not redrawn
+    document.push(SetRackCoolingCommand(document, "r1", "liquid"))
+    QApplication.processEvents()
+    assert calls == {} and len(plot_calls) == 1
+    assert list(plot_calls[0][3]) == [120.0, 12.0]  # the limits the plot now shows
+    assert_fresh(document)

@@ -33,6 +33,7 @@ from workbench.calc.errors import (
     positive,
     positive_int,
 )
+from workbench.calc.explain import Explained, num
 
 SECONDS_PER_DAY = 86_400.0
 SECONDS_PER_HOUR = 3_600.0
@@ -137,6 +138,8 @@ class DeadlineSizing:
     nodes: int
     scalable_units: int
     gpus_provisioned: int
+    #: The inverse formula with the numbers substituted, for the explain view.
+    explanation: Explained | None = None
 
 
 def gpus_for_deadline(
@@ -163,6 +166,15 @@ def gpus_for_deadline(
         raise InputError("deadline_days", f"would need {gpus:,} GPUs: the deadline is not reachable")
     nodes = math.ceil(gpus / per_node)
     sus = math.ceil(nodes / per_su)
+    explanation = Explained(
+        float(sus * per_su), "nodes",
+        "gpus = ceil(C / (days·86400·peak·MFU)); nodes = ceil(gpus / GPUs per node), "
+        "rounded up to whole scalable units",
+        f"gpus = ceil({num(total_flops)} / ({num(deadline_days)}·86400·{num(peak)}·{num(m)})) "
+        f"= {gpus:,}; nodes = ceil({gpus:,} / {per_node}) = {nodes:,} → {sus:,} SU × {per_su} nodes",
+        "inverse of the training-time formula (Kaplan et al. 2020; PaLM Appendix B); "
+        "NVIDIA DGX SuperPOD reference architectures build in scalable units",
+    )
     return DeadlineSizing(
         effective_pflops_needed=rate / 1e15,
         physical_pflops_needed=rate / m / 1e15,
@@ -170,4 +182,5 @@ def gpus_for_deadline(
         nodes=sus * per_su,
         scalable_units=sus,
         gpus_provisioned=sus * per_su * per_node,
+        explanation=explanation,
     )

@@ -202,6 +202,12 @@ def _training(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> N
         )
         if model is not None:
             result.tokens_per_s = compute.tokens_per_second(gpus, peak, mfu, model.params, w.recompute)
+            factor = compute.RECOMPUTE_FLOPS_FACTOR[w.recompute]
+            result.explanations["tokens_per_s"] = Explained(
+                result.tokens_per_s, "tokens/s", f"tokens/s = rate / ({num(factor)}·N)",
+                f"{num(rate)} / ({num(factor)}·{num(model.params)})",
+                f"{_KAPLAN}: {num(factor)}·N FLOPs per training token",
+            )
         if result.total_flops is not None:
             result.seconds = result.total_flops / rate
             result.days = result.seconds / compute.SECONDS_PER_DAY
@@ -261,6 +267,11 @@ def _inference(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> 
     weights = _attempt(result, inference.weights_bytes, model.params, w.precision)
     if weights is not None:
         result.weights_gb = weights / memory.GB
+        result.explanations["weights_gb"] = Explained(
+            result.weights_gb, "GB", "weights = N · bytes per parameter / 1e9",
+            f"{num(model.params)}·{num(memory.BYTES_PER_ELEMENT[w.precision])} / 1e9",
+            "one copy of the weights in the serving precision",
+        )
     try:
         model.require_architecture("the KV cache")
         per_token = inference.kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim, w.kv_precision)
@@ -284,10 +295,22 @@ def _inference(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> 
     if weights is None or tp is None or gpu is None:
         return
     result.inference_gb_per_gpu = (weights + total) / tp / memory.GB
+    result.explanations["memory_gb_per_gpu"] = Explained(
+        result.inference_gb_per_gpu, "GB", "M = (weights + KV) / tp / 1e9",
+        f"({num(weights)} + {num(total)}) / {tp} / 1e9",
+        "weights and KV heads are sharded across the tensor-parallel GPUs",
+    )
     if gpu.hbm_gb:
         result.max_concurrency = _attempt(
             result, inference.max_concurrent_sequences, gpu.hbm_gb, weights, per_token, w.context, tp
         )
+        if result.max_concurrency is not None:
+            result.explanations["max_concurrency"] = Explained(
+                float(result.max_concurrency), "sequences",
+                "floor((tp·HBM·(1 − headroom) − weights) / (KV per token · context))",
+                f"floor(({tp}·{num(gpu.hbm_gb * memory.GB)}·{num(1 - memory.DEFAULT_HEADROOM)} − "
+                f"{num(weights)}) / ({num(per_token)}·{w.context}))", _KV,
+            )
     if gpu.hbm_bw_tbs:
         bound = _attempt(result, inference.decode_bound, gpu.hbm_bw_tbs, weights, per_token * w.context, w.concurrency, tp)
         if bound is not None:
@@ -298,6 +321,12 @@ def _inference(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> 
                 f"{tp}·{num(gpu.hbm_bw_tbs * 1e12)}·{w.concurrency} / ({num(weights)} + "
                 f"{w.concurrency}·{num(per_token * w.context)})",
                 "decode is HBM-bandwidth bound (NVIDIA inference-optimization blog; Pope et al. 2022)",
+            )
+            result.explanations["decode_per_sequence"] = Explained(
+                bound.tokens_per_s_per_sequence, "tokens/s",
+                "per sequence = decode bound / concurrent sequences",
+                f"{num(bound.tokens_per_s)} / {w.concurrency}",
+                "each decode step emits one token per sequence in the batch",
             )
 
 

@@ -10,15 +10,16 @@ numbers on screen are the numbers the command line and the report print.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.calc.compute import RECOMPUTE_FLOPS_FACTOR, gpus_for_deadline
+from workbench.calc.compute import gpus_for_deadline
 from workbench.calc.errors import InputError
-from workbench.calc.explain import Explained, num
-from workbench.calc.memory import BYTES_PER_ELEMENT, DEFAULT_HEADROOM, GB
-from workbench.calc.summary import rack_loads
+from workbench.calc.explain import Explained
+from workbench.calc.memory import DEFAULT_HEADROOM, GB
+from workbench.calc.summary import RackLoad, rack_loads
 from workbench.calc.workload import WorkloadResult, evaluate_workload, training_days_curve
 from workbench.model import Design, Workload
 from workbench.ui.estimates.fields import ParseError, parse_quantity
@@ -100,9 +101,14 @@ def fmt(value: float | None, unit: str = "", digits: int = 3) -> str:
 
 
 def estimate(design: Design, workload: Workload, deadline_days: str = "",
-             nodes_per_su: str = "") -> Estimate:
-    """Evaluate ``workload`` on ``design`` for display (never raises for bad input)."""
-    result = evaluate_workload(design, workload)
+             nodes_per_su: str = "", result: WorkloadResult | None = None) -> Estimate:
+    """Evaluate ``workload`` on ``design`` for display (never raises for bad input).
+
+    ``result`` is the workload's ``evaluate_workload`` result when the caller already has
+    it (the window's shared live figures); without it the calculator is called here.
+    """
+    if result is None:
+        result = evaluate_workload(design, workload)
     out = Estimate(workload_id=workload.id, kind=workload.kind)
     out.errors = [(getattr(e, "field", ""), getattr(e, "reason", str(e))) for e in result.errors]
     out.warnings = list(result.warnings)
@@ -135,15 +141,7 @@ def _training_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
     _add(out, r, "effective_pflops", "Effective rate", r.effective_pflops, "PFLOP/s")
     _add(out, r, "days", "Training time", r.days, "days")
     _add(out, r, "gpu_hours", "GPU-hours", r.gpu_hours, "GPU·h")
-    tokens_explained = None
-    if finite(r.tokens_per_s) and finite(r.effective_pflops) and r.model is not None:
-        factor = RECOMPUTE_FLOPS_FACTOR.get(w.recompute, 6.0)
-        tokens_explained = Explained(
-            r.tokens_per_s, "tokens/s", f"tokens/s = rate / ({num(factor)}·N)",
-            f"{num(r.effective_pflops * 1e15)} / ({num(factor)}·{num(r.model.params)})",
-            "Kaplan et al. 2020 §2.1: 6·N FLOPs per training token",
-        )
-    _add(out, r, "tokens_per_s", "Throughput", r.tokens_per_s, "tokens/s", tokens_explained)
+    _add(out, r, "tokens_per_s", "Throughput", r.tokens_per_s, "tokens/s")
     breakdown = r.memory
     if breakdown is None:
         _add(out, r, "memory_gb_per_gpu", "Memory per GPU", None, "GB")
@@ -171,48 +169,16 @@ def _fit_text(total: float | None, hbm: float | None, usable: float | None,
 
 
 def _inference_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
-    model = r.model
-    weights_explained = None
-    if finite(r.weights_gb) and model is not None:
-        weights_explained = Explained(
-            r.weights_gb, "GB", "weights = N · bytes per parameter / 1e9",
-            f"{num(model.params)}·{num(BYTES_PER_ELEMENT.get(w.precision, 2))} / 1e9",
-            "one copy of the weights in the serving precision",
-        )
-    _add(out, r, "weights_gb", "Weights (all GPUs)", r.weights_gb, "GB", weights_explained)
+    _add(out, r, "weights_gb", "Weights (all GPUs)", r.weights_gb, "GB")
     _add(out, r, "kv_bytes_per_token", "KV cache per token", r.kv_bytes_per_token, "bytes")
     _add(out, r, "kv_cache_gib", "KV cache, all sequences", r.kv_cache_gib, "GiB")
-    per_gpu_explained = None
-    tp = w.tp if isinstance(w.tp, int) and w.tp > 0 else None
-    if finite(r.inference_gb_per_gpu) and finite(r.weights_gb) and r.kv_cache_bytes and tp:
-        per_gpu_explained = Explained(
-            r.inference_gb_per_gpu, "GB", "M = (weights + KV) / tp",
-            f"({num(r.weights_gb * GB)} + {num(r.kv_cache_bytes)}) / {tp} / 1e9",
-            "weights and KV heads are sharded across the tensor-parallel GPUs",
-        )
-    _add(out, r, "memory_gb_per_gpu", "Memory per GPU", r.inference_gb_per_gpu, "GB",
-         per_gpu_explained)
-    concurrency_explained = None
-    if (r.max_concurrency is not None and r.hbm_gb and tp and finite(r.weights_gb)
-            and r.kv_bytes_per_token):
-        concurrency_explained = Explained(
-            float(r.max_concurrency), "sequences",
-            "floor((tp · HBM · (1 − headroom) − weights) / (KV per token · context))",
-            f"floor(({tp}·{num(r.hbm_gb * GB)}·{num(1 - DEFAULT_HEADROOM)} − "
-            f"{num(r.weights_gb * GB)}) / ({num(r.kv_bytes_per_token)}·{w.context}))",
-            "KV cache sizing: NVIDIA 'Mastering LLM Techniques: Inference Optimization'",
-        )
-    _add(out, r, "max_concurrency", "Max concurrent sequences", r.max_concurrency,
-         "sequences", concurrency_explained)
+    _add(out, r, "memory_gb_per_gpu", "Memory per GPU", r.inference_gb_per_gpu, "GB")
+    _add(out, r, "max_concurrency", "Max concurrent sequences", r.max_concurrency, "sequences")
     _add(out, r, "decode_tokens_per_s", "Decode bound", r.decode_tokens_per_s, "tokens/s")
     if finite(r.decode_tokens_per_s_per_sequence) and finite(r.decode_tokens_per_s):
         _add(out, r, "decode_per_sequence", "Decode bound per sequence",
-             r.decode_tokens_per_s_per_sequence, "tokens/s", Explained(
-                 r.decode_tokens_per_s_per_sequence, "tokens/s",
-                 "per sequence = decode bound / concurrent sequences",
-                 f"{num(r.decode_tokens_per_s)} / {w.concurrency}",
-                 "each decode step emits one token per sequence in the batch",
-             ))
+             r.decode_tokens_per_s_per_sequence, "tokens/s")
+    tp = w.tp if isinstance(w.tp, int) and w.tp > 0 else None
     if finite(r.weights_gb) and tp:
         kv_gb = (r.kv_cache_bytes or 0.0) / GB
         out.memory_gb = {"weights": r.weights_gb / tp, "kv_cache": kv_gb / tp}
@@ -284,22 +250,16 @@ def _deadline(out: Estimate, r: WorkloadResult, w: Workload, design: Design,
         f"needs {fmt(sizing.effective_pflops_needed, 'PFLOP/s')} effective, "
         f"{fmt(sizing.physical_pflops_needed, 'PFLOP/s')} peak"
     )
-    out.deadline = Explained(
-        float(sizing.nodes), "nodes",
-        "gpus = ceil(C / (days·86400 · peak · MFU)); nodes = ceil(gpus / GPUs per node) "
-        "rounded up to whole scalable units",
-        f"gpus = ceil({num(r.total_flops)} / ({num(days)}·86400 · "
-        f"{num(r.peak_tflops_per_gpu * 1e12)} · {num(w.mfu)})) = {sizing.gpus_needed:,}; "
-        f"nodes = ceil({sizing.gpus_needed} / {per_node}) → {sizing.scalable_units} SU × "
-        f"{per_su} nodes",
-        "inverse of the training-time formula (Kaplan et al. 2020; PaLM Appendix B); "
-        "DGX SuperPOD builds in scalable units of 32 nodes",
-    )
+    out.deadline = sizing.explanation
 
 
-def rack_power(design: Design) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Rack names and typical / maximum / limit kW arrays, in site/row/rack order."""
-    loads = list(rack_loads(design).values())
+def rack_power(design: Design, loads: Mapping[str, RackLoad] | None = None
+               ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Rack names and typical / maximum / limit kW arrays, in site/row/rack order.
+
+    ``loads`` are the design's ``rack_loads`` when the caller already has them.
+    """
+    loads = list((rack_loads(design) if loads is None else loads).values())
     names = [load.name for load in loads]
     typical = np.fromiter((load.kw_typical for load in loads), dtype=float, count=len(loads))
     maximum = np.fromiter((load.kw_max for load in loads), dtype=float, count=len(loads))

@@ -17,7 +17,7 @@ import pytest
 from store_designs import small_design, snapshot
 
 from workbench.model.design import Design, Device, Rack, Row, Site
-from workbench.store import ProjectFileError, open_design, save_design
+from workbench.store import SCHEMA_VERSION, ProjectFileError, open_design, save_design
 
 
 def _good_bytes(work: Path) -> bytes:
@@ -66,7 +66,7 @@ CASES: dict[str, tuple[Callable[[Path], bytes], str]] = {
     "page overwritten": (_page_overwritten, "truncated or damaged"),
     "another app's database": (_foreign_db, "not a workbench project (no design table)"),
     "newer schema": (lambda w: _edited(w, "PRAGMA user_version = 7"),
-                     "saved by a newer workbench (schema 7, this version reads up to 1)"),
+                     f"saved by a newer workbench (schema 7, this version reads up to {SCHEMA_VERSION})"),
     "bad JSON": (lambda w: _edited(w, "UPDATE software_stacks SET components = '{oops'"),
                  "unreadable JSON in software_stacks ('base')"),
     "missing table": (lambda w: _edited(w, "DROP TABLE links"),

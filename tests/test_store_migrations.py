@@ -54,6 +54,8 @@ def test_v1_sample_opens_with_its_contents(tmp_path: Path) -> None:
     assert (design.workloads[1].params, design.workloads[0].tokens) == (7.5e9, 15e12)
     assert design.software_stacks[0].components == {"driver": "550.54.15", "cuda": "12.4"}
     assert design.properties == {"customer": "ACME ☃", "": "empty key"}
+    # Migration 1 -> 2 added Device.role; version-1 devices keep their catalog role.
+    assert {d.role for _, d in design.iter_devices()} == {""}
 
 
 def test_current_columns_are_what_the_migrations_create() -> None:
@@ -83,12 +85,14 @@ def test_older_file_migrates_in_memory_and_stays_untouched(
         ran.append(db.execute("PRAGMA user_version").fetchone()[0])
         _add_observed_versions(db)
 
-    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 2)
+    current = schema_module.SCHEMA_VERSION
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", current + 1)
     monkeypatch.setattr(schema_module, "MIGRATIONS", [*schema_module.MIGRATIONS, migration_1_to_2])
 
     design = open_design(path)
 
-    assert ran == [1]  # only the missing step ran, on a database at version 1
+    # Every step the v1 file lacked ran, in order, each on the version it upgrades.
+    assert ran == [current]
     assert [k.name for k in design.iter_racks()] == ["RACK Ω-0", "RACK Ω-1"]
     assert path.read_bytes() == before
     assert _header(path) == (schema_module.APPLICATION_ID, 1)
@@ -119,9 +123,11 @@ def test_failing_migration_reports_the_file(tmp_path: Path, monkeypatch: pytest.
     def broken(db: sqlite_utils.Database) -> None:
         db.execute("UPDATE no_such_table SET x = 1")
 
-    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", 2)
+    current = schema_module.SCHEMA_VERSION
+    monkeypatch.setattr(schema_module, "SCHEMA_VERSION", current + 1)
     monkeypatch.setattr(schema_module, "MIGRATIONS", [*schema_module.MIGRATIONS, broken])
-    with pytest.raises(ProjectFileError, match="old.dcwb: cannot upgrade from schema 1 to 2: no such table"):
+    with pytest.raises(ProjectFileError,
+                       match=f"old.dcwb: cannot upgrade from schema 1 to {current + 1}: no such table"):
         open_design(path)
     assert path.read_bytes() == before
 
@@ -141,3 +147,19 @@ def test_newer_than_this_workbench_names_both_versions(tmp_path: Path) -> None:
     assert str(caught.value) == (
         f"{path}: saved by a newer workbench (schema {schema_module.SCHEMA_VERSION + 1}, "
         f"this version reads up to {schema_module.SCHEMA_VERSION})")
+
+
+SAMPLE_V2 = Path(__file__).parent / "data" / "project_v2.dcwb"
+
+
+def test_v2_sample_opens_with_its_roles(tmp_path: Path) -> None:
+    copy = tmp_path / "sample.dcwb"
+    shutil.copyfile(SAMPLE_V2, copy)
+    before = copy.read_bytes()
+    design = open_design(copy)
+    assert design.name == "Sample saved by schema version 2"
+    roles = [(d.name, d.role) for _, d in design.iter_devices()]
+    assert roles == [("gpu-node-00 ✓", ""), ("gpu-node-01 ✓", ""), ("mgmt-0", "storage-switch"),
+                     ("gpu-node-10 ✓", ""), ("gpu-node-11 ✓", ""), ("mgmt-1", "storage-switch")]
+    assert _header(copy) == (schema_module.APPLICATION_ID, 2)
+    assert copy.read_bytes() == before

@@ -47,7 +47,7 @@ def designs(draw: st.DrawFn) -> Design:
 
     def device() -> Device:
         return Device(draw(text), draw(text), draw(slug), draw(opt_int), draw(text),
-                      draw(text), draw(text), draw(opt_text), draw(text))
+                      draw(text), draw(text), draw(opt_text), draw(text), draw(text))
 
     def rack() -> Rack:
         return Rack(draw(text), draw(text), draw(slug), draw(text), draw(real),

@@ -118,3 +118,18 @@ def test_bad_requests() -> None:
         build_template("nope")
     with pytest.raises(TemplateError, match="--gpus"):
         build_template("dgx-h100-superpod", gpus=0)
+
+
+def test_storage_fabric_switches_say_what_they_do(catalog) -> None:
+    """The SN5600 is a compute-class switch in the catalog; in the storage fabric the
+    device's own role says so, and the rack drawing colours it as a storage switch."""
+    from workbench.render.colors import role_of
+
+    design = sample_design(catalog)
+    storage = [d for _, d in design.iter_devices() if d.name.startswith("stor-")]
+    assert storage and {d.role for d in storage} == {"storage-switch"}
+    item = design.item(storage[0].device_type)
+    assert role_of(item) == "compute-switch"
+    assert role_of(item, storage[0].role) == "storage-switch"
+    leaves = [d for _, d in design.iter_devices() if d.name.startswith("ib-leaf")]
+    assert leaves and role_of(design.item(leaves[0].device_type), leaves[0].role) == "compute-switch"

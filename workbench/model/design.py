@@ -46,6 +46,9 @@ class Device:
     asset_tag: str = ""
     software_stack: str | None = None
     notes: str = ""
+    #: What the device does when that differs from its catalog item's role (an SN5600
+    #: bought as a storage switch); empty means "the catalog's role".
+    role: str = ""
 
 
 @dataclass

@@ -40,8 +40,12 @@ _SWITCH_ROLE_HINTS = (("mgmt", "management-switch"), ("management", "management-
                       ("storage", "storage-switch"), ("compute", "compute-switch"))
 
 
-def role_of(item: CatalogItem | None) -> str:
-    """The colour role of a catalog item: its own ``role`` if known, else derived."""
+def role_of(item: CatalogItem | None, override: str = "") -> str:
+    """The colour role of a device: its own ``override`` (``Device.role``) when that is a
+    known role, else the catalog item's ``role`` if known, else derived from the item."""
+    override = (override or "").strip().lower()
+    if override in ROLE_COLORS:
+        return override
     if item is None:
         return "other"
     role = (item.role or "").strip().lower()

@@ -158,7 +158,7 @@ def device_blocks(rack: Rack, design: Design, scale: float, face: str = "front")
         item = design.device_types.get(device.device_type)
         height = float(item.u_height) if item is not None and item.u_height else 0.0
         model = item.model if item is not None else device.device_type
-        role = role_of(item)
+        role = role_of(item, device.role)
         if device.position is None or height <= 0:
             zero.append((device, model, role))
             continue

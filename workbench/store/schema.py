@@ -28,7 +28,7 @@ from collections.abc import Callable
 import sqlite_utils
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -109,12 +109,21 @@ def _create_v1(db: sqlite_utils.Database) -> None:
             db[table].create_index([parent[1]])
 
 
+def _add_device_role(db: sqlite_utils.Database) -> None:
+    """1 -> 2: a device may say what it does (a storage switch on a compute model).
+
+    Empty means "the catalog item's role", which is what every version-1 device meant.
+    """
+    db["devices"].add_column("role", str, not_null_default="")
+
+
 #: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_create_v1]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_create_v1, _add_device_role]
 
 #: The columns of each table in the current schema, in the order the writer fills and
 #: the reader selects them.  Update with each migration that changes a table.
 COLUMNS: dict[str, tuple[str, ...]] = {t: tuple(c) for t, c in _V1_TABLES.items()}
+COLUMNS["devices"] += ("role",)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

@@ -112,7 +112,7 @@ def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]
                 start = len(devices) + 1
                 devices.extend(
                     (seq, rack_seq, d.id, d.name, d.device_type, d.position, d.face,
-                     d.serial, d.asset_tag, d.software_stack, d.notes)
+                     d.serial, d.asset_tag, d.software_stack, d.notes, d.role)
                     for seq, d in enumerate(rack.devices, start)
                 )
     yield "sites", sites

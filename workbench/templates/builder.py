@@ -224,8 +224,11 @@ class _Builder:
             rack.devices.append(device)
         return racks
 
-    def _switches(self, slug: str, role: str, count: int) -> list[Device]:
-        return [self.device(slug, f"{role}-{i:03d}", None) for i in range(1, count + 1)]
+    def _switches(self, slug: str, name: str, count: int, role: str = "") -> list[Device]:
+        devices = [self.device(slug, f"{name}-{i:03d}", None) for i in range(1, count + 1)]
+        for device in devices:
+            device.role = role
+        return devices
 
     def _network_racks(self, nodes: int) -> list[Rack]:
         """Compute and storage fabric switches, sized as non-blocking fat trees.
@@ -243,8 +246,9 @@ class _Builder:
         devices: list[Device] = []
         for role, count in zip(("leaf", "spine", "core"), tiers, strict=True):
             devices += self._switches(spec.compute_switch, prefix + role, count)
-        devices += self._switches(spec.storage_switch, "stor-leaf", s_leaves)
-        devices += self._switches(spec.storage_switch, "stor-spine", s_spines)
+        # The storage fabric may use a compute-class model (SN5600): say what it does.
+        devices += self._switches(spec.storage_switch, "stor-leaf", s_leaves, "storage-switch")
+        devices += self._switches(spec.storage_switch, "stor-spine", s_spines, "storage-switch")
         return self._pack(spec.network_rack, "n", devices)
 
     def _storage_racks(self, gpus: int, nodes: int) -> list[Rack]:

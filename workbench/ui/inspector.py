@@ -2,7 +2,8 @@
 
 It reads the model on every ``changed`` and ``selectionChanged`` and edits only by
 pushing commands (rename a device or rack, change a rack's cooling or power limit), so
-every edit made here is one undo step.
+every edit made here is one undo step.  A rack's power, space and weight come from the
+document's shared :class:`~workbench.ui.live_figures.LiveFigures`, never recomputed here.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.calc.summary import rack_loads
+from workbench.calc.summary import rack_load
 from workbench.model import COOLING_LIMITS_KW, Design, Device, Rack
 from workbench.render import colors
 from workbench.render.colors import role_label, role_of
@@ -202,11 +203,11 @@ class Inspector(QWidget):
         self.message.hide()
         selected = self.document.selection
         self._shown = selected
-        found = self.design.find_device(selected) if selected else None
+        found = self.document.figures.find_device(selected) if selected else None
         if found is not None:
             self._show_device(*found)
             return
-        rack = self.design.find_rack(selected) if selected else None
+        rack = self.document.figures.find_rack(selected) if selected else None
         if rack is not None:
             self._show_rack(rack)
             return
@@ -229,7 +230,7 @@ class Inspector(QWidget):
             self.device_name.setText(device.name)
         f["model"].setText(item.model if item else f"{device.device_type} (not in design catalog)")
         f["manufacturer"].setText(item.manufacturer if item else "—")
-        f["role"].setText(role_label(role_of(item)))
+        f["role"].setText(role_label(role_of(item, device.role)))
         f["rack"].setText(rack.name)
         f["row"].setText(self._row_of(rack))
         height = item.u_height if item else 0
@@ -258,7 +259,7 @@ class Inspector(QWidget):
     def _show_rack(self, rack: Rack) -> None:
         f = self.rack_fields
         item = self.design.device_types.get(rack.rack_type)
-        load = rack_loads_for(self.design, rack)
+        load = self.document.figures.rack_load(rack.id)
         self.title.setText(f"Rack · {rack.name}")
         if not self.rack_name.hasFocus() or not self.rack_name.isModified():
             self.rack_name.setText(rack.name)
@@ -322,7 +323,7 @@ class Inspector(QWidget):
 
     def _commit_device_name(self) -> None:
         editor = self.device_name
-        found = self.design.find_device(self._shown) if self._shown else None
+        found = self.document.figures.find_device(self._shown) if self._shown else None
         editor.setModified(False)
         if found is None:
             return
@@ -337,7 +338,7 @@ class Inspector(QWidget):
 
     def _commit_rack_name(self) -> None:
         editor = self.rack_name
-        rack = self.design.find_rack(self._shown) if self._shown else None
+        rack = self.document.figures.find_rack(self._shown) if self._shown else None
         editor.setModified(False)
         if rack is None:
             return
@@ -350,14 +351,14 @@ class Inspector(QWidget):
             self.document.push(RenameRackCommand(self.document, rack.id, name))
 
     def _commit_cooling(self, index: int) -> None:
-        rack = self.design.find_rack(self._shown) if self._shown else None
+        rack = self.document.figures.find_rack(self._shown) if self._shown else None
         cooling = self.cooling.itemData(index)
         if rack is None or cooling not in COOLING_LIMITS_KW or cooling == rack.cooling:
             return
         self.document.push(SetRackCoolingCommand(self.document, rack.id, cooling))
 
     def _commit_power_limit(self) -> None:
-        rack = self.design.find_rack(self._shown) if self._shown else None
+        rack = self.document.figures.find_rack(self._shown) if self._shown else None
         value = round(self.power_limit.value(), 1)
         if rack is None or abs(value - rack.power_limit_kw) < 1e-9:
             return
@@ -365,5 +366,8 @@ class Inspector(QWidget):
 
 
 def rack_loads_for(design: Design, rack: Rack):
-    """The load of one rack (``calc.summary.rack_loads`` entry), or None."""
-    return rack_loads(design).get(rack.id)
+    """The load of one rack (the same figures as its ``calc.summary.rack_loads`` entry).
+
+    Computed afresh; the inspector itself reads the document's shared figures.
+    """
+    return rack_load(design, rack)

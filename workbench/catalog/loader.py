@@ -14,6 +14,7 @@ tests and ``catalog validate`` style checks) raises the first error instead.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +29,18 @@ YAML_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
 
 
 def shipped_catalog_dir() -> Path:
-    """The ``catalogs/`` folder at the repository root, found relative to this package."""
-    return Path(__file__).resolve().parents[2] / "catalogs"
+    """The shipped ``catalogs/`` folder.
+
+    In a checkout (and an editable install) it is the repository root's ``catalogs/``;
+    a wheel installs the same files under ``<prefix>/share/workbench/catalogs`` (see
+    ``[tool.setuptools.data-files]`` in pyproject.toml), which is used when the package
+    does not sit in a checkout.
+    """
+    beside = Path(__file__).resolve().parents[2] / "catalogs"
+    if beside.is_dir():
+        return beside
+    installed = Path(sys.prefix) / "share" / "workbench" / "catalogs"
+    return installed if installed.is_dir() else beside
 
 
 def user_catalog_dir() -> Path:

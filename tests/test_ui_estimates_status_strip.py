@@ -1,0 +1,61 @@
+"""Issue 3: editing a form field changes the plot and the status strip in the window.
+
+Driven through the real main window on the bundled sample: the Estimates tab's MFU box
+is typed into with key events, and the days point on the plot and the first workload's
+days in the status strip both move in the same event-loop turn.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+
+from workbench.templates import sample_design  # noqa: E402
+from workbench.ui.document import Document  # noqa: E402
+from workbench.ui.main_window import MainWindow  # noqa: E402
+
+
+def test_mfu_edit_moves_plot_and_status_strip(qtbot, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    document = Document(sample_design())
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(document, settings=settings)
+    qtbot.addWidget(window)
+    window.resize(1600, 1000)
+    window.show()
+    qtbot.waitExposed(window)
+    window.tabs.setCurrentWidget(window.tabs.widget(1))
+    view = window.estimates
+    first = document.design.workloads[0]
+    view.select_workload(first.id)
+
+    strip_before = window.summary.text()
+    _, y_before = view.days_plot.point.getOriginalDataset()
+    assert f"{first.name}" in strip_before and "days" in strip_before
+
+    mfu = view.form.editors["mfu"]
+    mfu.setFocus()
+    mfu.selectAll()
+    qtbot.keyClick(mfu, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(mfu, "30")
+    qtbot.keyClick(mfu, Qt.Key.Key_Return)
+
+    assert document.design.workloads[0].mfu == pytest.approx(0.30)
+    _, y_after = view.days_plot.point.getOriginalDataset()
+    # Days scale with 1/MFU: 40 % -> 30 % is 4/3 as long (domain brief §1 formula).
+    assert y_after[0] == pytest.approx(y_before[0] * 0.4 / 0.3)
+    strip_after = window.summary.text()
+    assert strip_after != strip_before
+    assert f"{y_after[0]:,.1f} days" in strip_after
+
+    # One undo puts the MFU, the plot and the strip back.
+    document.undo_stack.undo()
+    assert document.design.workloads[0].mfu == pytest.approx(0.40)
+    assert window.summary.text() == strip_before
+    _, y_undone = view.days_plot.point.getOriginalDataset()
+    assert y_undone[0] == pytest.approx(y_before[0])

@@ -61,3 +61,32 @@ def test_items_drag_as_slug_mime(qtbot, catalog):
     mime = proxy.mimeData([leaf])
     assert bytes(mime.data(SLUG_MIME)).decode() == "nvidia-dgx-h100"
     assert "8U" in leaf.data() and "kW max" in leaf.data(Qt.ItemDataRole.ToolTipRole)
+
+
+def _heading(palette: CatalogPalette, label: str) -> str:
+    proxy = palette.proxy
+    for row in range(proxy.rowCount()):
+        text = proxy.index(row, 0).data()
+        if text.startswith(label + " ("):
+            return text
+    raise AssertionError(f"no {label} heading")
+
+
+def test_headings_count_what_the_search_leaves(qtbot, catalog):
+    """Typing "qm97" shows "Switches (1 of 5)", not the unfiltered "(5)" over one item."""
+    palette = CatalogPalette(catalog)
+    qtbot.addWidget(palette)
+    switches = sum(1 for i in catalog.items.values() if i.kind == "switch")
+    assert _heading(palette, "Switches") == f"Switches ({switches})"
+    qtbot.keyClicks(palette.search, "qm97")
+    assert _heading(palette, "Switches") == f"Switches (1 of {switches})"
+    palette.search.clear()
+    assert _heading(palette, "Switches") == f"Switches ({switches})"
+
+
+def test_a_search_without_matches_says_so(qtbot, catalog):
+    palette = CatalogPalette(catalog)
+    qtbot.addWidget(palette)
+    qtbot.keyClicks(palette.search, "zzzz")
+    assert palette.visible_slugs() == []
+    assert palette.status.text() == "No item matches “zzzz”"

@@ -198,7 +198,8 @@ def test_mfu_150_percent_shows_the_error_naming_the_field_and_no_nan(qtbot, view
     errors = view.form.error_label
     assert errors.isVisible()
     assert "MFU (%)" in errors.text()
-    assert "fraction" in errors.text()
+    # In the percent the box is typed in, not the calculator's fraction (1.5).
+    assert "at most 100 %, got 150 %" in errors.text()
     assert "#fdecea" in field(view, "mfu").styleSheet()
     assert value_text(view, "days") == "—"
     for text in visible_texts(view):
@@ -276,7 +277,7 @@ def test_gpus_for_a_deadline_rounds_up_to_scalable_units(qtbot, view, document):
     view.explain("deadline")
     assert "ceil" in view.explain_dialog.text()
     type_into(qtbot, view.results.deadline_edit, "-3")
-    assert "deadline_days" in view.results.deadline_answer.text()
+    assert view.results.deadline_answer.text().startswith("Deadline (days): ")
 
 
 # -- forms mirror the model -------------------------------------------------------------
@@ -435,3 +436,40 @@ def test_rack_edits_from_other_views_refresh_the_power_plot(qtbot, view, documen
     _, limits = view.power_plot.limit.getOriginalDataset()
     assert limits[0] == pytest.approx(50.0)
     assert len(view.power_plot.over_bars.opts["x"]) == 0
+
+
+def test_a_box_that_is_not_a_number_shows_only_its_own_complaint(qtbot, view, document):
+    """"abc" after "0" says "'abc' is not a number", without the calculators' stale
+    "must be greater than 0, got 0.0" about the value still in the model."""
+    add_training(qtbot, view)
+    type_into(qtbot, field(view, "tokens"), "0")
+    assert view.form.error_lines() == ["Tokens (D): must be greater than 0, got 0.0"]
+    type_into(qtbot, field(view, "tokens"), "abc")
+    assert view.form.error_lines() == ["Tokens (D): 'abc' is not a number"]
+    type_into(qtbot, field(view, "tokens"), "15T")
+    assert view.form.error_lines() == []
+
+
+def test_deadline_and_su_errors_name_the_boxes_and_mark_them(qtbot, view, document):
+    add_training(qtbot, view)
+    results = view.results
+    type_into(qtbot, results.deadline_edit, "0")
+    assert results.deadline_answer.text().startswith("Deadline (days): ")
+    assert "#fdecea" in results.deadline_edit.styleSheet()
+    assert "#fdecea" not in results.su_edit.styleSheet()
+    type_into(qtbot, results.deadline_edit, "30")
+    type_into(qtbot, results.su_edit, "abc")
+    assert results.deadline_answer.text() == "SU (nodes): 'abc' is not a number"
+    assert "#fdecea" in results.su_edit.styleSheet()
+    assert "#fdecea" not in results.deadline_edit.styleSheet()
+    type_into(qtbot, results.su_edit, "2.5")  # used to be truncated to 2 silently
+    assert results.deadline_answer.text().startswith("SU (nodes): must be a whole number")
+    type_into(qtbot, results.su_edit, "1")
+    assert "SU × 1 node = " in results.deadline_answer.text()
+    assert results.su_edit.styleSheet() == ""
+
+
+def test_a_bad_mfu_asks_to_fix_the_form_in_the_deadline_box(qtbot, view, document):
+    add_training(qtbot, view)
+    type_into(qtbot, field(view, "mfu"), "150")
+    assert view.results.deadline_answer.text() == "Fix the inputs marked in red first."

@@ -318,3 +318,27 @@ def test_catalog_problems_are_reported_without_blocking(qtbot, tiny_design, tmp_
     assert "bad.yaml:7: u_height" in box.detailedText()
     assert window.catalog_problems_action.isEnabled()
     box.close()
+
+
+def test_estimates_tab_puts_the_rack_docks_away_and_back(qtbot, window):
+    """Catalog and inspector are about racks: the Estimates tab gives their width to the
+    form and plots (a laptop screen squeezed the plots to slivers) and Racks brings them
+    back; the saved layout keeps them."""
+    assert window.palette_dock.isVisible() and window.inspector_dock.isVisible()
+    tab_bar = window.tabs.tabBar()
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
+    assert window.tabs.currentIndex() == 1
+    assert not window.palette_dock.isVisible() and not window.inspector_dock.isVisible()
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(0).center())
+    assert window.palette_dock.isVisible() and window.inspector_dock.isVisible()
+    # A dock the user closed stays closed.
+    window.inspector_dock.close()
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(0).center())
+    assert window.palette_dock.isVisible() and not window.inspector_dock.isVisible()
+    window.inspector_dock.show()
+    # Closing on the Estimates tab saves the docks as the user had them.
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
+    assert window.close()
+    window.restoreState(window.settings.value("window/state"))
+    assert not window.palette_dock.isHidden() and not window.inspector_dock.isHidden()

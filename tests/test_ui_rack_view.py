@@ -93,3 +93,50 @@ def test_face_toggle_marks_front_devices_as_other_face(qtbot, tiny_design):
     view.set_face("rear")
     blocks = view.rack_item("r1")._blocks
     assert all(b.other_face for b in blocks if not b.zero_u)
+
+
+def test_opening_fits_the_rows_without_a_horizontal_scroll_bar(qtbot):
+    """The sample opens at a readable zoom with its widest row fitting the width: the
+    vertical scroll bar is taken into account, so no horizontal one appears."""
+    from workbench.templates import sample_design
+
+    view = make_view(qtbot, sample_design())
+    view.resize(1050, 800)
+    qtbot.wait(10)
+    view.fit_readable()
+    qtbot.wait(10)
+    assert view.verticalScrollBar().maximum() > 0  # taller than the view
+    assert view.horizontalScrollBar().maximum() == 0
+
+
+def test_clicking_a_device_near_the_edge_does_not_scroll_the_view(qtbot):
+    """A click selects what is under the pointer; the canvas must not jump away from it
+    (ensureVisible's margin used to scroll a rack at the left edge by a few pixels)."""
+    from workbench.templates import sample_design
+
+    design = sample_design()
+    view = make_view(qtbot, design)
+    view.resize(1050, 800)
+    view.fit_readable()
+    qtbot.wait(10)
+    first = design.sites[0].rows[0].racks[0]
+    device = next(d for d in first.devices if "gpu" in d.name)
+    rect = view.scene_rect_of(device.id)
+    pos = view.mapFromScene(rect.center())
+    assert view.viewport().rect().contains(pos)
+    before = (view.horizontalScrollBar().value(), view.verticalScrollBar().value())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert view.document.selection == device.id
+    assert (view.horizontalScrollBar().value(), view.verticalScrollBar().value()) == before
+
+
+def test_a_selection_made_elsewhere_is_still_scrolled_into_view(qtbot):
+    from workbench.templates import sample_design
+
+    design = sample_design()
+    view = make_view(qtbot, design)
+    view.fit_readable()
+    last_rack = design.sites[0].rows[-1].racks[-1]
+    view.document.select(last_rack.id)
+    rect = view.mapFromScene(view.scene_rect_of(last_rack.id)).boundingRect()
+    assert view.viewport().rect().intersects(rect)

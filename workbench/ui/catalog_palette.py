@@ -20,6 +20,8 @@ SLUG_MIME = "application/x-workbench-slug"
 
 SLUG_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 2
+#: On a kind's node: (label, number of items), so the filtered count can be shown.
+KIND_ROLE = Qt.ItemDataRole.UserRole + 3
 
 KIND_LABELS: dict[str, str] = {
     "server": "Servers", "gpu": "GPUs", "switch": "Switches", "storage": "Storage",
@@ -85,6 +87,7 @@ class CatalogModel(QStandardItemModel):
             total = sum(len(v) for v in manufacturers.values())
             label = KIND_LABELS.get(kind, kind.capitalize())
             kind_node = self._group(f"{label} ({total})", label, bold=True)
+            kind_node.setData((label, total), KIND_ROLE)
             for manufacturer in sorted(manufacturers, key=str.lower):
                 maker_node = self._group(manufacturer, manufacturer, bold=False)
                 for item in sorted(manufacturers[manufacturer], key=lambda i: i.model.lower()):
@@ -134,6 +137,21 @@ class CatalogModel(QStandardItemModel):
         return mime
 
 
+class _FilterProxy(QSortFilterProxyModel):
+    """The search filter; a kind's heading counts what the filter leaves ("4 of 5")."""
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if (role == Qt.ItemDataRole.DisplayRole and self.filterRegularExpression().pattern()
+                and not index.parent().isValid()):
+            kind = super().data(index, KIND_ROLE)
+            if kind:
+                label, total = kind
+                shown = sum(1 for _ in _walk(self, index))
+                if shown != total:
+                    return f"{label} ({shown} of {total})"
+        return super().data(index, role)
+
+
 class CatalogPalette(QWidget):
     """Search box over the catalog tree."""
 
@@ -142,7 +160,7 @@ class CatalogPalette(QWidget):
     def __init__(self, items: Iterable[CatalogItem] = (), parent: QWidget | None = None):
         super().__init__(parent)
         self.model = CatalogModel(items, self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = _FilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setRecursiveFilteringEnabled(True)
         self.proxy.setAutoAcceptChildRows(True)
@@ -201,7 +219,12 @@ class CatalogPalette(QWidget):
     def _update_status(self) -> None:
         shown = len(self.visible_slugs())
         total = self.model_item_count()
-        self.status.setText(f"{total:,} items" if shown == total else f"{shown:,} of {total:,} items")
+        if shown == total:
+            self.status.setText(f"{total:,} items")
+        elif shown == 0:
+            self.status.setText(f"No item matches “{self.search.text().strip()}”")
+        else:
+            self.status.setText(f"{shown:,} of {total:,} items")
 
     def _on_activated(self, index: QModelIndex) -> None:
         slug = index.data(SLUG_ROLE)

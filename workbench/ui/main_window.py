@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         scroller.setWidgetResizable(True)
         scroller.setFrameShape(QFrame.Shape.NoFrame)
         self.tabs.addTab(scroller, "Estimates")
+        self.estimates_page = scroller
         self.setCentralWidget(self.tabs)
 
         self.palette_widget = CatalogPalette(catalog if catalog is not None else ())
@@ -73,6 +74,11 @@ class MainWindow(QMainWindow):
 
         self.summary = SummaryStrip(document)
         self.statusBar().addPermanentWidget(self.summary)
+
+        #: Docks the Estimates tab put away (catalog and inspector are about racks), shown
+        #: again on leaving it, so the form and plots get the width on a laptop screen.
+        self._docks_put_away: list[QDockWidget] = []
+        self.tabs.currentChanged.connect(self._on_tab_changed)
 
         self.file_actions = FileActions(self, document, self.settings, catalog)
         self._make_menus()
@@ -135,6 +141,20 @@ class MainWindow(QMainWindow):
         action.triggered.connect(lambda _checked=False: slot())
         menu.addAction(action)
         return action
+
+    def _on_tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.estimates_page:
+            self._docks_put_away = [dock for dock in (self.palette_dock, self.inspector_dock)
+                                    if dock.isVisible() and not dock.isFloating()]
+            for dock in self._docks_put_away:
+                dock.hide()
+        else:
+            self._restore_docks()
+
+    def _restore_docks(self) -> None:
+        docks, self._docks_put_away = self._docks_put_away, []
+        for dock in docks:
+            dock.show()
 
     # -- title -----------------------------------------------------------------------
     def document_name(self) -> str:
@@ -217,6 +237,7 @@ class MainWindow(QMainWindow):
         if not self.document.is_dirty:
             self.file_actions.discard_autosave()
         self.file_actions.autosave_timer.stop()
+        self._restore_docks()  # remember the docks as the user set them, not as put away
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         event.accept()

@@ -179,6 +179,9 @@ class RackView(QGraphicsView):
         document.designReplaced.connect(self._on_design_replaced)
         document.selectionChanged.connect(self._on_selection_changed)
         self._selected: str | None = None
+        #: True while a click in this view makes the selection: what was clicked is in
+        #: view already, and scrolling under the pointer would move it away from the mouse.
+        self._clicking = False
         #: Set by designReplaced until the ``changed(everything)`` that
         #: ``Document.replace_design`` sends right after it (which must not rebuild again).
         self._replaced = False
@@ -321,7 +324,7 @@ class RackView(QGraphicsView):
             if item is not None:
                 item.update()
         self._selected = object_id if isinstance(object_id, str) else None
-        if self._selected:
+        if self._selected and not self._clicking:
             rect = self.scene_rect_of(self._selected)
             if rect is not None:
                 self.ensureVisible(rect, 40, 40)
@@ -357,7 +360,13 @@ class RackView(QGraphicsView):
         if self.zoom() * SCENE_SCALE >= geo.MIN_TEXT_PX_PER_U or not self._items:
             return
         rect = self._scene.itemsBoundingRect().adjusted(-20, -20, 20, 20)
-        width_zoom = self.viewport().width() / max(rect.width(), 1.0)
+        # The rows will be taller than the view, so a vertical scroll bar takes its width:
+        # fit the widest row into what is left, or a horizontal scroll bar appears too.
+        width = self.viewport().width()
+        if self.verticalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff \
+                and not self.verticalScrollBar().isVisible():
+            width -= self.style().pixelMetric(self.style().PixelMetric.PM_ScrollBarExtent)
+        width_zoom = width / max(self.sceneRect().width(), rect.width(), 1.0)
         readable = max(geo.MIN_TEXT_PX_PER_U / SCENE_SCALE, COMFORTABLE_ZOOM)
         target = min(max(width_zoom, readable), 1.0)
         self.resetTransform()
@@ -381,7 +390,11 @@ class RackView(QGraphicsView):
             event.accept()
             return
         if event.button() == Qt.MouseButton.LeftButton:
-            self.document.select(self.object_at(event.position().toPoint()))
+            self._clicking = True
+            try:
+                self.document.select(self.object_at(event.position().toPoint()))
+            finally:
+                self._clicking = False
             event.accept()
             return
         super().mousePressEvent(event)

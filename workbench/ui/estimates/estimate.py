@@ -63,6 +63,8 @@ class Estimate:
     deadline: Explained | None = None
     deadline_text: str = "—"
     deadline_error: bool = False
+    #: Which deadline box the error is about ("deadline_days", "nodes_per_su"), or "".
+    deadline_field: str = ""
 
     def figure(self, key: str) -> Figure | None:
         """The figure called ``key`` (``deadline`` included), or None."""
@@ -224,6 +226,16 @@ def _gpus_per_node(design: Design, gpu_slug: str | None) -> int:
     return 8
 
 
+#: How the deadline box's inputs are named on screen (the calculators use field names).
+DEADLINE_LABELS: dict[str, str] = {"deadline_days": "Deadline (days)",
+                                   "nodes_per_su": "SU (nodes)"}
+
+
+def _count(n: int, unit: str) -> str:
+    """'1 node', '1,056 nodes'."""
+    return f"{n:,} {unit}{'' if n == 1 else 's'}"
+
+
 def _deadline(out: Estimate, r: WorkloadResult, w: Workload, design: Design,
               days_text: str, su_text: str) -> None:
     if not days_text.strip():
@@ -234,19 +246,30 @@ def _deadline(out: Estimate, r: WorkloadResult, w: Workload, design: Design,
         out.deadline_error = True
         return
     per_node = _gpus_per_node(design, r.gpu_slug)
+    field_name = "deadline_days"
     try:
         days = parse_quantity(days_text)
-        per_su = int(parse_quantity(su_text)) if su_text.strip() else DEFAULT_NODES_PER_SU
+        field_name = "nodes_per_su"
+        per_su = parse_quantity(su_text) if su_text.strip() else DEFAULT_NODES_PER_SU
+        if per_su != int(per_su):
+            raise ParseError(f"must be a whole number of nodes, got {su_text.strip()}")
+        per_su = int(per_su)
+        field_name = ""
         sizing = gpus_for_deadline(r.total_flops, days, r.peak_tflops_per_gpu, w.mfu,
                                    per_node, per_su)
     except (InputError, ParseError) as exc:
-        field_name = getattr(exc, "field", "deadline_days")
-        out.deadline_text = f"{field_name}: {getattr(exc, 'reason', str(exc))}"
+        field_name = getattr(exc, "field", field_name) or "deadline_days"
+        if field_name in DEADLINE_LABELS:
+            out.deadline_field = field_name
+            out.deadline_text = f"{DEADLINE_LABELS[field_name]}: {getattr(exc, 'reason', str(exc))}"
+        else:  # a workload input (MFU above 100 %): the form already marks it in red
+            out.deadline_text = "Fix the inputs marked in red first."
         out.deadline_error = True
         return
     out.deadline_text = (
-        f"{sizing.gpus_needed:,} GPUs → {sizing.nodes:,} nodes "
-        f"({sizing.scalable_units:,} SU × {per_su} nodes = {sizing.gpus_provisioned:,} GPUs)\n"
+        f"{_count(sizing.gpus_needed, 'GPU')} → {_count(sizing.nodes, 'node')} "
+        f"({sizing.scalable_units:,} SU × {_count(per_su, 'node')} = "
+        f"{_count(sizing.gpus_provisioned, 'GPU')})\n"
         f"needs {fmt(sizing.effective_pflops_needed, 'PFLOP/s')} effective, "
         f"{fmt(sizing.physical_pflops_needed, 'PFLOP/s')} peak"
     )

@@ -53,6 +53,28 @@ def preset_title(name: str) -> str:
     return f"{family_title}{version} {size.upper()}"
 
 
+_FRACTION_MESSAGE = re.compile(r"must be a fraction in ([(\[])0, 1\], got (\S+)$")
+
+
+def percent_message(spec: FieldSpec | None, message: str) -> str:
+    """A calculator's fraction complaint in the percent the field is typed in.
+
+    ``calc`` checks MFU as a fraction ("must be a fraction in (0, 1], got 1.5"); a planner
+    who typed 150 into "MFU (%)" reads "must be above 0 % and at most 100 %, got 150 %".
+    """
+    if spec is None or spec.kind != "percent":
+        return message
+    match = _FRACTION_MESSAGE.search(message)
+    if match is None:
+        return message
+    low = "above 0 %" if match.group(1) == "(" else "at least 0 %"
+    try:
+        got = f"{float(match.group(2)) * 100:.6g} %"
+    except ValueError:
+        got = match.group(2)
+    return f"must be {low} and at most 100 %, got {got}"
+
+
 def find_workload(document: Document, workload_id: str | None) -> Workload | None:
     """The current Workload object with this id (commands replace the object on edit)."""
     if workload_id is None:
@@ -247,7 +269,11 @@ class WorkloadForm(QWidget):
         """Every error as the user reads it: "<field label>: <message>"."""
         lines = [f"{self._label_for(name)}: {message}" for name, message in self.parse_errors.items()]
         for name, message in self._calc_errors:
-            lines.append(f"{self._label_for(name)}: {message}")
+            if name in self.parse_errors:
+                # The calculators judged the value still in the model, not the text the
+                # user just typed ("got 0.0" next to "'abc' is not a number" misleads).
+                continue
+            lines.append(f"{self._label_for(name)}: {percent_message(FIELD_BY_NAME.get(name), message)}")
         return lines
 
     def _label_for(self, field: str) -> str:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from workbench.calc.explain import Explained, num
 from workbench.ui.estimates.estimate import DEFAULT_NODES_PER_SU, Estimate, Figure
 
+_ERROR_STYLE = "border: 1px solid #c62828; background: #fdecea;"
 _LINK_STYLE = ("QToolButton { color: #1565c0; text-decoration: underline; border: none; "
                "padding: 0 2px; } QToolButton:hover { color: #0d47a1; }")
 
@@ -123,6 +124,7 @@ class ResultsPanel(QGroupBox):
         """Show ``estimate`` (None: nothing selected)."""
         for widget in self._rows:
             self.grid.removeWidget(widget)
+            widget.hide()  # now, not at the deferred delete: old values must not show through
             widget.deleteLater()
         self._rows.clear()
         self.value_labels.clear()
@@ -141,6 +143,8 @@ class ResultsPanel(QGroupBox):
         self._show_verdict(estimate)
         self.deadline_answer.setText(estimate.deadline_text)
         self.deadline_answer.setStyleSheet("color: #c62828;" if estimate.deadline_error else "")
+        for name, edit in (("deadline_days", self.deadline_edit), ("nodes_per_su", self.su_edit)):
+            edit.setStyleSheet(_ERROR_STYLE if estimate.deadline_field == name else "")
         self.deadline_link.setVisible(estimate.deadline is not None)
 
     def _add_row(self, row: int, figure: Figure) -> None:

@@ -59,3 +59,37 @@ def test_mfu_edit_moves_plot_and_status_strip(qtbot, tmp_path, monkeypatch) -> N
     assert window.summary.text() == strip_before
     _, y_undone = view.days_plot.point.getOriginalDataset()
     assert y_undone[0] == pytest.approx(y_before[0])
+
+
+def test_strip_follows_the_workload_being_edited(qtbot, tmp_path, monkeypatch) -> None:
+    """Journey 3 on the sample: a newly added job is not the first workload, yet the strip
+    shows it while it is open in Estimates, and its MFU edit moves the strip."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    document = Document(sample_design())
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(document, settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    first_name = document.design.workloads[0].name
+    assert first_name in window.summary.text()
+
+    view = window.estimates
+    qtbot.mouseClick(view.add_training_button, Qt.MouseButton.LeftButton)
+    added = document.design.workloads[-1]
+    assert document.current_workload == added.id
+    assert added.name in window.summary.text() and first_name not in window.summary.text()
+
+    before = window.summary.text()
+    mfu = view.form.editors["mfu"]
+    mfu.setFocus()
+    mfu.selectAll()
+    qtbot.keyClick(mfu, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(mfu, "30")
+    qtbot.keyClick(mfu, Qt.Key.Key_Return)
+    assert document.design.workloads[-1].mfu == pytest.approx(0.30)
+    assert window.summary.text() != before
+
+    # Back on the sample's own workload, the strip shows it again.
+    view.select_workload(document.design.workloads[0].id)
+    assert first_name in window.summary.text()

@@ -49,6 +49,8 @@ class Document(QObject):
       * ``pathChanged(str)``: saved under a new name.
       * ``selectionChanged(object)``: the selected model object id (str) or None.  The
         selection is shared by every view (click in the rack view, the inspector shows it).
+      * ``currentWorkloadChanged(object)``: the workload being looked at in the Estimates
+        view (id or None); the status strip shows its days.
     """
 
     changed = Signal(object)
@@ -56,6 +58,7 @@ class Document(QObject):
     dirtyChanged = Signal(bool)
     pathChanged = Signal(str)
     selectionChanged = Signal(object)
+    currentWorkloadChanged = Signal(object)
 
     def __init__(self, design: Design | None = None, path: Path | None = None,
                  parent: QObject | None = None):
@@ -63,6 +66,7 @@ class Document(QObject):
         self._design = design if design is not None else Design()
         self._path = Path(path) if path is not None else None
         self._selection: str | None = None
+        self._current_workload: str | None = None
         #: The figures every view shows (summary, rack loads, workload results), computed
         #: once per change.  Connected first, so it is invalidated before any view's slot
         #: runs (Qt calls direct connections in the order they were made).
@@ -107,6 +111,17 @@ class Document(QObject):
         """Called by commands after they changed the model."""
         self.changed.emit(change)
 
+    @property
+    def current_workload(self) -> str | None:
+        """The id of the workload the user is looking at (None: none chosen)."""
+        return self._current_workload
+
+    def set_current_workload(self, workload_id: str | None) -> None:
+        """Record which workload the Estimates view shows, and tell the views."""
+        if workload_id != self._current_workload:
+            self._current_workload = workload_id
+            self.currentWorkloadChanged.emit(workload_id)
+
     def select(self, object_id: str | None) -> None:
         """Make ``object_id`` the shared selection and tell the views."""
         if object_id != self._selection:
@@ -119,6 +134,7 @@ class Document(QObject):
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._selection = None
+        self._current_workload = None
         self.set_path(path)
         self.designReplaced.emit()
         self.changed.emit(Change.everything())

@@ -43,15 +43,18 @@ def format_power(kw: float) -> str:
     return f"{kw:,.1f} kW"
 
 
-def training_days(design: Design, evaluate: Evaluate | None = None
-                  ) -> tuple[str, float | None] | None:
-    """(workload name, days) of the first training workload, or None without one.
+def training_days(design: Design, evaluate: Evaluate | None = None,
+                  preferred: str | None = None) -> tuple[str, float | None] | None:
+    """(workload name, days) of the training workload to show, or None without one.
 
-    Days are None when the estimate cannot be made (missing inputs).  ``evaluate`` gives
-    a workload's result (the window passes the document's cached one); by default the
-    calculator is called here.
+    That is ``preferred`` (the workload open in the Estimates view) when it is a training
+    job, else the first training workload, so the strip follows what the user is editing
+    and still shows something before they open the Estimates view.  Days are None when
+    the estimate cannot be made (missing inputs).  ``evaluate`` gives a workload's result
+    (the window passes the document's cached one); by default the calculator is called.
     """
-    workload = next((w for w in design.workloads if w.kind == "training"), None)
+    training = [w for w in design.workloads if w.kind == "training"]
+    workload = next((w for w in training if w.id == preferred), training[0] if training else None)
     if workload is None:
         return None
     try:
@@ -66,11 +69,11 @@ def training_days(design: Design, evaluate: Evaluate | None = None
     return workload.name, getattr(result, "days", None)
 
 
-def summary_parts(summary: DesignSummary, design: Design, evaluate: Evaluate | None = None
-                  ) -> list[tuple[str, str, str]]:
+def summary_parts(summary: DesignSummary, design: Design, evaluate: Evaluate | None = None,
+                  preferred: str | None = None) -> list[tuple[str, str, str]]:
     """(key, text, tooltip) of each figure shown, in order; pure, for tests and the strip.
 
-    ``evaluate`` is passed on to :func:`training_days`."""
+    ``evaluate`` and ``preferred`` are passed on to :func:`training_days`."""
     bf16 = summary.peak_pflops.get("bf16", 0.0)
     parts = [
         ("racks", format_count(summary.racks, "rack"), "Racks in the design"),
@@ -84,11 +87,12 @@ def summary_parts(summary: DesignSummary, design: Design, evaluate: Evaluate | N
         ("facility", f"{format_power(summary.facility_kw)} facility (PUE {summary.pue:g})",
          "Facility power = IT power × PUE"),
     ]
-    days = training_days(design, evaluate)
+    days = training_days(design, evaluate, preferred)
     if days is not None:
         name, value = days
         text = f"{name}: {value:,.1f} days" if value is not None else f"{name}: days n/a"
-        parts.append(("days", text, "Training time of the first training workload"))
+        parts.append(("days", text, "Training time of the workload open in Estimates "
+                      "(the first training workload until one is chosen)"))
     return parts
 
 
@@ -105,6 +109,7 @@ class SummaryStrip(QWidget):
         self._layout.setSpacing(4)
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self.refresh)
+        document.currentWorkloadChanged.connect(self.refresh)
         self.refresh()
 
     def _on_document_changed(self, change: Change) -> None:
@@ -115,7 +120,8 @@ class SummaryStrip(QWidget):
         """Show the document's current figures now."""
         figures = self.document.figures
         parts = summary_parts(figures.summary, self.document.design,
-                              lambda workload: figures.workload(workload.id))
+                              lambda workload: figures.workload(workload.id),
+                              self.document.current_workload)
         shown = set()
         for key, text, tip in parts:
             label = self._labels.get(key)

@@ -174,6 +174,7 @@ class EstimatesView(QWidget):
         del blocker
         self.remove_button.setEnabled(self.current_id is not None)
         self.form.set_workload(self.current_id)
+        self.document.set_current_workload(self.current_id)
 
     def _update_list_texts(self) -> None:
         for row in range(self.workload_list.count()):
@@ -191,6 +192,7 @@ class EstimatesView(QWidget):
         self.current_id = None if current is None else current.data(Qt.ItemDataRole.UserRole)
         self.remove_button.setEnabled(self.current_id is not None)
         self.form.set_workload(self.current_id)
+        self.document.set_current_workload(self.current_id)
         self._recompute()
 
     def select_workload(self, workload_id: str | None) -> None:

@@ -125,6 +125,9 @@ def test_several_workloads_and_remove(qtbot, view, document):
     # The inference form hides training-only rows and shows the inference ones.
     assert view.form.form.isRowVisible(field(view, "context"))
     assert not view.form.form.isRowVisible(field(view, "mfu"))
+    # Serving shards by TP only: a PP box would take values nothing reads.
+    assert view.form.form.isRowVisible(field(view, "tp"))
+    assert not view.form.form.isRowVisible(field(view, "pp"))
     assert "kv_cache_gib" in view.results.value_labels
     view.select_workload(first)
     assert view.current_id == first

@@ -342,3 +342,30 @@ def test_estimates_tab_puts_the_rack_docks_away_and_back(qtbot, window):
     assert window.close()
     window.restoreState(window.settings.value("window/state"))
     assert not window.palette_dock.isHidden() and not window.inspector_dock.isHidden()
+
+
+def test_autosave_writes_only_what_changed_since_the_last_copy(make_window, tmp_path):
+    from workbench import store
+    from workbench.ui.commands import RenameRackCommand
+
+    window = make_window(_tiny_for_autosave())
+    actions = window.file_actions
+    path = tmp_path / "plan.dcwb"
+    assert actions.save_to(path)
+    assert not actions.autosave(), "nothing to save while clean"
+    rack_id = next(window.document.design.iter_racks()).id
+    window.document.push(RenameRackCommand(window.document, rack_id, "R-one"))
+    assert actions.autosave()
+    copy = store.autosave_path(path)
+    assert store.open_design(copy).find_rack(rack_id).name == "R-one"
+    assert not actions.autosave(), "no change since the last copy"
+    window.document.push(RenameRackCommand(window.document, rack_id, "R-two"))
+    assert actions.autosave()
+    assert store.open_design(copy).find_rack(rack_id).name == "R-two"
+
+
+def _tiny_for_autosave():
+    from workbench.catalog import load_catalog
+    from workbench.templates import build_template
+
+    return build_template("dgx-h100-superpod", gpus=8, catalog=load_catalog(include_user=False))

@@ -56,6 +56,11 @@ class FileActions(QObject):
         self.templates_menu = QMenu("New from &Template", window)
         self._fill_templates_menu()
 
+        # Counts changes so an autosave is only written when something changed since the
+        # last one (at 100,000 GPUs a copy costs ~0.15 s on the UI thread).
+        self._generation = 0
+        self._autosaved_generation: int | None = None
+        document.changed.connect(self._on_document_changed)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_INTERVAL_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -244,18 +249,28 @@ class FileActions(QObject):
         return True
 
     # -- autosave ----------------------------------------------------------------------
-    def autosave(self) -> None:
-        """Write the recovery copy when there are unsaved changes."""
-        if not self.document.is_dirty:
-            return
+    def _on_document_changed(self, _change) -> None:
+        self._generation += 1
+
+    def autosave(self) -> bool:
+        """Write the recovery copy when there are unsaved changes not yet in it.
+
+        Returns True when a copy was written.
+        """
+        if not self.document.is_dirty or self._autosaved_generation == self._generation:
+            return False
         try:
             store.write_autosave(self.document.design, self.document.path)
         except store.ProjectFileError as exc:
             self._status(f"Autosave failed: {exc}")
+            return False
+        self._autosaved_generation = self._generation
+        return True
 
     def discard_autosave(self) -> None:
         """Drop the recovery copy (the user saved or chose to discard)."""
         store.discard_autosave(self.document.path)
+        self._autosaved_generation = None
 
     # -- Recent ------------------------------------------------------------------------
     def recent_files(self) -> list[str]:

@@ -20,15 +20,31 @@ from workbench.ui.document import Document  # noqa: E402
 from workbench.ui.main_window import MainWindow  # noqa: E402
 
 
-def test_mfu_edit_moves_plot_and_status_strip(qtbot, tmp_path, monkeypatch) -> None:
+def open_sample(qtbot, tmp_path, monkeypatch) -> MainWindow:
+    """The real main window on the bundled sample, settings and autosave kept in tmp."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    document = Document(sample_design())
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(document, settings=settings)
+    window = MainWindow(Document(sample_design()), settings=settings)
     qtbot.addWidget(window)
     window.resize(1600, 1000)
     window.show()
     qtbot.waitExposed(window)
+    return window
+
+
+def type_mfu(qtbot, window: MainWindow, text: str) -> None:
+    """Replace the MFU box's text with real key presses and commit it with Enter."""
+    mfu = window.estimates.form.editors["mfu"]
+    mfu.setFocus()
+    mfu.selectAll()
+    qtbot.keyClick(mfu, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(mfu, text)
+    qtbot.keyClick(mfu, Qt.Key.Key_Return)
+
+
+def test_mfu_edit_moves_plot_and_status_strip(qtbot, tmp_path, monkeypatch) -> None:
+    window = open_sample(qtbot, tmp_path, monkeypatch)
+    document = window.document
     window.tabs.setCurrentWidget(window.tabs.widget(1))
     view = window.estimates
     first = document.design.workloads[0]
@@ -38,12 +54,7 @@ def test_mfu_edit_moves_plot_and_status_strip(qtbot, tmp_path, monkeypatch) -> N
     _, y_before = view.days_plot.point.getOriginalDataset()
     assert f"{first.name}" in strip_before and "days" in strip_before
 
-    mfu = view.form.editors["mfu"]
-    mfu.setFocus()
-    mfu.selectAll()
-    qtbot.keyClick(mfu, Qt.Key.Key_Backspace)
-    qtbot.keyClicks(mfu, "30")
-    qtbot.keyClick(mfu, Qt.Key.Key_Return)
+    type_mfu(qtbot, window, "30")
 
     assert document.design.workloads[0].mfu == pytest.approx(0.30)
     _, y_after = view.days_plot.point.getOriginalDataset()
@@ -64,13 +75,8 @@ def test_mfu_edit_moves_plot_and_status_strip(qtbot, tmp_path, monkeypatch) -> N
 def test_strip_follows_the_workload_being_edited(qtbot, tmp_path, monkeypatch) -> None:
     """Journey 3 on the sample: a newly added job is not the first workload, yet the strip
     shows it while it is open in Estimates, and its MFU edit moves the strip."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    document = Document(sample_design())
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(document, settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = open_sample(qtbot, tmp_path, monkeypatch)
+    document = window.document
     first_name = document.design.workloads[0].name
     assert first_name in window.summary.text()
 
@@ -81,12 +87,7 @@ def test_strip_follows_the_workload_being_edited(qtbot, tmp_path, monkeypatch) -
     assert added.name in window.summary.text() and first_name not in window.summary.text()
 
     before = window.summary.text()
-    mfu = view.form.editors["mfu"]
-    mfu.setFocus()
-    mfu.selectAll()
-    qtbot.keyClick(mfu, Qt.Key.Key_Backspace)
-    qtbot.keyClicks(mfu, "30")
-    qtbot.keyClick(mfu, Qt.Key.Key_Return)
+    type_mfu(qtbot, window, "30")
     assert document.design.workloads[-1].mfu == pytest.approx(0.30)
     assert window.summary.text() != before
 

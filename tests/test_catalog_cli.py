@@ -42,7 +42,7 @@ def test_validate_reports_errors_and_warnings_and_exits_1(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "bad.yaml:4: field 'u_height': expected a number, got 'eight'" in out
     assert "warning: " in out and "no maximum_draw on any power port" in out
-    assert "1 items, 1 errors, 1 warnings" in out
+    assert "1 item, 1 error, 1 warning" in out
 
 
 def test_validate_of_a_missing_folder_is_a_one_line_error(tmp_path, capsys):

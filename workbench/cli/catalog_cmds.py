@@ -89,6 +89,11 @@ def _load(folder: Path | None) -> tuple[Catalog, list[CatalogItem]]:
     return catalog, mine
 
 
+def _count(n: int, word: str) -> str:
+    """'1 error', '2 errors'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _validate(args: argparse.Namespace) -> int:
     catalog, items = _load(args.dir)
     for error in catalog.errors:
@@ -96,10 +101,10 @@ def _validate(args: argparse.Namespace) -> int:
     for warning in catalog.warnings:
         print(f"warning: {warning}")
     where = display_path(args.dir) if args.dir else ", ".join(display_path(d) for d in catalog.dirs)
-    print(
-        f"{len(items)} items, {len(catalog.errors)} errors, "
-        f"{len(catalog.warnings)} warnings in {where}"
-    )
+    counts = ", ".join(_count(n, word) for n, word in
+                       ((len(items), "item"), (len(catalog.errors), "error"),
+                        (len(catalog.warnings), "warning")))
+    print(f"{counts} in {where}")
     return 1 if catalog.errors else 0
 
 

@@ -47,3 +47,20 @@ def test_import_warns_when_overlaying_shipped(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert "overlays the shipped nvidia-qm9700" in out
     assert "power counted as 0 W" in out
+
+
+def test_import_of_missing_file_or_folder_is_one_line_each(tmp_path: Path, capsys) -> None:
+    good = tmp_path / "QM9700.yaml"
+    good.write_text(QM_LIKE)
+    missing = tmp_path / "nope.yaml"
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    dest = tmp_path / "user"
+    code = main(["catalog", "import-netbox", "--dest", str(dest), str(missing), str(folder), str(good)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "nope.yaml: cannot read it: No such file or directory" in captured.err
+    assert "a-folder: cannot read it: Is a directory" in captured.err
+    assert "Traceback" not in captured.err
+    # The good file is still imported, and nothing else lands in the catalog folder.
+    assert sorted(p.name for p in dest.iterdir()) == ["nvidia-qm9700.yaml"]

@@ -21,6 +21,7 @@ from workbench.store import (
     save_design,
     write_autosave,
 )
+from workbench.store import atomic as atomic_module
 from workbench.store import writer as writer_module
 
 
@@ -91,7 +92,7 @@ def test_interrupt_mid_save_is_not_swallowed_and_cleans_up(
     def interrupted(*args, **kwargs) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(writer_module, "_fsync", interrupted)
+    monkeypatch.setattr(atomic_module, "fsync_file", interrupted)
     with pytest.raises(KeyboardInterrupt):
         save_design(small_design("new"), path)
     _assert_only_old_file(path, old)

@@ -26,9 +26,7 @@ from typing import Any
 from workbench.calc.power import BTU_H_PER_TON, BTU_H_PER_W, DEFAULT_PUE, facility_kw
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design, Rack
-
-#: Rack height assumed when a rack's catalog item does not give one.
-DEFAULT_RACK_U = 42
+from workbench.model.placement import rack_height
 
 
 @dataclass(frozen=True)
@@ -249,7 +247,7 @@ def _rack_load(design: Design, rack: Rack, per_type: _TypeCache,
     limits = rack_types.get(rack.rack_type)
     if limits is None:
         item = design.device_types.get(rack.rack_type)
-        u_total = float(item.u_height) if item and item.u_height else float(DEFAULT_RACK_U)
+        u_total = float(rack_height(design, rack))
         max_weight = item.props.get("max_weight_kg") if item else None
         limits = rack_types[rack.rack_type] = (
             u_total, float(max_weight) if max_weight is not None else None

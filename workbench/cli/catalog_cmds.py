@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +24,8 @@ from workbench.catalog import (
 from workbench.catalog.errors import CatalogError, display_path
 from workbench.catalog.loader import load_file
 from workbench.cli.errors import CliError
+from workbench.store.atomic import write_bytes_atomic
+from workbench.store.errors import os_reason
 
 #: Columns of ``catalog list`` (and the keys of each ``--json`` object).
 LIST_FIELDS: tuple[str, ...] = ("slug", "kind", "manufacturer", "model", "u_height", "role")
@@ -147,7 +148,10 @@ def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force:
     line so the guess is never needed again.  The source file is only read.
     """
     shown = display_path(source)
-    data = source.read_bytes()
+    try:
+        data = source.read_bytes()
+    except OSError as exc:
+        raise CatalogError(f"cannot read it: {os_reason(exc)}", file=shown) from None
     if kind is not None:
         data = _with_kind(data, kind)
     result = load_file(source) if kind is None else _load_bytes(source, data)
@@ -204,22 +208,11 @@ def _load_bytes(source: Path, data: bytes):
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
-    """Write beside the target then rename, so a crash never leaves half a file."""
+    """Replace ``target`` the way project files are replaced, with a catalog message."""
     try:
-        handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        write_bytes_atomic(target, data)
     except OSError as exc:
-        raise CatalogError(
-            f"cannot write to {display_path(target.parent)}: {exc.strerror or exc}"
-        ) from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, target)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
-        raise CatalogError(f"cannot write {display_path(target)}: {exc.strerror or exc}") from None
+        raise CatalogError(f"cannot write {display_path(target)}: {os_reason(exc)}") from None
 
 
 def _list(args: argparse.Namespace) -> int:

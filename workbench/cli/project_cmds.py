@@ -52,6 +52,7 @@ def _positive_int(text: str) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """Build a template design and save it atomically, refusing to clobber without --force."""
+    from workbench.calc.summary import summarize
     from workbench.catalog import CatalogError
     from workbench.store import ProjectFileError, save_design
     from workbench.templates import SAMPLE_TEMPLATE, TemplateError, build_template
@@ -69,9 +70,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         save_design(design, out)
     except ProjectFileError as exc:
         raise CliError(str(exc)) from None
-    gpus = sum(design.item(d.device_type).gpu_count for _, d in design.iter_devices())
-    racks = sum(1 for _ in design.iter_racks())
-    print(f"wrote {out}: {design.name} ({racks:,} racks, {gpus:,} GPUs)")
+    summary = summarize(design)
+    print(f"wrote {out}: {design.name} ({summary.racks:,} racks, {summary.gpus:,} GPUs)")
     return 0
 
 

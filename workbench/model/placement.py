@@ -1,7 +1,8 @@
 """Where devices sit in a rack: occupied units, clashes and free ranges.
 
-One function per rule, used by the templates now and by drop highlighting, validation
-and exports later (architecture: placement rules live on the model).  A full-depth
+One function per rule, used by the rack drawing and the budget figures now (rack height)
+and by drop highlighting, validation and exports later (architecture: placement rules
+live on the model); the template tests check every generated rack with them.  A full-depth
 device blocks its units on both faces; a half-depth one only on its own face, so a
 half-depth switch at the rear may share units with a half-depth patch panel at the front.
 """
@@ -43,10 +44,20 @@ def _cells(design: Design, rack: Rack) -> Iterator[tuple[Device, list[tuple[int,
         yield device, [(u, f) for u in units_of(device, item.u_height) for f in faces]
 
 
-def rack_height(design: Design, rack: Rack, default: int = 42) -> int:
-    """The rack's height in U from its catalog type."""
+#: Height assumed for a rack whose catalog type is unknown or gives none (the common
+#: 19-inch cabinet).
+DEFAULT_RACK_U = 42
+
+
+def rack_height(design: Design, rack: Rack) -> int:
+    """The rack's height in U from its catalog type: the one rule the drawing, the budget
+    figures and the placement checks all use, so they never disagree."""
     item = design.device_types.get(rack.rack_type)
-    return int(item.u_height) if item is not None and item.u_height else default
+    try:
+        height = int(item.u_height) if item is not None else 0
+    except (TypeError, ValueError):
+        height = 0
+    return height if height > 0 else DEFAULT_RACK_U
 
 
 def clashes(design: Design, rack: Rack) -> list[tuple[Device, Device]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from workbench.model.design import Design, Rack
+from workbench.model.placement import rack_height
 from workbench.render.colors import role_of
 
 #: Widths and heights in U.  A 19" rack is ~600 mm wide against 44.45 mm per U, so the
@@ -26,7 +27,6 @@ SLOT_WIDTH_U = 11.0
 ZERO_U_WIDTH_U = 0.9
 HEADER_U = 3.0
 FOOTER_U = 1.8
-DEFAULT_RACK_UNITS = 42
 
 #: Pixels per U below which text and U numbers are skipped (level of detail).
 MIN_TEXT_PX_PER_U = 7.0
@@ -69,16 +69,8 @@ class Block:
 
 
 def rack_units(rack: Rack, design: Design) -> int:
-    """How many U the rack has, from its catalog type (42 when unknown)."""
-    item = design.device_types.get(rack.rack_type)
-    if item is not None:
-        for value in (item.props.get("u_height"), item.props.get("units"), item.u_height):
-            try:
-                if value and int(value) > 0:
-                    return int(value)
-            except (TypeError, ValueError):
-                continue
-    return DEFAULT_RACK_UNITS
+    """How many U the rack has: :func:`workbench.model.placement.rack_height`."""
+    return rack_height(design, rack)
 
 
 def rack_size(u_total: int, scale: float) -> tuple[float, float]:

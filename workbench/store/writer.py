@@ -11,11 +11,9 @@ a 100,000-GPU design fast; the single fsync before the rename restores durabilit
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import json
 import os
-import secrets
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -26,6 +24,7 @@ import sqlite_utils
 import workbench
 from workbench.model.design import Design
 from workbench.store import schema
+from workbench.store.atomic import replace_atomically
 from workbench.store.errors import ProjectFileError, os_reason
 from workbench.store.snapshot import checked_mappings
 
@@ -42,23 +41,11 @@ def save_design(design: Design, path: str | os.PathLike[str]) -> None:
     """
     target = Path(path)
     try:
-        tmp = _create_temp(target)
+        replace_atomically(target, lambda tmp: write_database(design, tmp))
     except OSError as exc:
         raise ProjectFileError(target, f"cannot save: {os_reason(exc)}") from exc
-    try:
-        write_database(design, tmp)
-        _fsync(tmp)
-        _copy_mode(target, tmp)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(exc, OSError):
-            raise ProjectFileError(target, f"cannot save: {os_reason(exc)}") from exc
-        if isinstance(exc, (sqlite3.Error, TypeError, ValueError, OverflowError)):
-            raise ProjectFileError(target, f"cannot save: {exc}") from exc
-        raise
-    _fsync_folder(target.parent)
+    except (sqlite3.Error, TypeError, ValueError, OverflowError) as exc:
+        raise ProjectFileError(target, f"cannot save: {exc}") from exc
 
 
 def write_database(design: Design, file: Path) -> None:
@@ -173,49 +160,6 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=_json_default)
 
 
-def _fsync(file: Path) -> None:
-    fd = os.open(file, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable; not possible (or needed) on every platform."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
-
-def _create_temp(target: Path) -> Path:
-    """A new empty file beside ``target``, named ``.<name>.<random>.tmp``.
-
-    Not ``tempfile.mkstemp``: its private 0600 mode would surprise a team sharing a
-    project folder, whereas ``os.open(..., 0o666)`` gets the user's usual umask.
-    """
-    for _ in range(100):
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-        os.close(fd)
-        return tmp
-    raise FileExistsError(f"no free temporary name beside {target}")
-
-
-def _copy_mode(target: Path, tmp: Path) -> None:
-    """Keep the replaced file's permission bits (a read-only-for-group file stays so)."""
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except OSError:
-        return
-    os.chmod(tmp, mode)

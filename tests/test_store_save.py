@@ -214,3 +214,16 @@ def test_item_the_parser_would_refuse_is_refused_at_save_time(saved: tuple[Path,
     with pytest.raises(ProjectFileError, match="cannot save: catalog item 'Bad Slug' cannot be stored"):
         save_design(design, path)
     _assert_only_old_file(path, old)
+
+
+def test_saving_through_a_symlink_updates_the_real_file(tmp_path: Path) -> None:
+    real_folder = tmp_path / "shared-drive"
+    real_folder.mkdir()
+    real = real_folder / "site-a.dcwb"
+    save_design(small_design("first"), real)
+    link = tmp_path / "site-a.dcwb"
+    link.symlink_to(real)
+    save_design(small_design("second"), link)
+    assert link.is_symlink(), "the link stays a link"
+    assert open_design(real).name == "second"
+    assert sorted(p.name for p in real_folder.iterdir()) == ["site-a.dcwb"]

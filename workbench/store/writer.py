@@ -40,6 +40,10 @@ def save_design(design: Design, path: str | os.PathLike[str]) -> None:
     file is left in the folder, whether the save succeeds or not.
     """
     target = Path(path)
+    if target.is_symlink():
+        # Save through the link: replacing the link itself with a regular file would
+        # leave the real project (say on a shared drive) silently stale.
+        target = target.resolve()
     try:
         replace_atomically(target, lambda tmp: write_database(design, tmp))
     except OSError as exc:

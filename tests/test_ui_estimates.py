@@ -476,3 +476,44 @@ def test_a_bad_mfu_asks_to_fix_the_form_in_the_deadline_box(qtbot, view, documen
     add_training(qtbot, view)
     type_into(qtbot, field(view, "mfu"), "150")
     assert view.results.deadline_answer.text() == "Fix the inputs marked in red first."
+
+
+def test_a_complaint_survives_an_edit_of_another_box(qtbot, view, document):
+    """Typing "lots" into Tokens and then changing MFU must not silently swap the typed
+    text for the model's 15T: the box keeps its text and complaint until it is edited."""
+    add_training(qtbot, view)
+    tokens = field(view, "tokens")
+    type_into(qtbot, tokens, "lots")
+    type_into(qtbot, field(view, "mfu"), "45")
+    assert document.design.workloads[0].mfu == pytest.approx(0.45)
+    assert tokens.text() == "lots"
+    assert view.form.error_lines() == ["Tokens (D): 'lots' is not a number"]
+    document.undo_stack.undo()  # undoing the MFU edit does not drop it either
+    assert tokens.text() == "lots" and view.form.error_lines()
+    type_into(qtbot, tokens, "20T")
+    assert document.design.workloads[0].tokens == pytest.approx(20e12)
+    assert view.form.error_lines() == []
+
+
+def test_a_complaint_goes_with_another_workload(qtbot, view, document):
+    first = add_training(qtbot, view)
+    type_into(qtbot, field(view, "tokens"), "lots")
+    add_training(qtbot, view)
+    assert view.form.error_lines() == []
+    view.select_workload(first)
+    assert field(view, "tokens").text() == format_quantity(15e12)
+    assert view.form.error_lines() == []
+
+
+def test_a_complaint_about_n_goes_when_a_preset_takes_n_back(qtbot, view, document):
+    add_training(qtbot, view)
+    combo, params = field(view, "model"), field(view, "params")
+    index = combo.findData("custom")
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)
+    type_into(qtbot, params, "lots")
+    assert view.form.error_lines() == ["Parameters (N): 'lots' is not a number"]
+    document.undo_stack.undo()  # back on the preset: N is read-only again
+    assert document.design.workloads[0].model == "llama3-70b"
+    assert params.isReadOnly() and params.text() == format_quantity(70_553_706_496)
+    assert view.form.error_lines() == []

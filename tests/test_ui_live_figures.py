@@ -262,3 +262,24 @@ def test_a_rename_computes_no_design_wide_figure(window, calls):
     assert calls == {} and len(plot_calls) == 1
     assert list(plot_calls[0][3]) == [120.0, 12.0]  # the limits the plot now shows
     assert_fresh(document)
+
+
+@pytest.mark.parametrize(("change", "rebuild"), [
+    (Change.everything(), True),
+    (Change(racks=frozenset({"r1"}), structure=True), True),
+    (Change(devices=frozenset({"d1"}), workloads=frozenset({"w1"}), structure=True), True),
+    (Change(workloads=frozenset({"w1"}), structure=True), False),  # a workload added
+    (Change(racks=frozenset({"r1"})), False),  # a rename
+])
+def test_which_changes_rebuild_the_rack_maps(change, rebuild):
+    assert change.needs_rebuild is rebuild
+
+
+def test_a_new_design_is_announced_once(document, tiny_design):
+    """Every view refreshes on ``designReplaced``; no ``changed`` repeats it."""
+    seen = []
+    document.designReplaced.connect(lambda: seen.append("replaced"))
+    document.changed.connect(lambda change: seen.append(change))
+    document.replace_design(copy.deepcopy(tiny_design), None)
+    assert seen == ["replaced"]
+    assert document.figures.summary.racks == 2

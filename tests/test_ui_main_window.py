@@ -369,3 +369,87 @@ def _tiny_for_autosave():
     from workbench.templates import build_template
 
     return build_template("dgx-h100-superpod", gpus=8, catalog=load_catalog(include_user=False))
+
+
+# -- an unsaved design's autosave at start-up ---------------------------------------------
+def _crashed_untitled_session() -> Path:
+    """The autosave an unsaved design left when its session ended without saving."""
+    from workbench import store
+
+    design = _tiny_for_autosave()
+    next(design.iter_racks()).name = "LOST-WORK"
+    return store.write_autosave(design, None)
+
+
+def test_start_recovers_the_autosave_of_an_unsaved_design(make_window, monkeypatch, tmp_path):
+    from workbench import store
+    from workbench.model import Design
+    from workbench.ui import app as app_module
+
+    window = make_window(Design())
+    copy = _crashed_untitled_session()
+    monkeypatch.setattr(window.file_actions, "ask_untitled_recovery", lambda: True)
+    app_module.start_without_file(window)
+    document = window.document
+    assert next(document.design.iter_racks()).name == "LOST-WORK"
+    assert document.path is None and document.is_dirty and window.isWindowModified()
+    assert copy.exists(), "kept until the user saves or discards"
+    assert window.file_actions.autosave()  # the next session's copy is this design
+    assert next(store.open_design(copy).iter_racks()).name == "LOST-WORK"
+    assert window.file_actions.save_to(tmp_path / "kept.dcwb")
+    assert not copy.exists()
+
+
+def test_declining_the_recovery_starts_on_the_sample_and_drops_the_copy(make_window,
+                                                                        monkeypatch):
+    from workbench.model import Design
+    from workbench.ui import app as app_module
+
+    window = make_window(Design())
+    copy = _crashed_untitled_session()
+    monkeypatch.setattr(window.file_actions, "ask_untitled_recovery", lambda: False)
+    app_module.start_without_file(window)
+    assert window.windowTitle().startswith("Sample design")
+    assert all(rack.name != "LOST-WORK" for rack in window.document.design.iter_racks())
+    assert not window.document.is_dirty
+    assert not copy.exists()
+
+
+def test_no_autosave_means_no_question_at_start(make_window, monkeypatch):
+    from workbench.model import Design
+    from workbench.ui import app as app_module
+
+    window = make_window(Design())
+    asked = []
+    monkeypatch.setattr(window.file_actions, "ask_untitled_recovery",
+                        lambda: asked.append(True) or True)
+    app_module.start_without_file(window)
+    assert asked == [] and window.windowTitle().startswith("Sample design")
+
+
+def test_discarding_then_cancelling_open_still_autosaves_the_open_design(window, monkeypatch):
+    """Discard removes the copy; when the file dialog is then cancelled the same unsaved
+    design stays open, and the next autosave must write it again."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from workbench import store
+    from workbench.ui.commands import RenameRackCommand
+
+    actions = window.file_actions
+    window.document.push(RenameRackCommand(window.document, "r2", "B-two"))
+    assert actions.autosave()
+    copy = store.autosave_path(None)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *args, **kwargs: ("", "")))
+    assert not actions.open()  # Save/Discard/Cancel answers Discard, then no file chosen
+    assert not copy.exists() and window.document.is_dirty
+    assert actions.autosave()
+    assert copy.exists()
+
+
+def test_a_refused_edit_says_why_in_the_status_bar(window):
+    from workbench.ui.commands import RenameRackCommand
+
+    window.document.push(RenameRackCommand(window.document, "r1", "  "))
+    assert window.statusBar().currentMessage() == "A rack name cannot be empty."
+    assert window.document.undo_stack.count() == 0

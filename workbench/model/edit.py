@@ -3,17 +3,29 @@
 The window never assigns to model fields directly: a QUndoCommand calls one of these
 functions in ``redo()`` and the inverse in ``undo()``.  Keeping them here (Qt-free) lets
 the command line, scripts and tests make exactly the same edits as the window.
+
+The edits validate what the user asks for; the ``restore_*`` functions and
+:func:`replace_workload` do not, because undo must put back exactly what was there,
+even a value today's rules refuse (a blank name or an old cooling type from a file):
+an undo that raised would leave the undo stack and the model disagreeing.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from workbench.model.design import COOLING_LIMITS_KW, Design, Workload
+from workbench.model.design import COOLING_LIMITS_KW, Design, Rack, Workload
 
 
 class EditError(ValueError):
     """An edit the model refuses, with a message fit for the user."""
+
+
+def _rack(design: Design, rack_id: str) -> Rack:
+    rack = design.find_rack(rack_id)
+    if rack is None:
+        raise EditError(f"No rack with id {rack_id!r}.")
+    return rack
 
 
 def rename_device(design: Design, device_id: str, name: str) -> str:
@@ -34,11 +46,22 @@ def rename_rack(design: Design, rack_id: str, name: str) -> str:
     name = name.strip()
     if not name:
         raise EditError("A rack name cannot be empty.")
-    rack = design.find_rack(rack_id)
-    if rack is None:
-        raise EditError(f"No rack with id {rack_id!r}.")
+    rack = _rack(design, rack_id)
     old, rack.name = rack.name, name
     return old
+
+
+def restore_device_name(design: Design, device_id: str, name: str) -> None:
+    """Put back a device's earlier name exactly as it was (undo of :func:`rename_device`)."""
+    found = design.find_device(device_id)
+    if found is None:
+        raise EditError(f"No device with id {device_id!r}.")
+    found[1].name = name
+
+
+def restore_rack_name(design: Design, rack_id: str, name: str) -> None:
+    """Put back a rack's earlier name exactly as it was (undo of :func:`rename_rack`)."""
+    _rack(design, rack_id).name = name
 
 
 def set_rack_cooling(design: Design, rack_id: str, cooling: str,
@@ -49,15 +72,20 @@ def set_rack_cooling(design: Design, rack_id: str, cooling: str,
     """
     if cooling not in COOLING_LIMITS_KW:
         raise EditError(f"Unknown cooling type {cooling!r}; use one of {', '.join(COOLING_LIMITS_KW)}.")
-    rack = design.find_rack(rack_id)
-    if rack is None:
-        raise EditError(f"No rack with id {rack_id!r}.")
+    rack = _rack(design, rack_id)
     limit = COOLING_LIMITS_KW[cooling] if power_limit_kw is None else float(power_limit_kw)
     if not limit > 0:
         raise EditError("A rack's power limit must be above 0 kW.")
     old = (rack.cooling, rack.power_limit_kw)
     rack.cooling, rack.power_limit_kw = cooling, limit
     return old
+
+
+def restore_rack_cooling(design: Design, rack_id: str, cooling: str,
+                         power_limit_kw: float) -> None:
+    """Put back a rack's earlier cooling and limit exactly (undo of :func:`set_rack_cooling`)."""
+    rack = _rack(design, rack_id)
+    rack.cooling, rack.power_limit_kw = cooling, power_limit_kw
 
 
 def add_workload(design: Design, workload: Workload, index: int | None = None) -> int:
@@ -86,3 +114,12 @@ def update_workload(design: Design, workload_id: str, **changes) -> Workload:
             design.workloads[i] = replace(w, **changes)
             return w
     raise EditError(f"No workload with id {workload_id!r}.")
+
+
+def replace_workload(design: Design, workload: Workload) -> None:
+    """Put ``workload`` in place of the one with its id (undo of :func:`update_workload`)."""
+    for i, w in enumerate(design.workloads):
+        if w.id == workload.id:
+            design.workloads[i] = workload
+            return
+    raise EditError(f"No workload with id {workload.id!r}.")

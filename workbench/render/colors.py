@@ -93,6 +93,14 @@ def role_color(role: str) -> str:
     return ROLE_COLORS.get(role, ROLE_COLORS["other"])[1]
 
 
+def load_color(fraction: float) -> str:
+    """The colour of a load bar at ``fraction`` of its limit: red over it, amber above
+    80 % (little headroom left), green otherwise."""
+    if fraction > 1.0:
+        return LOAD_OVER
+    return LOAD_WARN if fraction > 0.8 else LOAD_OK
+
+
 def role_label(role: str) -> str:
     """The legend label for a role."""
     return ROLE_COLORS.get(role, ROLE_COLORS["other"])[0]

@@ -168,12 +168,6 @@ def _paint_blocks(painter: QPainter, blocks: list[geo.Block], scale: float,
         painter.drawRect(selected_rect)
 
 
-def _load_color(fraction: float) -> str:
-    if fraction > 1.0:
-        return colors.LOAD_OVER
-    return colors.LOAD_WARN if fraction > 0.8 else colors.LOAD_OK
-
-
 def _paint_header(painter: QPainter, rack: Rack, u_total: int, scale: float,
                   load: LoadLike | None, detail: bool) -> None:
     header = _qrect(geo.header_rect(u_total, scale))
@@ -185,7 +179,7 @@ def _paint_header(painter: QPainter, rack: Rack, u_total: int, scale: float,
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(qcolor(colors.RAIL))
         painter.drawRect(bar)
-        painter.setBrush(qcolor(_load_color(fraction)))
+        painter.setBrush(qcolor(colors.load_color(fraction)))
         painter.drawRect(QRectF(bar.left(), bar.top(), bar.width() * min(fraction, 1.0),
                                 bar.height()))
     if not detail:

@@ -4,19 +4,24 @@ The catalog loads first; files that fail validation are reported once (status ba
 non-modal list of ``file:line: field: message``) and left out, because one bad YAML file
 must not keep a planner from working.  A FILE that cannot be opened gets a dialog with
 the one-line cause and exit status 1; the file is never written to.  Without FILE the
-bundled sample design opens, unsaved.
+bundled sample design opens, unsaved, unless an unsaved design of an earlier session
+was autosaved and the user recovers it.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.model import Design
 from workbench.ui.document import Document
+
+if TYPE_CHECKING:
+    from workbench.ui.main_window import MainWindow
 
 ORGANIZATION = "Workbench"
 APPLICATION = "Workbench"
@@ -52,6 +57,18 @@ def sample_or_empty(catalog=None) -> tuple[Design, str | None]:
         return Design(name="Untitled design"), f"The sample design could not be built: {exc}"
 
 
+def start_without_file(window: MainWindow, catalog=None) -> None:
+    """Fill a new window started without FILE: the unsaved design of a session that
+    ended without saving, if the user recovers it, else the bundled sample."""
+    if window.file_actions.recover_untitled():
+        return
+    design, failure = sample_or_empty(catalog)
+    window.document.replace_design(design, None)
+    window.set_untitled_name(None if failure else "Sample design")
+    if failure:
+        QMessageBox.warning(window, "Sample design", failure)
+
+
 def run_app(path: str | None) -> int:
     """Show the main window on FILE (or the sample) and run the event loop."""
     import PySide6
@@ -75,11 +92,7 @@ def run_app(path: str | None) -> int:
             window.deleteLater()
             return 1
     else:
-        design, failure = sample_or_empty(catalog)
-        document.replace_design(design, None)
-        window.set_untitled_name(None if failure else "Sample design")
-        if failure:
-            QMessageBox.warning(window, "Sample design", failure)
+        start_without_file(window, catalog)
     if window.settings.value("window/geometry") is None:
         # First start: a design tool wants the whole screen (sized too, for desktops
         # without a window manager that would honour "maximized").

@@ -3,6 +3,11 @@
 Each command calls a mutation from :mod:`workbench.model.edit` in ``redo()`` and its
 inverse in ``undo()``, then tells the document what it touched.  Commands hold ids and
 values, never Qt items, so they stay valid when views rebuild.
+
+Only the first ``redo()`` (the one ``QUndoStack.push`` runs) validates: an edit the
+model refuses marks the command obsolete, so the stack drops it instead of keeping an
+undo step that changed nothing, and the document reports the reason.  ``undo()`` puts
+back the exact earlier values without checks (see :mod:`workbench.model.edit`).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from PySide6.QtGui import QUndoCommand
 
 from workbench.model import Workload, edit
+from workbench.model.edit import EditError
 from workbench.ui.document import Change, Document
 
 
@@ -19,12 +25,21 @@ class ModelCommand(QUndoCommand):
     def __init__(self, document: Document, text: str):
         super().__init__(text)
         self.document = document
+        self._applied_once = False
 
     def _change(self) -> Change:
         return Change.everything()
 
     def redo(self) -> None:
-        self._apply()
+        try:
+            self._apply()
+        except EditError as exc:
+            if self._applied_once:
+                raise  # the model changed behind the stack's back: a bug, not a user error
+            self.setObsolete(True)  # QUndoStack.push drops it: no empty undo step
+            self.document.refuse(str(exc))
+            return
+        self._applied_once = True
         self.document.notify(self._change())
 
     def undo(self) -> None:
@@ -53,7 +68,8 @@ class RenameDeviceCommand(ModelCommand):
         self.old_name = edit.rename_device(self.document.design, self.device_id, self.new_name)
 
     def _revert(self) -> None:
-        edit.rename_device(self.document.design, self.device_id, self.old_name or "")
+        assert self.old_name is not None
+        edit.restore_device_name(self.document.design, self.device_id, self.old_name)
 
 
 class RenameRackCommand(ModelCommand):
@@ -71,7 +87,8 @@ class RenameRackCommand(ModelCommand):
         self.old_name = edit.rename_rack(self.document.design, self.rack_id, self.new_name)
 
     def _revert(self) -> None:
-        edit.rename_rack(self.document.design, self.rack_id, self.old_name or "")
+        assert self.old_name is not None
+        edit.restore_rack_name(self.document.design, self.rack_id, self.old_name)
 
 
 class SetRackCoolingCommand(ModelCommand):
@@ -92,7 +109,7 @@ class SetRackCoolingCommand(ModelCommand):
 
     def _revert(self) -> None:
         assert self.old is not None
-        edit.set_rack_cooling(self.document.design, self.rack_id, *self.old)
+        edit.restore_rack_cooling(self.document.design, self.rack_id, *self.old)
 
 
 class AddWorkloadCommand(ModelCommand):
@@ -170,8 +187,4 @@ class UpdateWorkloadCommand(ModelCommand):
 
     def _revert(self) -> None:
         assert self.previous is not None
-        design = self.document.design
-        for i, w in enumerate(design.workloads):
-            if w.id == self.workload_id:
-                design.workloads[i] = self.previous
-                return
+        edit.replace_workload(self.document.design, self.previous)

@@ -35,8 +35,18 @@ class Change:
 
     @staticmethod
     def everything() -> Change:
-        """A change that tells every view to refresh fully (a new design was loaded)."""
+        """A change that tells every view to refresh fully (anything may differ)."""
         return Change(structure=True)
+
+    @property
+    def needs_rebuild(self) -> bool:
+        """Racks or devices may have been added, removed or moved: rebuild what maps them.
+
+        Adding or removing a workload (only workloads named) sets ``structure`` too, but
+        moves no rack; every other structural change may have moved anything.
+        """
+        only_workloads = bool(self.workloads) and not self.racks and not self.devices
+        return self.structure and not only_workloads
 
 
 class Document(QObject):
@@ -44,13 +54,17 @@ class Document(QObject):
 
     Signals:
       * ``changed(Change)``: after every command's redo/undo.
-      * ``designReplaced()``: a different design was loaded (new/open/revert).
+      * ``designReplaced()``: a different design was loaded (new/open/revert).  It is
+        the only signal then (no ``changed`` follows), so every view that listens to
+        ``changed`` also refreshes on this one.
       * ``dirtyChanged(bool)``: the unsaved-changes state flipped.
       * ``pathChanged(str)``: saved under a new name.
       * ``selectionChanged(object)``: the selected model object id (str) or None.  The
         selection is shared by every view (click in the rack view, the inspector shows it).
       * ``currentWorkloadChanged(object)``: the workload being looked at in the Estimates
         view (id or None); the status strip shows its days.
+      * ``editRefused(str)``: a command's edit was refused by the model (the reason, fit
+        for the user); the command was dropped, nothing changed.
     """
 
     changed = Signal(object)
@@ -59,6 +73,7 @@ class Document(QObject):
     pathChanged = Signal(str)
     selectionChanged = Signal(object)
     currentWorkloadChanged = Signal(object)
+    editRefused = Signal(str)
 
     def __init__(self, design: Design | None = None, path: Path | None = None,
                  parent: QObject | None = None):
@@ -71,7 +86,7 @@ class Document(QObject):
         #: once per change.  Connected first, so it is invalidated before any view's slot
         #: runs (Qt calls direct connections in the order they were made).
         self.figures = LiveFigures(self)
-        self.designReplaced.connect(self.figures.on_design_replaced)
+        self.designReplaced.connect(self.figures.invalidate)
         self.changed.connect(self.figures.on_changed)
         self.undo_stack = QUndoStack(self)
         # A bound method, not a lambda: Qt drops the connection when this object dies, so
@@ -111,6 +126,10 @@ class Document(QObject):
         """Called by commands after they changed the model."""
         self.changed.emit(change)
 
+    def refuse(self, message: str) -> None:
+        """Called by a command whose edit the model refused (it leaves no undo step)."""
+        self.editRefused.emit(message)
+
     @property
     def current_workload(self) -> str | None:
         """The id of the workload the user is looking at (None: none chosen)."""
@@ -137,7 +156,6 @@ class Document(QObject):
         self._current_workload = None
         self.set_path(path)
         self.designReplaced.emit()
-        self.changed.emit(Change.everything())
         self.selectionChanged.emit(None)
         self.dirtyChanged.emit(False)
 

@@ -61,6 +61,7 @@ class FileActions(QObject):
         self._generation = 0
         self._autosaved_generation: int | None = None
         document.changed.connect(self._on_document_changed)
+        document.designReplaced.connect(self._on_document_changed)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_INTERVAL_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -100,19 +101,32 @@ class FileActions(QObject):
             | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Save)
 
-    def ask_recovery(self, path: Path) -> str:
-        """'recover', 'saved' or 'cancel' when an autosave is newer than ``path``."""
-        box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved changes?",
-                          f"{path}: there is an autosaved copy newer than the saved file, "
-                          "probably from a session that ended without saving.",
+    def _ask_recover(self, text: str, other: str, cancel: bool) -> str:
+        """'recover', 'other' or 'cancel': the question every recovery offer asks."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved changes?", text,
                           parent=self.window)
         recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
-        saved = box.addButton("Open saved", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
+        alternative = box.addButton(other, QMessageBox.ButtonRole.DestructiveRole)
+        if cancel:
+            box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(recover)
         box.exec()
         clicked = box.clickedButton()
-        return "recover" if clicked is recover else "saved" if clicked is saved else "cancel"
+        return "recover" if clicked is recover else "other" if clicked is alternative else "cancel"
+
+    def ask_recovery(self, path: Path) -> str:
+        """'recover', 'saved' or 'cancel' when an autosave is newer than ``path``."""
+        answer = self._ask_recover(
+            f"{path}: there is an autosaved copy newer than the saved file, "
+            "probably from a session that ended without saving.", "Open saved", cancel=True)
+        return "saved" if answer == "other" else answer
+
+    def ask_untitled_recovery(self) -> bool:
+        """True to recover the autosaved copy of a design that was never saved."""
+        return self._ask_recover(
+            "There is an autosaved copy of a design that was never saved, probably from "
+            "a session that ended without saving.", "Start on the sample",
+            cancel=False) == "recover"
 
     def _status(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 8000)
@@ -126,7 +140,7 @@ class FileActions(QObject):
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
         if answer == QMessageBox.StandardButton.Discard:
-            store.discard_autosave(self.document.path)
+            self.discard_autosave()
             return True
         return False
 
@@ -209,6 +223,33 @@ class FileActions(QObject):
         self.add_recent(path)
         return True
 
+    def recover_untitled(self) -> bool:
+        """At start-up without a FILE: offer the autosaved copy of an unsaved design.
+
+        Without this the next session's first autosave would overwrite that copy.  A
+        recovered design opens untitled and unsaved (dirty), so closing asks to save it
+        and its copy stays until the user saves or discards; declining removes the copy.
+        Returns True when the design was recovered (else the caller opens the sample).
+        """
+        if not store.autosave_is_newer(None):
+            return False
+        if not self.ask_untitled_recovery():
+            self.discard_autosave()
+            return False
+        copy = store.autosave_path(None)
+        try:
+            design = store.open_design(copy, self.catalog)
+        except store.ProjectFileError as exc:
+            self._error("Cannot recover the unsaved design", str(exc))
+            return False
+        except Exception as exc:  # noqa: BLE001 - unexpected, but still name the file
+            self._error("Cannot recover the unsaved design", f"{copy}: {exc}")
+            return False
+        self.document.replace_design(design, None)
+        self.document.undo_stack.resetClean()  # exists nowhere but in the autosave
+        self._status("Recovered the unsaved design of the last session; save to keep it")
+        return True
+
     # -- Save --------------------------------------------------------------------------
     def save(self) -> bool:
         """Save to the current path, or ask for one."""
@@ -249,7 +290,8 @@ class FileActions(QObject):
         return True
 
     # -- autosave ----------------------------------------------------------------------
-    def _on_document_changed(self, _change) -> None:
+    def _on_document_changed(self, _change=None) -> None:
+        """An edit or a newly loaded design: what the last copy holds is out of date."""
         self._generation += 1
 
     def autosave(self) -> bool:

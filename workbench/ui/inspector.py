@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.calc.summary import rack_load
 from workbench.model import COOLING_LIMITS_KW, Design, Device, Rack
 from workbench.render import colors
 from workbench.render.colors import role_label, role_of
@@ -69,8 +68,7 @@ def _kw(watts: float | None) -> str:
 
 
 def _bar(fraction: float) -> str:
-    color = (colors.LOAD_OVER if fraction > 1.0
-             else colors.LOAD_WARN if fraction > 0.8 else colors.LOAD_OK)
+    color = colors.load_color(fraction)
     return ("QProgressBar { border: 1px solid #cfd8dc; border-radius: 3px; background: #f5f7f8;"
             " max-height: 8px; } QProgressBar::chunk { background: " + color + "; }")
 
@@ -82,6 +80,9 @@ class Inspector(QWidget):
         super().__init__(parent)
         self.document = document
         self._shown: str | None = None
+        #: The power-limit box's value when last filled from the model (rounded to what
+        #: it can show): leaving the box commits only when the user moved it from this.
+        self._limit_shown: float | None = None
         self._pass_through = _UndoPassThrough(self)
         self.title = QLabel()
         self.title.setStyleSheet("font-size: 15px; font-weight: 600; padding: 2px 0 6px 0;")
@@ -169,8 +170,10 @@ class Inspector(QWidget):
         form.addRow("Cooling", self.cooling)
         self.power_limit = QDoubleSpinBox()
         self.power_limit.setObjectName("rackPowerLimit")
-        self.power_limit.setRange(0.1, 1000.0)
-        self.power_limit.setDecimals(1)
+        # Wide and fine enough to show any sensible stored limit as it is; a value it
+        # cannot show exactly is still only written back when the user changes it.
+        self.power_limit.setRange(0.01, 10_000.0)
+        self.power_limit.setDecimals(2)
         self.power_limit.setSuffix(" kW")
         self.power_limit.setKeyboardTracking(False)
         self.power_limit.editingFinished.connect(self._commit_power_limit)
@@ -276,6 +279,7 @@ class Inspector(QWidget):
             self.power_limit.blockSignals(True)
             self.power_limit.setValue(rack.power_limit_kw)
             self.power_limit.blockSignals(False)
+            self._limit_shown = self.power_limit.value()
         u_total = rack_units(rack, self.design)
         limit = rack.power_limit_kw
         kw = load.kw_max if load else 0.0
@@ -328,6 +332,8 @@ class Inspector(QWidget):
         if found is None:
             return
         _, device = found
+        if editor.text() == device.name:
+            return  # left unchanged: even a name today's rules refuse stays as it is
         name = editor.text().strip()
         if not name:
             editor.setText(device.name)
@@ -342,6 +348,8 @@ class Inspector(QWidget):
         editor.setModified(False)
         if rack is None:
             return
+        if editor.text() == rack.name:
+            return  # left unchanged: even a name today's rules refuse stays as it is
         name = editor.text().strip()
         if not name:
             editor.setText(rack.name)
@@ -359,15 +367,8 @@ class Inspector(QWidget):
 
     def _commit_power_limit(self) -> None:
         rack = self.document.figures.find_rack(self._shown) if self._shown else None
-        value = round(self.power_limit.value(), 1)
-        if rack is None or abs(value - rack.power_limit_kw) < 1e-9:
+        value = self.power_limit.value()
+        if rack is None or value == self._limit_shown or value == rack.power_limit_kw:
             return
         self.document.push(SetRackCoolingCommand(self.document, rack.id, rack.cooling, value))
 
-
-def rack_loads_for(design: Design, rack: Rack):
-    """The load of one rack (the same figures as its ``calc.summary.rack_loads`` entry).
-
-    Computed afresh; the inspector itself reads the document's shared figures.
-    """
-    return rack_load(design, rack)

@@ -76,10 +76,6 @@ class LiveFigures(QObject):
         self._loads_version = 0
         self._index: _Index | None = None
         self._results: dict[str, tuple[Workload, WorkloadResult]] = {}
-        #: Set between ``designReplaced`` and the ``changed(everything)`` that
-        #: ``Document.replace_design`` emits right after it, so a new design is not
-        #: computed twice.
-        self._replaced = False
         #: How many times each figure was computed (for tests and profiling).
         self.computed = {"summary": 0, "rack_loads": 0, "rack_load": 0, "workload": 0}
 
@@ -164,7 +160,8 @@ class LiveFigures(QObject):
 
     # -- invalidation --------------------------------------------------------------
     def invalidate(self) -> None:
-        """Forget everything: the next read recomputes from the model."""
+        """Forget everything: the next read recomputes from the model (also what a newly
+        loaded design needs)."""
         self._summary = None
         self._summary_types = {}
         self._loads = None
@@ -172,19 +169,10 @@ class LiveFigures(QObject):
         self._index = None
         self._results.clear()
 
-    def on_design_replaced(self) -> None:
-        """A different design was loaded: everything is new."""
-        self.invalidate()
-        self._replaced = True
-
     def on_changed(self, change: Change) -> None:
         """Drop what ``change`` can have moved (see the module docstring)."""
-        replaced, self._replaced = self._replaced, False
-        only_workloads = bool(change.workloads) and not change.racks and not change.devices
-        if change.structure and not only_workloads:
-            everything = not (change.racks or change.devices or change.workloads)
-            if not (replaced and everything):  # that one was done by designReplaced
-                self.invalidate()
+        if change.needs_rebuild:
+            self.invalidate()
             return
         for workload_id in change.workloads:
             self._results.pop(workload_id, None)

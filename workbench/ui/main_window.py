@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         document.dirtyChanged.connect(self.setWindowModified)
         document.pathChanged.connect(lambda _path: self._update_title())
         document.designReplaced.connect(self._on_design_replaced)
+        document.editRefused.connect(self._on_edit_refused)
         self._update_title()
         self._restore_layout()
         self._fitted = False
@@ -172,6 +173,10 @@ class MainWindow(QMainWindow):
         """Name the unsaved design in the title (the bundled sample is "Sample design")."""
         self.untitled_name = name
         self._update_title()
+
+    def _on_edit_refused(self, text: str) -> None:
+        """Say why an edit did nothing (the refused command left no undo step)."""
+        self.statusBar().showMessage(text, 8000)
 
     def _on_design_replaced(self) -> None:
         self.untitled_name = None

@@ -176,15 +176,12 @@ class RackView(QGraphicsView):
         self._legend = _Legend(self)
         self._controls = self._make_controls()
         document.changed.connect(self._on_document_changed)
-        document.designReplaced.connect(self._on_design_replaced)
+        document.designReplaced.connect(self.rebuild)
         document.selectionChanged.connect(self._on_selection_changed)
         self._selected: str | None = None
         #: True while a click in this view makes the selection: what was clicked is in
         #: view already, and scrolling under the pointer would move it away from the mouse.
         self._clicking = False
-        #: Set by designReplaced until the ``changed(everything)`` that
-        #: ``Document.replace_design`` sends right after it (which must not rebuild again).
-        self._replaced = False
         self.rebuild()
 
     # -- model access ----------------------------------------------------------------
@@ -296,17 +293,9 @@ class RackView(QGraphicsView):
                 item.refresh()
 
     # -- document signals ----------------------------------------------------------
-    def _on_design_replaced(self) -> None:
-        self.rebuild()
-        self._replaced = True
-
     def _on_document_changed(self, change: Change) -> None:
-        replaced, self._replaced = self._replaced, False
-        only_workloads = bool(change.workloads) and not change.racks and not change.devices
-        if change.structure and not only_workloads:
-            everything = not (change.racks or change.devices or change.workloads)
-            if not (replaced and everything):  # a new design was just laid out
-                self.rebuild()
+        if change.needs_rebuild:
+            self.rebuild()
             return
         racks = set(change.racks)
         racks.update(r for d in change.devices if (r := self._device_rack.get(d)))

@@ -43,7 +43,7 @@ def format_power(kw: float) -> str:
     return f"{kw:,.1f} kW"
 
 
-def training_days(design: Design, evaluate: Evaluate | None = None,
+def training_days(design: Design, evaluate: Evaluate,
                   preferred: str | None = None) -> tuple[str, float | None] | None:
     """(workload name, days) of the training workload to show, or None without one.
 
@@ -51,25 +51,20 @@ def training_days(design: Design, evaluate: Evaluate | None = None,
     job, else the first training workload, so the strip follows what the user is editing
     and still shows something before they open the Estimates view.  Days are None when
     the estimate cannot be made (missing inputs).  ``evaluate`` gives a workload's result
-    (the window passes the document's cached one); by default the calculator is called.
+    (the window passes the document's cached one, so the strip never computes it).
     """
     training = [w for w in design.workloads if w.kind == "training"]
     workload = next((w for w in training if w.id == preferred), training[0] if training else None)
     if workload is None:
         return None
     try:
-        if evaluate is not None:
-            result = evaluate(workload)
-        else:
-            from workbench.calc.workload import evaluate_workload
-
-            result = evaluate_workload(design, workload)
+        result = evaluate(workload)
     except Exception:  # noqa: BLE001 - a bad workload must not break the status bar
         return workload.name, None
     return workload.name, getattr(result, "days", None)
 
 
-def summary_parts(summary: DesignSummary, design: Design, evaluate: Evaluate | None = None,
+def summary_parts(summary: DesignSummary, design: Design, evaluate: Evaluate,
                   preferred: str | None = None) -> list[tuple[str, str, str]]:
     """(key, text, tooltip) of each figure shown, in order; pure, for tests and the strip.
 

@@ -1,10 +1,10 @@
 """What the Estimates view shows for one workload, gathered from the calculators.
 
-This module is the view's only door into :mod:`workbench.calc`: it calls
-``evaluate_workload``, the days-vs-GPUs curve, the deadline inverse and ``rack_loads``
-and turns their results into display rows (label, formatted value, the calculator's
-``Explained``).  It does no arithmetic of its own beyond unit scaling for display, so the
-numbers on screen are the numbers the command line and the report print.
+This module is the view's only door into :mod:`workbench.calc`: it takes the
+``evaluate_workload`` result and the ``rack_loads`` from the document's shared live
+figures, calls the days-vs-GPUs curve and the deadline inverse, and turns their results
+into display rows (label, formatted value, the calculator's ``Explained``).  It does no
+arithmetic of its own beyond unit scaling for display, so the numbers on screen are the numbers the command line and the report print.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from workbench.calc.compute import gpus_for_deadline
 from workbench.calc.errors import InputError
 from workbench.calc.explain import Explained
 from workbench.calc.memory import DEFAULT_HEADROOM, GB
-from workbench.calc.summary import RackLoad, rack_loads
-from workbench.calc.workload import WorkloadResult, evaluate_workload, training_days_curve
+from workbench.calc.summary import RackLoad
+from workbench.calc.workload import WorkloadResult, training_days_curve
 from workbench.model import Design, Workload
 from workbench.ui.estimates.fields import ParseError, parse_quantity
 
@@ -102,15 +102,13 @@ def fmt(value: float | None, unit: str = "", digits: int = 3) -> str:
     return f"{text} {unit}".strip()
 
 
-def estimate(design: Design, workload: Workload, deadline_days: str = "",
-             nodes_per_su: str = "", result: WorkloadResult | None = None) -> Estimate:
-    """Evaluate ``workload`` on ``design`` for display (never raises for bad input).
+def estimate(design: Design, workload: Workload, result: WorkloadResult,
+             deadline_days: str = "", nodes_per_su: str = "") -> Estimate:
+    """Gather ``workload``'s figures on ``design`` for display (never raises for bad input).
 
-    ``result`` is the workload's ``evaluate_workload`` result when the caller already has
-    it (the window's shared live figures); without it the calculator is called here.
+    ``result`` is the workload's ``evaluate_workload`` result from the document's shared
+    live figures, so the view never evaluates a workload twice.
     """
-    if result is None:
-        result = evaluate_workload(design, workload)
     out = Estimate(workload_id=workload.id, kind=workload.kind)
     out.errors = [(getattr(e, "field", ""), getattr(e, "reason", str(e))) for e in result.errors]
     out.warnings = list(result.warnings)
@@ -276,13 +274,13 @@ def _deadline(out: Estimate, r: WorkloadResult, w: Workload, design: Design,
     out.deadline = sizing.explanation
 
 
-def rack_power(design: Design, loads: Mapping[str, RackLoad] | None = None
+def rack_power(loads: Mapping[str, RackLoad]
                ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Rack names and typical / maximum / limit kW arrays, in site/row/rack order.
+    """Rack names and typical / maximum / limit kW arrays, in the order of ``loads``.
 
-    ``loads`` are the design's ``rack_loads`` when the caller already has them.
+    ``loads`` are the document's shared ``rack_loads`` (site/row/rack order).
     """
-    loads = list((rack_loads(design) if loads is None else loads).values())
+    loads = list(loads.values())
     names = [load.name for load in loads]
     typical = np.fromiter((load.kw_typical for load in loads), dtype=float, count=len(loads))
     maximum = np.fromiter((load.kw_max for load in loads), dtype=float, count=len(loads))

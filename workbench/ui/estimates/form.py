@@ -162,12 +162,18 @@ class WorkloadForm(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Re-read every box from the model without pushing commands."""
+        """Re-read every box from the model without pushing commands.
+
+        A box whose text could not be read keeps that text and its complaint.
+        """
         workload = self.workload()
         self.setEnabled(workload is not None)
         if workload is None:
             return
-        self.parse_errors.clear()
+        if workload.model != CUSTOM:
+            # N is now the preset's and read-only, so that box could never clear its
+            # complaint: drop it and show the preset's N.
+            self.parse_errors.pop("params", None)
         self._fill_gpu_choices(workload.gpu_type)
         for spec in FIELDS:
             editor = self.editors[spec.name]
@@ -185,7 +191,10 @@ class WorkloadForm(QWidget):
                 if spec.name == "params" and workload.model != CUSTOM:
                     preset = PRESETS.get(workload.model)
                     text = format_quantity(preset.params) if preset else text
-                if editor.text() != text:
+                # A box with a complaint keeps what the user typed until they edit it
+                # again (or open another workload): an edit of another field must not
+                # silently throw the typed value away.
+                if spec.name not in self.parse_errors and editor.text() != text:
                     editor.setText(text)
                 if not editor.hasFocus():
                     editor.setCursorPosition(0)

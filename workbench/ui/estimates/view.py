@@ -267,9 +267,8 @@ class EstimatesView(QWidget):
             self.days_plot.set_curves(None, {}, None, "Add a training job to see its curve")
             self.memory_plot.set_breakdown({}, None, None, "No workload selected")
         else:
-            self.estimate = est.estimate(self.document.design, workload,
-                                         self.results.deadline_text(), self.results.su_text(),
-                                         result=result)
+            self.estimate = est.estimate(self.document.design, workload, result,
+                                         self.results.deadline_text(), self.results.su_text())
             self.results.set_estimate(self.estimate)
             self.form.show_errors(self.estimate.errors)
             e = self.estimate
@@ -285,7 +284,7 @@ class EstimatesView(QWidget):
         if figures.rack_loads_version == self._power_version:
             return  # no rack's load moved (a device rename): the bars are still right
         self._power_version = figures.rack_loads_version
-        names, typical, maximum, limit = est.rack_power(self.document.design, figures.rack_loads)
+        names, typical, maximum, limit = est.rack_power(figures.rack_loads)
         self.power_plot.set_loads(names, typical, maximum, limit)
 
     # -- explain -----------------------------------------------------------------------

@@ -1,0 +1,105 @@
+"""The inspector's edit boxes: leaving one unchanged edits nothing; a real change is one
+undo step (driven with real focus changes and key presses)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLineEdit, QVBoxLayout, QWidget
+
+from workbench.render import colors
+from workbench.ui.document import Document
+from workbench.ui.inspector import Inspector
+
+
+@pytest.fixture
+def make_inspector(qtbot):
+    """An inspector on ``design`` with ``selected`` selected, plus a box to move focus to."""
+    alive: list[QWidget] = []  # qtbot only closes widgets; the test keeps them alive
+
+    def make(design, selected: str) -> tuple[Inspector, QLineEdit]:
+        document = Document(design)
+        host = QWidget()
+        inspector = Inspector(document)
+        elsewhere = QLineEdit()
+        layout = QVBoxLayout(host)
+        layout.addWidget(inspector)
+        layout.addWidget(elsewhere)
+        qtbot.addWidget(host)
+        alive.append(host)
+        host.show()
+        qtbot.waitExposed(host)
+        host.activateWindow()
+        QApplication.processEvents()
+        document.select(selected)
+        return inspector, elsewhere
+
+    return make
+
+
+def visit(widget: QWidget, elsewhere: QWidget) -> None:
+    """Give ``widget`` the keyboard focus, then take it away, as a Tab or a click would."""
+    widget.setFocus()
+    QApplication.processEvents()
+    assert widget.hasFocus()
+    elsewhere.setFocus()
+    QApplication.processEvents()
+    assert not widget.hasFocus()
+
+
+@pytest.mark.parametrize("limit", [12.34, 12.345, 1500.0])
+def test_visiting_the_power_limit_box_changes_nothing(make_inspector, tiny_design, limit):
+    """12.34 kW must not become 12.3 nor 1500 kW become 1000 by focusing and leaving."""
+    tiny_design.find_rack("r1").power_limit_kw = limit
+    inspector, elsewhere = make_inspector(tiny_design, "r1")
+    visit(inspector.power_limit, elsewhere)
+    inspector.power_limit.setFocus()
+    inspector.power_limit.lineEdit().returnPressed.emit()  # Enter without typing, too
+    elsewhere.setFocus()
+    assert inspector.document.design.find_rack("r1").power_limit_kw == limit
+    assert inspector.document.undo_stack.count() == 0
+
+
+def test_a_typed_power_limit_is_one_undo_step(qtbot, make_inspector, tiny_design):
+    tiny_design.find_rack("r1").power_limit_kw = 12.345
+    inspector, elsewhere = make_inspector(tiny_design, "r1")
+    box = inspector.power_limit
+    box.setFocus()
+    box.selectAll()
+    qtbot.keyClicks(box, "2500.5")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    rack = inspector.document.design.find_rack("r1")
+    assert rack.power_limit_kw == 2500.5 and rack.cooling == "rear-door"
+    assert inspector.document.undo_stack.count() == 1
+    elsewhere.setFocus()  # leaving afterwards adds nothing
+    assert inspector.document.undo_stack.count() == 1
+    inspector.document.undo_stack.undo()
+    assert rack.power_limit_kw == 12.345
+    assert box.value() == 12.35
+
+
+@pytest.mark.parametrize(("object_id", "stored"), [("r1", "  A01 "), ("r1", ""),
+                                                   ("d1", " dgx-001"), ("d1", "")])
+def test_visiting_a_name_box_changes_nothing(make_inspector, tiny_design, object_id, stored):
+    """A stored name with spaces is not stripped, nor a blank one complained about,
+    just because the user passed through its box."""
+    found = tiny_design.find_device(object_id)
+    target = found[1] if found else tiny_design.find_rack(object_id)
+    target.name = stored
+    inspector, elsewhere = make_inspector(tiny_design, object_id)
+    editor = inspector.device_name if found else inspector.rack_name
+    assert editor.text() == stored
+    visit(editor, elsewhere)
+    assert target.name == stored
+    assert inspector.document.undo_stack.count() == 0
+    assert inspector.message.isHidden()
+
+
+@pytest.mark.parametrize(("limit", "color"), [(50.0, colors.LOAD_OK), (24.0, colors.LOAD_WARN),
+                                              (20.0, colors.LOAD_OVER)])
+def test_power_bar_colour_follows_the_load(make_inspector, tiny_design, limit, color):
+    """Two DGX and a switch (20.5 kW) under 80 % of 50 kW, above 80 % of 24, over 20."""
+    tiny_design.find_rack("r1").power_limit_kw = limit
+    inspector, _ = make_inspector(tiny_design, "r1")
+    assert f"background: {color};" in inspector.kw_bar.styleSheet()
+    assert colors.load_color(20.5 / limit) == color

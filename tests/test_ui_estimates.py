@@ -517,3 +517,13 @@ def test_a_complaint_about_n_goes_when_a_preset_takes_n_back(qtbot, view, docume
     assert document.design.workloads[0].model == "llama3-70b"
     assert params.isReadOnly() and params.text() == format_quantity(70_553_706_496)
     assert view.form.error_lines() == []
+
+
+def test_days_read_the_same_everywhere_and_short_jobs_in_hours() -> None:
+    from workbench.ui.estimates.estimate import fmt
+
+    # The status strip and the plot label print days with one decimal.
+    assert fmt(181.3313, "days") == "181.3 days"
+    assert fmt(1234.56, "days") == "1,234.6 days"
+    # 0.05 days = 1.2 hours: not "0.1 days" or "0.0 days".
+    assert fmt(0.05, "days") == "1.2 hours"

@@ -88,6 +88,10 @@ def fmt(value: float | None, unit: str = "", digits: int = 3) -> str:
         return "—"
     assert value is not None
     magnitude = abs(value)
+    if unit == "days":
+        # One decimal, as the status strip and the plot label print it; a job shorter
+        # than a tenth of a day reads better in hours than as "0.0 days".
+        return f"{value:,.1f} days" if magnitude >= 0.1 else fmt(value * 24, "hours")
     if magnitude >= 1e15 and unit in ("FLOPs", "FLOP"):
         text = f"{value:.3e}".replace("e+", "e")
     elif magnitude >= 100:

@@ -35,12 +35,15 @@ PROBE = textwrap.dedent(
             imported.append(info.name)
     leaked = sorted(m for m in sys.modules if m.split(".")[0] in {"PySide6", "shiboken6", "pyqtgraph"})
     assert not leaked, leaked
+    upward = sorted(m for m in sys.modules if m.startswith(("workbench.render", "workbench.ui")))
+    assert not upward, f"the core imports the drawing or window layers: {upward}"
     print(len(imported))
     """
 ) % (CORE,)
 
 
 def test_core_layers_import_without_qt() -> None:
+    """Nor do they import ``render`` or ``ui``: imports point downwards only."""
     result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr

@@ -42,3 +42,63 @@ def test_replace_workload_swaps_in_place_and_refuses_an_unknown_id(tiny_design):
     with pytest.raises(EditError, match="w9"):
         edit.replace_workload(tiny_design, Workload(id="w9", name="gone"))
     assert tiny_design.workloads == [earlier, second]
+
+
+def test_set_device_field_strips_clears_and_returns_the_old_value(tiny_design):
+    device = tiny_design.find_device("d1")[1]
+    device.serial = "  SN-OLD "
+    assert edit.set_device_field(tiny_design, "d1", "serial", "  SN-1234\t") == "  SN-OLD "
+    assert device.serial == "SN-1234"
+    assert edit.set_device_field(tiny_design, "d1", "serial", "   ") == "SN-1234"
+    assert device.serial == ""
+    edit.set_device_field(tiny_design, "d1", "role", " Storage ")
+    assert device.role == "storage"
+    edit.set_device_field(tiny_design, "d1", "role", "")
+    assert device.role == ""
+
+
+@pytest.mark.parametrize("field", ["serial", "asset_tag"])
+def test_labels_must_be_short_and_printable(tiny_design, field):
+    device = tiny_design.find_device("d1")[1]
+    edit.set_device_field(tiny_design, "d1", field, "X" * 64)
+    assert getattr(device, field) == "X" * 64
+    with pytest.raises(EditError, match="65 characters"):
+        edit.set_device_field(tiny_design, "d1", field, "Y" * 65)
+    for bad in ("SN\n12", "SN\t12", "SN\x0012", "SN\x1b12"):
+        with pytest.raises(EditError, match="control characters"):
+            edit.set_device_field(tiny_design, "d1", field, bad)
+    assert getattr(device, field) == "X" * 64
+
+
+def test_asset_tags_are_unique_and_the_refusal_names_the_holder(tiny_design):
+    edit.set_device_field(tiny_design, "d2", "asset_tag", "AT-0042")
+    with pytest.raises(EditError, match="dgx-002.*A01"):
+        edit.set_device_field(tiny_design, "d1", "asset_tag", " at-0042 ")
+    assert tiny_design.find_device("d1")[1].asset_tag == ""
+    # Setting a device's own tag again, or clearing several, is no clash.
+    assert edit.set_device_field(tiny_design, "d2", "asset_tag", "AT-0042") == "AT-0042"
+    edit.set_device_field(tiny_design, "d1", "asset_tag", "")
+    edit.set_device_field(tiny_design, "s1", "asset_tag", "")
+    # Serials are not asset tags: two devices may share one (a vendor's reuse, a typo).
+    edit.set_device_field(tiny_design, "d1", "serial", "AT-0042")
+
+
+def test_set_device_field_refuses_unknown_roles_fields_and_devices(tiny_design):
+    with pytest.raises(EditError, match="Unknown role 'gpu'"):
+        edit.set_device_field(tiny_design, "d1", "role", "gpu")
+    with pytest.raises(EditError, match="'name'"):
+        edit.set_device_field(tiny_design, "d1", "name", "x")
+    with pytest.raises(EditError, match="nope"):
+        edit.set_device_field(tiny_design, "nope", "serial", "x")
+    with pytest.raises(EditError, match="nope"):
+        edit.restore_device_field(tiny_design, "nope", "serial", "x")
+
+
+def test_restore_device_field_puts_back_what_the_edit_would_refuse(tiny_design):
+    """A file may hold a padded serial, a duplicate tag or a role no longer known."""
+    edit.set_device_field(tiny_design, "d2", "asset_tag", "AT-1")
+    edit.restore_device_field(tiny_design, "d1", "asset_tag", "AT-1")
+    edit.restore_device_field(tiny_design, "d1", "serial", " SN\t1 ")
+    edit.restore_device_field(tiny_design, "d1", "role", "gpu")
+    device = tiny_design.find_device("d1")[1]
+    assert (device.asset_tag, device.serial, device.role) == ("AT-1", " SN\t1 ", "gpu")

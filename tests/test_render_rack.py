@@ -140,3 +140,11 @@ def test_render_needs_no_widgets():
             "print('PySide6.QtWidgets' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_every_model_role_has_a_colour_and_only_those():
+    """The model owns the role vocabulary (edits validate against it); the drawing must
+    colour exactly those roles, or a role set in the inspector would draw as 'other'."""
+    from workbench.model import DEVICE_ROLES
+
+    assert tuple(colors.ROLE_COLORS) == DEVICE_ROLES

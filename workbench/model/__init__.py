@@ -2,6 +2,7 @@
 
 from workbench.model.design import (
     COOLING_LIMITS_KW,
+    DEVICE_ROLES,
     FACES,
     PLANES,
     Design,
@@ -18,6 +19,7 @@ from workbench.model.design import (
 
 __all__ = [
     "COOLING_LIMITS_KW",
+    "DEVICE_ROLES",
     "FACES",
     "PLANES",
     "Design",

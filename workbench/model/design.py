@@ -25,6 +25,11 @@ FACES: tuple[str, ...] = ("front", "rear")
 #: exchanger lifts that to roughly 40-50 kW; direct liquid cooling to about 120 kW.
 COOLING_LIMITS_KW: dict[str, float] = {"air": 12.0, "rear-door": 50.0, "liquid": 120.0}
 
+#: What a device can do in the cluster (``Device.role``; catalog items name one too).
+#: The model owns this vocabulary; the drawing gives each a colour.
+DEVICE_ROLES: tuple[str, ...] = ("gpu-server", "cpu-server", "storage", "compute-switch",
+                                 "storage-switch", "management-switch", "pdu", "other")
+
 #: Network planes (domain brief §3).
 PLANES: tuple[str, ...] = ("compute", "storage", "management", "oob")
 

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from workbench.model.design import COOLING_LIMITS_KW, Design, Rack, Workload
+from workbench.model.design import COOLING_LIMITS_KW, DEVICE_ROLES, Design, Device, Rack, Workload
+
+#: Device fields :func:`set_device_field` edits, with the words a message uses for them.
+DEVICE_FIELDS: dict[str, str] = {"serial": "serial", "asset_tag": "asset tag", "role": "role"}
+
+#: The longest serial or asset tag accepted: real serials and tags are far shorter, and
+#: the limit stops a pasted paragraph from landing in a field printed on labels.
+MAX_LABEL_CHARS = 64
 
 
 class EditError(ValueError):
@@ -49,6 +56,63 @@ def rename_rack(design: Design, rack_id: str, name: str) -> str:
     rack = _rack(design, rack_id)
     old, rack.name = rack.name, name
     return old
+
+
+def _device(design: Design, device_id: str) -> Device:
+    found = design.find_device(device_id)
+    if found is None:
+        raise EditError(f"No device with id {device_id!r}.")
+    return found[1]
+
+
+def _clean_label(design: Design, device: Device, field: str, value: str) -> str:
+    """A serial or asset tag as it will be stored: stripped, short, printable, and (for
+    asset tags) not already on another device, since a tag identifies one box."""
+    value = value.strip()
+    what = DEVICE_FIELDS[field].capitalize()
+    if len(value) > MAX_LABEL_CHARS:
+        raise EditError(f"{what} is {len(value)} characters long; at most "
+                        f"{MAX_LABEL_CHARS} are allowed.")
+    if not value.isprintable():
+        raise EditError(f"{what} may not contain tabs, line breaks or other control characters.")
+    if field == "asset_tag" and value:
+        # Case-insensitive: "at-0042" and "AT-0042" are the same label read off a box.
+        key = value.casefold()
+        for rack, other in design.iter_devices():  # O(devices), once per commit
+            if other is not device and other.asset_tag.strip().casefold() == key:
+                raise EditError(f"Asset tag {value!r} is already on device "
+                                f"“{other.name}” in rack “{rack.name}”.")
+    return value
+
+
+def set_device_field(design: Design, device_id: str, field: str, value: str) -> str:
+    """Set a device's serial, asset tag or role; returns the old value (for undo).
+
+    Surrounding whitespace is dropped and an empty value clears the field (for ``role``:
+    back to the catalog item's role).  Serials and asset tags must be at most
+    :data:`MAX_LABEL_CHARS` printable characters, asset tags unique in the design; a
+    role must be one the rack drawing knows a colour for.
+    """
+    if field not in DEVICE_FIELDS:
+        raise EditError(f"A device's {field!r} cannot be edited here.")
+    device = _device(design, device_id)
+    if field == "role":
+        value = value.strip().lower()
+        if value and value not in DEVICE_ROLES:
+            raise EditError(f"Unknown role {value!r}; use one of {', '.join(DEVICE_ROLES)}.")
+    else:
+        value = _clean_label(design, device, field, value)
+    old = getattr(device, field)
+    setattr(device, field, value)
+    return old
+
+
+def restore_device_field(design: Design, device_id: str, field: str, value: str) -> None:
+    """Put back a device's earlier serial, asset tag or role exactly as it was (undo of
+    :func:`set_device_field`): a padded serial or a duplicate tag from a file included."""
+    if field not in DEVICE_FIELDS:
+        raise EditError(f"A device's {field!r} cannot be edited here.")
+    setattr(_device(design, device_id), field, value)
 
 
 def restore_device_name(design: Design, device_id: str, name: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from workbench.catalog.item import CatalogItem
 
 #: Role → (label for the legend, fill colour as #rrggbb).  Order is legend order.
+#: Legend label and fill colour of each of :data:`workbench.model.DEVICE_ROLES`.
 ROLE_COLORS: dict[str, tuple[str, str]] = {
     "gpu-server": ("GPU server", "#4caf50"),
     "cpu-server": ("CPU server", "#42a5f5"),

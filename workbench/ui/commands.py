@@ -72,6 +72,37 @@ class RenameDeviceCommand(ModelCommand):
         edit.restore_device_name(self.document.design, self.device_id, self.old_name)
 
 
+class SetDeviceFieldCommand(ModelCommand):
+    """Set a device's serial, asset tag or role (``field`` is one of
+    :data:`workbench.model.edit.DEVICE_FIELDS`).
+
+    The change names the device's rack as well as the device, so the rack drawing
+    repaints that rack: a new role is a new block colour.
+    """
+
+    def __init__(self, document: Document, device_id: str, field: str, value: str):
+        what = edit.DEVICE_FIELDS.get(field, field)
+        shown = value.strip()
+        super().__init__(document, f"Set {what} to “{shown}”" if shown else f"Clear {what}")
+        self.device_id, self.field, self.value = device_id, field, value
+        self.old: str | None = None
+        self.rack_id: str | None = None
+
+    def _change(self) -> Change:
+        racks = frozenset({self.rack_id}) if self.rack_id else frozenset()
+        return Change(racks=racks, devices=frozenset({self.device_id}))
+
+    def _apply(self) -> None:
+        self.old = edit.set_device_field(self.document.design, self.device_id, self.field,
+                                         self.value)
+        found = self.document.figures.find_device(self.device_id)
+        self.rack_id = found[0].id if found else None
+
+    def _revert(self) -> None:
+        assert self.old is not None
+        edit.restore_device_field(self.document.design, self.device_id, self.field, self.old)
+
+
 class RenameRackCommand(ModelCommand):
     """Rename one rack."""
 

@@ -1,9 +1,10 @@
 """The properties inspector: what the shared selection is, and the edits it allows.
 
 It reads the model on every ``changed`` and ``selectionChanged`` and edits only by
-pushing commands (rename a device or rack, change a rack's cooling or power limit), so
-every edit made here is one undo step.  A rack's power, space and weight come from the
-document's shared :class:`~workbench.ui.live_figures.LiveFigures`, never recomputed here.
+pushing commands (rename a device or rack, set a device's serial, asset tag or role,
+change a rack's cooling or power limit), so every edit made here is one undo step.  A
+rack's power, space and weight come from the document's shared
+:class:`~workbench.ui.live_figures.LiveFigures`, never recomputed here.
 """
 
 from __future__ import annotations
@@ -24,11 +25,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.catalog.item import CatalogItem
 from workbench.model import COOLING_LIMITS_KW, Design, Device, Rack
 from workbench.render import colors
 from workbench.render.colors import role_label, role_of
 from workbench.render.rack_geometry import rack_units
-from workbench.ui.commands import RenameDeviceCommand, RenameRackCommand, SetRackCoolingCommand
+from workbench.ui.commands import (
+    RenameDeviceCommand,
+    RenameRackCommand,
+    SetDeviceFieldCommand,
+    SetRackCoolingCommand,
+)
 from workbench.ui.document import Change, Document
 
 COOLING_LABELS: dict[str, str] = {
@@ -84,6 +91,8 @@ class Inspector(QWidget):
         #: it can show): leaving the box commits only when the user moved it from this.
         self._limit_shown: float | None = None
         self._pass_through = _UndoPassThrough(self)
+        #: The reason of the last edit the model refused (see :meth:`_push_device_field`).
+        self._refusal: str | None = None
         self.title = QLabel()
         self.title.setStyleSheet("font-size: 15px; font-weight: 600; padding: 2px 0 6px 0;")
         self.title.setWordWrap(True)
@@ -115,6 +124,7 @@ class Inspector(QWidget):
         document.changed.connect(self._on_document_changed)
         document.selectionChanged.connect(self._on_selection_changed)
         document.designReplaced.connect(self.refresh)
+        document.editRefused.connect(self._on_edit_refused)
         self.refresh()
 
     # -- pages -----------------------------------------------------------------------
@@ -143,12 +153,35 @@ class Inspector(QWidget):
         self.device_name.installEventFilter(self._pass_through)
         form.addRow("Name", self.device_name)
         self.device_fields: dict[str, QLabel] = {}
-        for key, label in (("model", "Model"), ("manufacturer", "Manufacturer"),
-                           ("role", "Role"), ("rack", "Rack"), ("row", "Row"),
-                           ("position", "Position"), ("power", "Power"), ("gpus", "GPUs"),
-                           ("weight", "Weight"), ("serial", "Serial")):
+        for key, label in (("model", "Model"), ("manufacturer", "Manufacturer")):
             self.device_fields[key] = _value_label()
             form.addRow(label, self.device_fields[key])
+        self.device_role = QComboBox()
+        self.device_role.setObjectName("deviceRole")
+        self.device_role.addItem("From catalog", "")  # text set per device: its catalog role
+        for role, (label, _fill) in colors.ROLE_COLORS.items():
+            if role != "other":  # "other" is what an unknown role falls back to, not a choice
+                self.device_role.addItem(label, role)
+        self._role_choices = self.device_role.count()
+        self.device_role.activated.connect(self._commit_device_role)
+        form.addRow("Role", self.device_role)
+        for key, label in (("rack", "Rack"), ("row", "Row"), ("position", "Position"),
+                           ("power", "Power"), ("gpus", "GPUs"), ("weight", "Weight")):
+            self.device_fields[key] = _value_label()
+            form.addRow(label, self.device_fields[key])
+        #: Installers' labels, typed node by node: field name → its box.
+        self.device_labels: dict[str, QLineEdit] = {}
+        for field, label, name in (("serial", "Serial", "deviceSerial"),
+                                   ("asset_tag", "Asset tag", "deviceAssetTag")):
+            editor = QLineEdit()
+            editor.setObjectName(name)
+            editor.setPlaceholderText("—")
+            editor.editingFinished.connect(lambda field=field: self._commit_device_label(field))
+            editor.installEventFilter(self._pass_through)
+            self.device_labels[field] = editor
+            form.addRow(label, editor)
+        self.device_serial = self.device_labels["serial"]
+        self.device_asset_tag = self.device_labels["asset_tag"]
         return page
 
     def _make_rack_page(self) -> QWidget:
@@ -233,7 +266,7 @@ class Inspector(QWidget):
             self.device_name.setText(device.name)
         f["model"].setText(item.model if item else f"{device.device_type} (not in design catalog)")
         f["manufacturer"].setText(item.manufacturer if item else "—")
-        f["role"].setText(role_label(role_of(item, device.role)))
+        self._show_role(item, device.role)
         f["rack"].setText(rack.name)
         f["row"].setText(self._row_of(rack))
         height = item.u_height if item else 0
@@ -256,8 +289,29 @@ class Inspector(QWidget):
         else:
             for key in ("power", "gpus", "weight"):
                 f[key].setText("—")
-        f["serial"].setText(device.serial or "—")
+        for field, editor in self.device_labels.items():
+            if not editor.hasFocus() or not editor.isModified():
+                editor.setText(getattr(device, field))
         self.stack.setCurrentIndex(1)
+
+    def _show_role(self, item: CatalogItem | None, role: str) -> None:
+        """Point the role box at ``role``; "" reads "From catalog (its role)".  A stored
+        role the box does not offer gets an entry of its own, so that showing it (or
+        passing through the box) never changes it."""
+        combo = self.device_role
+        combo.blockSignals(True)
+        combo.setItemText(0, f"From catalog ({role_label(role_of(item))})")
+        while combo.count() > self._role_choices:
+            combo.removeItem(combo.count() - 1)
+        index = combo.findData(role)
+        if index < 0:
+            known = role.strip().lower()
+            label = (f"{role_label(known)} (stored as “{role}”)" if known in colors.ROLE_COLORS
+                     else f"{role} (unknown role)")
+            combo.addItem(label, role)
+            index = combo.count() - 1
+        combo.setCurrentIndex(index)
+        combo.blockSignals(False)
 
     def _show_rack(self, rack: Rack) -> None:
         f = self.rack_fields
@@ -316,6 +370,9 @@ class Inspector(QWidget):
         # A name typed but not yet committed belongs to what was shown before.
         if self.device_name.isModified():
             self._commit_device_name()
+        for field, editor in self.device_labels.items():
+            if editor.isModified():
+                self._commit_device_label(field)
         if self.rack_name.isModified():
             self._commit_rack_name()
         self.refresh()
@@ -341,6 +398,42 @@ class Inspector(QWidget):
             return
         if name != device.name:
             self.document.push(RenameDeviceCommand(self.document, device.id, name))
+
+    def _on_edit_refused(self, text: str) -> None:
+        self._refusal = text
+
+    def _push_device_field(self, device_id: str, field: str, value: str) -> None:
+        """Push one SetDeviceFieldCommand; if the model refuses it (the main window says
+        why in the status bar), show the stored value again and the reason here too."""
+        self._refusal = None
+        self.document.push(SetDeviceFieldCommand(self.document, device_id, field, value))
+        if self._refusal is not None:
+            reason, self._refusal = self._refusal, None
+            self.refresh()
+            self._fail(reason)
+
+    def _commit_device_label(self, field: str) -> None:
+        editor = self.device_labels[field]
+        found = self.document.figures.find_device(self._shown) if self._shown else None
+        editor.setModified(False)
+        if found is None:
+            return
+        _, device = found
+        stored = getattr(device, field)
+        if editor.text() == stored:
+            return  # left unchanged: a stored value with spaces stays as it is
+        value = editor.text().strip()
+        if value == stored:
+            editor.setText(stored)  # only spaces were added: nothing to change
+            return
+        self._push_device_field(device.id, field, value)
+
+    def _commit_device_role(self, index: int) -> None:
+        found = self.document.figures.find_device(self._shown) if self._shown else None
+        role = self.device_role.itemData(index)
+        if found is None or not isinstance(role, str) or role == found[1].role:
+            return
+        self._push_device_field(found[1].id, "role", role)
 
     def _commit_rack_name(self) -> None:
         editor = self.rack_name

@@ -64,3 +64,14 @@ def test_import_of_missing_file_or_folder_is_one_line_each(tmp_path: Path, capsy
     assert "Traceback" not in captured.err
     # The good file is still imported, and nothing else lands in the catalog folder.
     assert sorted(p.name for p in dest.iterdir()) == ["nvidia-qm9700.yaml"]
+
+
+def test_import_reports_every_bad_field_of_a_file(tmp_path: Path, capsys) -> None:
+    source = tmp_path / "bad.yaml"
+    source.write_text("manufacturer: X\nmodel: Y\nslug: Bad Slug\nu_height: eight\n")
+    code = main(["catalog", "import-netbox", "--dest", str(tmp_path / "u"), str(source)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "bad.yaml:3: field 'slug'" in err
+    assert "bad.yaml:4: field 'u_height'" in err
+    assert not (tmp_path / "u" / "bad-slug.yaml").exists()

@@ -4,7 +4,12 @@ The package is Qt-free so the command line, exports and tests can use it without
 display.  Others code against the names re-exported here.
 """
 
-from workbench.catalog.errors import CatalogError, CatalogWarning, UnknownSlugError
+from workbench.catalog.errors import (
+    CatalogEntryErrors,
+    CatalogError,
+    CatalogWarning,
+    UnknownSlugError,
+)
 from workbench.catalog.item import KINDS, PRECISIONS, CatalogItem, Interface, PowerPort
 from workbench.catalog.loader import (
     Catalog,
@@ -22,6 +27,7 @@ __all__ = [
     "KINDS",
     "PRECISIONS",
     "Catalog",
+    "CatalogEntryErrors",
     "CatalogError",
     "CatalogItem",
     "CatalogWarning",

@@ -9,6 +9,7 @@ can show them in a table) and format themselves the same way.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +61,30 @@ class CatalogError(Exception):
 
     def __str__(self) -> str:
         return format_location(self.file, self.line, self.field, self.message)
+
+
+class CatalogEntryErrors(CatalogError):
+    """Every problem found in one catalog entry, raised by ``parse_item``.
+
+    A planner fixing a vendor's file wants all of an entry's bad fields in one run, so
+    the parser checks every field and raises this once.  ``errors`` lists each problem
+    as its own CatalogError (file, line, field), in file order; the exception itself
+    carries the first one's message, file, line and field and prints exactly like it,
+    so code that catches a CatalogError and shows ``str(exc)`` is unchanged.
+    """
+
+    def __init__(self, errors: Sequence[CatalogError]):
+        if not errors:
+            raise ValueError("CatalogEntryErrors needs at least one error")
+        first = errors[0]
+        super().__init__(first.message, first.file, first.line, first.field)
+        self.errors: list[CatalogError] = list(errors)
+
+
+def all_errors(error: CatalogError) -> list[CatalogError]:
+    """The separate problems an error stands for: ``error.errors`` for an entry's
+    :class:`CatalogEntryErrors`, else just ``[error]``."""
+    return list(error.errors) if isinstance(error, CatalogEntryErrors) else [error]
 
 
 class UnknownSlugError(CatalogError, KeyError):

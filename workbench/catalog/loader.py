@@ -7,8 +7,9 @@ Folders are read in order and a later folder's item replaces an earlier one with
 same slug: that is how the user's folder overlays the shipped one.
 
 A bad file must not stop the window from starting, so by default errors are collected
-in :attr:`Catalog.errors` and the broken entry is left out; ``strict=True`` (used by
-tests and ``catalog validate`` style checks) raises the first error instead.
+in :attr:`Catalog.errors` (one per bad field, so a file is fixed in one pass) and the
+broken entry is left out; ``strict=True`` (used by tests and ``catalog validate`` style
+checks) raises the first error instead.
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.catalog.errors import CatalogError, CatalogWarning, UnknownSlugError, display_path
+from workbench.catalog.errors import (
+    CatalogError,
+    CatalogWarning,
+    UnknownSlugError,
+    all_errors,
+    display_path,
+)
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.parse import parse_item_with_warnings
 from workbench.catalog.yaml_source import read_yaml
@@ -69,7 +76,12 @@ class FileResult:
 
 
 def load_file(path: Path) -> FileResult:
-    """Read one catalog file; never raises for bad content (see ``FileResult.errors``)."""
+    """Read one catalog file; never raises for bad content (see ``FileResult.errors``).
+
+    Every bad field of every entry is an error of its own; an entry with any error is
+    left out.  A file that is not valid YAML gives one error (nothing after a syntax
+    error can be trusted).
+    """
     result = FileResult(path)
     shown = display_path(path)
     try:
@@ -104,8 +116,8 @@ def load_file(path: Path) -> FileResult:
     for entry, entry_lines in todo:
         try:
             item, warnings = parse_item_with_warnings(entry, shown, entry_lines)
-        except CatalogError as exc:
-            result.errors.append(exc)
+        except CatalogError as exc:  # every bad field of the entry, each with its line
+            result.errors.extend(all_errors(exc))
             continue
         result.items.append(item)
         result.warnings.extend(warnings)

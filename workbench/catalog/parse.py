@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from workbench.catalog.errors import CatalogError, CatalogWarning
+from workbench.catalog.errors import CatalogEntryErrors, CatalogError, CatalogWarning
 from workbench.catalog.item import KINDS, PRECISIONS, CatalogItem, Interface, PowerPort
 from workbench.catalog.netbox import default_role, infer_kind
 from workbench.catalog.props import check_props
@@ -45,12 +47,17 @@ _FLOAT_FIELDS: tuple[str, ...] = (
 
 
 class _Context:
-    """Where the entry came from, so every check can name file, line and field."""
+    """Where the entry came from, so every check can name file, line and field.
+
+    Checks raise a CatalogError; :meth:`check` records it in ``errors`` and lets the
+    parser go on to the next field, so one run reports every bad field of an entry.
+    """
 
     def __init__(self, source_file: str, lines: LineMap):
         self.file = source_file
         self.lines = lines
         self.warnings: list[CatalogWarning] = []
+        self.errors: list[CatalogError] = []
 
     def error(self, path: tuple[Any, ...], message: str) -> CatalogError:
         return CatalogError(message, self.file, self.lines.line(*path), _field_name(path))
@@ -58,6 +65,27 @@ class _Context:
     def warn(self, path: tuple[Any, ...], message: str) -> None:
         self.warnings.append(
             CatalogWarning(self.file, self.lines.line(*path), _field_name(path) or None, message)
+        )
+
+    @contextmanager
+    def check(self) -> Iterator[None]:
+        """Run one field's checks; a CatalogError is recorded instead of stopping the entry."""
+        try:
+            yield
+        except CatalogEntryErrors as exc:
+            self.errors.extend(exc.errors)
+        except CatalogError as exc:
+            self.errors.append(exc)
+
+    def failed(self, *paths: tuple[Any, ...]) -> bool:
+        """True when a recorded error concerns one of ``paths`` or a field below it, so a
+        check derived from those fields is skipped rather than reported twice."""
+        names = [_field_name(path) for path in paths]
+        return any(
+            error.field is not None
+            and any(error.field == name or error.field.startswith((f"{name}.", f"{name}["))
+                    for name in names)
+            for error in self.errors
         )
 
     def number(self, value: Any, path: tuple[Any, ...], *, minimum: float = 0.0) -> float:
@@ -86,18 +114,26 @@ class _Context:
                 raise self.error(path, f"names must be text, got {_shown(key)}")
         return value
 
-    def entries(self, value: Any, path: tuple[Any, ...]) -> list[dict[str, Any]]:
+    def entries(self, value: Any, path: tuple[Any, ...]) -> list[tuple[int, dict[str, Any]]]:
+        """(index, entry) of each usable entry of a list; a bad entry is recorded."""
         if not isinstance(value, list):
             raise self.error(path, f"expected a list, got {_shown(value)}")
+        usable = []
         for index, entry in enumerate(value):
-            self.mapping(entry, path + (index,))
-        return value
+            with self.check():
+                usable.append((index, self.mapping(entry, path + (index,))))
+        return usable
 
 
 def parse_item(
     mapping: dict[str, Any], source_file: str = "", lines: LineMap | None = None
 ) -> CatalogItem:
-    """Validate one catalog entry; raise CatalogError naming file, line and field."""
+    """Validate one catalog entry; raise CatalogError naming file, line and field.
+
+    Every field is checked before anything is raised.  What is raised is a
+    :class:`~workbench.catalog.errors.CatalogEntryErrors` (a CatalogError): it prints
+    as the entry's first problem (in file order) and its ``errors`` lists all of them.
+    """
     return parse_item_with_warnings(mapping, source_file, lines)[0]
 
 
@@ -107,134 +143,198 @@ def parse_item_with_warnings(
     """Like :func:`parse_item`, also returning what the user should hear about."""
     ctx = _Context(source_file, lines or LineMap())
     if not isinstance(mapping, dict):
-        raise ctx.error((), f"a catalog entry must be a mapping, got {_shown(mapping)}")
-    ctx.mapping(mapping, ())
-    for name in REQUIRED_FIELDS:
-        if mapping.get(name) in (None, ""):
-            raise ctx.error((name,), "required field is missing")
-    slug = ctx.text(mapping["slug"], ("slug",))
-    if not SLUG_RE.match(slug):
-        raise ctx.error(
-            ("slug",),
-            f"{slug!r} is not a valid slug: use lower-case letters, digits and single hyphens",
+        raise CatalogEntryErrors(
+            [ctx.error((), f"a catalog entry must be a mapping, got {_shown(mapping)}")]
         )
-    kind = mapping.get("kind")
-    if kind is None:
-        kind = infer_kind(mapping)
-    elif kind not in KINDS:
-        raise ctx.error(
-            ("kind",), f"unknown kind {_shown(kind)}; expected one of {', '.join(KINDS)}"
-        )
-
-    values: dict[str, Any] = {"slug": slug, "kind": kind}
-    for name in ("manufacturer", "model", "part_number", "airflow", "comments", "currency", "role"):
-        if mapping.get(name) is not None:
-            values[name] = ctx.text(mapping[name], (name,))
-    values["u_height"] = _u_height(ctx, mapping.get("u_height", 0))
-    if "is_full_depth" in mapping:
-        if not isinstance(mapping["is_full_depth"], bool):
-            raise ctx.error(
-                ("is_full_depth",),
-                f"expected true or false, got {_shown(mapping['is_full_depth'])}",
-            )
-        values["is_full_depth"] = mapping["is_full_depth"]
-    if mapping.get("weight") is not None:
-        values["weight"] = ctx.number(mapping["weight"], ("weight",))
-    if mapping.get("weight_unit") is not None:
-        unit = ctx.text(mapping["weight_unit"], ("weight_unit",))
-        if unit not in WEIGHT_UNITS:
-            raise ctx.error(
-                ("weight_unit",),
-                f"unknown unit {unit!r}; expected one of {', '.join(WEIGHT_UNITS)}",
-            )
-        values["weight_unit"] = unit
-    for name in _FLOAT_FIELDS:
-        if mapping.get(name) is not None:
-            values[name] = ctx.number(mapping[name], (name,))
-
-    interfaces = ctx.entries(mapping.get("interfaces") or [], ("interfaces",))
-    values["interfaces"] = tuple(
-        _interface(ctx, entry, index) for index, entry in enumerate(interfaces)
-    )
-    ports = ctx.entries(mapping.get("power-ports") or [], ("power-ports",))
-    values["power_ports"] = tuple(
-        _power_port(ctx, entry, index) for index, entry in enumerate(ports)
-    )
-    _gpu_fields(ctx, mapping, values)
-    values["tflops"] = _tflops(ctx, mapping.get("tflops"))
-    values["props"] = check_props(
-        ctx, kind, dict(ctx.mapping(mapping.get("props") or {}, ("props",)))
-    )
-    sources = ctx.mapping(mapping.get("sources") or {}, ("sources",))
-    values["sources"] = {key: ctx.text(text, ("sources", key)) for key, text in sources.items()}
-    if "role" not in values:
-        values["role"] = default_role(kind, values["gpu_count"], interfaces)
-    _resolve_power(ctx, kind, values)
+    values = _fields(ctx, mapping)
+    if ctx.errors:
+        # In file order; errors without a line (a snapshot's) keep the order checked.
+        ordered = sorted(ctx.errors, key=lambda e: (e.line is None, e.line or 0))
+        raise CatalogEntryErrors(ordered)
     item = CatalogItem(**values, raw=_json_copy(mapping), source_file=source_file)
     return item, ctx.warnings
 
 
+def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
+    """Check every field of ``mapping``, recording each problem in ``ctx.errors``.
+
+    The values returned are only complete when no error was recorded.
+    """
+    with ctx.check():
+        ctx.mapping(mapping, ())
+    missing = set()
+    for name in REQUIRED_FIELDS:
+        if mapping.get(name) in (None, ""):
+            ctx.errors.append(ctx.error((name,), "required field is missing"))
+            missing.add(name)
+    slug = ""
+    if "slug" not in missing:
+        with ctx.check():
+            slug = ctx.text(mapping["slug"], ("slug",))
+            if not SLUG_RE.match(slug):
+                raise ctx.error(
+                    ("slug",),
+                    f"{slug!r} is not a valid slug: use lower-case letters, digits and single "
+                    "hyphens",
+                )
+    kind = mapping.get("kind")
+    if kind is None:
+        kind = infer_kind(mapping)
+    elif kind not in KINDS:
+        ctx.errors.append(
+            ctx.error(("kind",), f"unknown kind {_shown(kind)}; expected one of {', '.join(KINDS)}")
+        )
+        kind = ""  # no kind-specific derivations for an entry that is rejected anyway
+
+    values: dict[str, Any] = {"slug": slug, "kind": kind}
+    for name in ("manufacturer", "model", "part_number", "airflow", "comments", "currency", "role"):
+        if mapping.get(name) is not None:
+            with ctx.check():
+                values[name] = ctx.text(mapping[name], (name,))
+    with ctx.check():
+        values["u_height"] = _u_height(ctx, mapping.get("u_height", 0))
+    if "is_full_depth" in mapping:
+        with ctx.check():
+            if not isinstance(mapping["is_full_depth"], bool):
+                raise ctx.error(
+                    ("is_full_depth",),
+                    f"expected true or false, got {_shown(mapping['is_full_depth'])}",
+                )
+            values["is_full_depth"] = mapping["is_full_depth"]
+    if mapping.get("weight") is not None:
+        with ctx.check():
+            values["weight"] = ctx.number(mapping["weight"], ("weight",))
+    if mapping.get("weight_unit") is not None:
+        with ctx.check():
+            unit = ctx.text(mapping["weight_unit"], ("weight_unit",))
+            if unit not in WEIGHT_UNITS:
+                raise ctx.error(
+                    ("weight_unit",),
+                    f"unknown unit {unit!r}; expected one of {', '.join(WEIGHT_UNITS)}",
+                )
+            values["weight_unit"] = unit
+    for name in _FLOAT_FIELDS:
+        if mapping.get(name) is not None:
+            with ctx.check():
+                values[name] = ctx.number(mapping[name], (name,))
+
+    interfaces: list[tuple[int, dict[str, Any]]] = []
+    with ctx.check():
+        interfaces = ctx.entries(mapping.get("interfaces") or [], ("interfaces",))
+    values["interfaces"] = tuple(_interface(ctx, entry, index) for index, entry in interfaces)
+    ports: list[tuple[int, dict[str, Any]]] = []
+    with ctx.check():
+        ports = ctx.entries(mapping.get("power-ports") or [], ("power-ports",))
+    values["power_ports"] = tuple(_power_port(ctx, entry, index) for index, entry in ports)
+    _gpu_fields(ctx, mapping, values)
+    with ctx.check():
+        values["tflops"] = _tflops(ctx, mapping.get("tflops"))
+    with ctx.check():
+        props = dict(ctx.mapping(mapping.get("props") or {}, ("props",)))
+        values["props"] = check_props(ctx, kind, props)
+    with ctx.check():
+        sources = ctx.mapping(mapping.get("sources") or {}, ("sources",))
+        values["sources"] = {}
+        for key, text in sources.items():
+            with ctx.check():
+                values["sources"][key] = ctx.text(text, ("sources", key))
+    if "role" not in values and mapping.get("role") is None:
+        values["role"] = default_role(kind, values["gpu_count"], [e for _, e in interfaces])
+    if not ctx.failed(("max_power_w",), ("typical_power_w",), ("power-ports",)):
+        with ctx.check():
+            _resolve_power(ctx, kind, values)
+    return values
+
+
 def _u_height(ctx: _Context, value: Any) -> float:
     height = ctx.number(value, ("u_height",))
-    if height * 2 != int(height * 2):
+    if not (height * 2).is_integer():  # also false for a huge value that doubles to inf
         raise ctx.error(("u_height",), f"must be a whole or half rack unit, got {value!r}")
     return height
 
 
-def _interface(ctx: _Context, entry: dict[str, Any], index: int) -> Interface:
+def _interface(ctx: _Context, entry: dict[str, Any], index: int) -> Interface | None:
+    """One interface, or None (with its problems recorded) when a field is bad."""
     path = ("interfaces", index)
+    before = len(ctx.errors)
     if entry.get("name") in (None, ""):
-        raise ctx.error(path + ("name",), "required field is missing")
-    if entry.get("type") in (None, ""):
-        raise ctx.error(path + ("type",), "required field is missing (a NetBox interface type)")
+        ctx.errors.append(ctx.error(path + ("name",), "required field is missing"))
+    port_type = ""
+    with ctx.check():
+        if entry.get("type") in (None, ""):
+            raise ctx.error(
+                path + ("type",), "required field is missing (a NetBox interface type)"
+            )
+        port_type = ctx.text(entry["type"], path + ("type",))
     mgmt_only = entry.get("mgmt_only", False)
     if not isinstance(mgmt_only, bool):
-        raise ctx.error(path + ("mgmt_only",), f"expected true or false, got {_shown(mgmt_only)}")
-    return Interface(
-        name=str(entry["name"]), type=ctx.text(entry["type"], path + ("type",)), mgmt_only=mgmt_only
-    )
+        ctx.errors.append(
+            ctx.error(path + ("mgmt_only",), f"expected true or false, got {_shown(mgmt_only)}")
+        )
+    if len(ctx.errors) > before:
+        return None
+    return Interface(name=str(entry["name"]), type=port_type, mgmt_only=mgmt_only)
 
 
-def _power_port(ctx: _Context, entry: dict[str, Any], index: int) -> PowerPort:
+def _power_port(ctx: _Context, entry: dict[str, Any], index: int) -> PowerPort | None:
+    """One power port, or None (with its problems recorded) when a field is bad."""
     path = ("power-ports", index)
+    before = len(ctx.errors)
     if entry.get("name") in (None, ""):
-        raise ctx.error(path + ("name",), "required field is missing")
+        ctx.errors.append(ctx.error(path + ("name",), "required field is missing"))
     draws = {}
     for name in ("maximum_draw", "allocated_draw"):
         if entry.get(name) is not None:
-            draws[name] = ctx.number(entry[name], path + (name,))
-    port_type = ctx.text(entry.get("type", ""), path + ("type",))
+            with ctx.check():
+                draws[name] = ctx.number(entry[name], path + (name,))
+    port_type = ""
+    with ctx.check():
+        port_type = ctx.text(entry.get("type", ""), path + ("type",))
+    if len(ctx.errors) > before:
+        return None
     return PowerPort(name=str(entry["name"]), type=port_type, **draws)
 
 
 def _gpu_fields(ctx: _Context, mapping: dict[str, Any], values: dict[str, Any]) -> None:
     count = mapping.get("gpu_count", 0)
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise ctx.error(("gpu_count",), f"expected a whole number of GPUs, got {_shown(count)}")
+    count_ok = not (isinstance(count, bool) or not isinstance(count, int) or count < 0)
+    if not count_ok:
+        ctx.errors.append(
+            ctx.error(("gpu_count",), f"expected a whole number of GPUs, got {_shown(count)}")
+        )
+        count = 0
     values["gpu_count"] = count
     gpu = mapping.get("gpu")
     if gpu is not None:
-        gpu = ctx.text(gpu, ("gpu",))
-        if not SLUG_RE.match(gpu):
-            raise ctx.error(("gpu",), f"{gpu!r} is not a valid slug of a GPU catalog item")
-        if count == 0:
-            raise ctx.error(("gpu_count",), "a server with a gpu needs gpu_count of 1 or more")
-        values["gpu"] = gpu
+        with ctx.check():
+            gpu = ctx.text(gpu, ("gpu",))
+            if not SLUG_RE.match(gpu):
+                raise ctx.error(("gpu",), f"{gpu!r} is not a valid slug of a GPU catalog item")
+            values["gpu"] = gpu
+        if count_ok and count == 0:
+            ctx.errors.append(
+                ctx.error(("gpu_count",), "a server with a gpu needs gpu_count of 1 or more")
+            )
     elif count:
-        raise ctx.error(("gpu",), f"gpu_count is {count} but no gpu slug says which GPU")
+        ctx.errors.append(
+            ctx.error(("gpu",), f"gpu_count is {count} but no gpu slug says which GPU")
+        )
 
 
 def _tflops(ctx: _Context, value: Any) -> dict[str, float]:
     if value is None:
         return {}
     table = ctx.mapping(value, ("tflops",))
-    for precision in table:
-        if precision not in PRECISIONS:
-            raise ctx.error(
-                ("tflops", precision),
-                f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}",
-            )
-    return {key: ctx.number(number, ("tflops", key)) for key, number in table.items()}
+    figures = {}
+    for precision, number in table.items():
+        with ctx.check():
+            if precision not in PRECISIONS:
+                raise ctx.error(
+                    ("tflops", precision),
+                    f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}",
+                )
+            figures[precision] = ctx.number(number, ("tflops", precision))
+    return figures
 
 
 def _resolve_power(ctx: _Context, kind: str, values: dict[str, Any]) -> None:

@@ -65,14 +65,20 @@ def pdu_capacity_kw(phases: float, voltage: float, breaker_a: float) -> float:
 
 
 def check_props(ctx: _Context, kind: str, props: dict[str, Any]) -> dict[str, Any]:
-    """Validate the known props and fill the PDU capacity when it can be computed."""
+    """Validate the known props and fill the PDU capacity when it can be computed.
+
+    Each bad prop is recorded in ``ctx.errors`` and the others are still checked.
+    """
     for name, value in props.items():
         path = ("props", name)
-        if name in NUMERIC_PROPS:
-            props[name] = ctx.number(value, path)
-        elif name in CHOICE_PROPS and value not in CHOICE_PROPS[name]:
-            choices = ", ".join(CHOICE_PROPS[name])
-            raise ctx.error(path, f"expected one of {choices}, got {value!r}")
+        with ctx.check():
+            if name in NUMERIC_PROPS:
+                props[name] = ctx.number(value, path)
+            elif name in CHOICE_PROPS and value not in CHOICE_PROPS[name]:
+                choices = ", ".join(CHOICE_PROPS[name])
+                raise ctx.error(path, f"expected one of {choices}, got {value!r}")
+    if ctx.failed(("props",)):
+        return props  # the entry is rejected; derived checks would repeat the problem
     if "phases" in props and props["phases"] not in (1.0, 3.0):
         raise ctx.error(("props", "phases"), f"expected 1 or 3, got {props['phases']:g}")
     if kind == "pdu" and {"phases", "voltage", "breaker_a"} <= props.keys():

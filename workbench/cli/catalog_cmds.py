@@ -21,7 +21,7 @@ from workbench.catalog import (
     shipped_catalog_dir,
     user_catalog_dir,
 )
-from workbench.catalog.errors import CatalogError, display_path
+from workbench.catalog.errors import CatalogEntryErrors, CatalogError, all_errors, display_path
 from workbench.catalog.loader import load_file
 from workbench.cli.errors import CliError
 from workbench.store.atomic import write_bytes_atomic
@@ -128,7 +128,8 @@ def _import_netbox(args: argparse.Namespace) -> int:
         try:
             message = _import_one(source, dest, known, existing, args.force, args.kind)
         except CatalogError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            for problem in all_errors(exc):  # every bad field of the file, in one run
+                print(f"error: {problem}", file=sys.stderr)
             failed.append(display_path(source))
             continue
         print(message)
@@ -156,7 +157,7 @@ def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force:
         data = _with_kind(data, kind)
     result = load_file(source) if kind is None else _load_bytes(source, data)
     if result.errors:
-        raise result.errors[0]
+        raise result.errors[0] if len(result.errors) == 1 else CatalogEntryErrors(result.errors)
     if not result.single or len(result.items) != 1:
         raise CatalogError("not a NetBox device type: expected one mapping with a slug", file=shown)
     item = result.items[0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QVBoxLayout, QWidget
+from qt_helpers import visit
 
 from workbench.render import colors
 from workbench.ui.document import Document
@@ -35,16 +36,6 @@ def make_inspector(qtbot):
         return inspector, elsewhere
 
     return make
-
-
-def visit(widget: QWidget, elsewhere: QWidget) -> None:
-    """Give ``widget`` the keyboard focus, then take it away, as a Tab or a click would."""
-    widget.setFocus()
-    QApplication.processEvents()
-    assert widget.hasFocus()
-    elsewhere.setFocus()
-    QApplication.processEvents()
-    assert not widget.hasFocus()
 
 
 @pytest.mark.parametrize("limit", [12.34, 12.345, 1500.0])

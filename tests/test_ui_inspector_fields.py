@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
+from qt_helpers import visit
 
 from workbench.render import colors
 from workbench.ui.document import Document
@@ -160,16 +161,6 @@ def test_choosing_a_role_recolours_the_block_and_undo_restores_the_catalog_role(
     assert block_pixel(window, "d2") == QColor(colors.role_color("gpu-server"))
     window.redo_action.trigger()
     assert device.role == "storage" and block_role(window, "d2") == "storage"
-
-
-def visit(widget: QWidget, elsewhere: QWidget) -> None:
-    """Give ``widget`` the keyboard focus, then take it away, as a Tab or a click would."""
-    widget.setFocus()
-    QApplication.processEvents()
-    assert widget.hasFocus()
-    elsewhere.setFocus()
-    QApplication.processEvents()
-    assert not widget.hasFocus()
 
 
 def test_visiting_the_boxes_changes_nothing(qtbot, make_window, tiny_design):

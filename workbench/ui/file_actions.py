@@ -197,22 +197,15 @@ class FileActions(QObject):
         if ask_save and not self.maybe_save():
             return False
         path = Path(path).expanduser()
-        recovered = False
-        try:
-            if path.exists() and store.autosave_is_newer(path):
-                choice = self.ask_recovery(path)
-                if choice == "cancel":
-                    return False
-                if choice == "recover":
-                    design = store.open_design(store.autosave_path(path), self.catalog)
-                    recovered = True
-            if not recovered:
-                design = store.open_design(path, self.catalog)
-        except store.ProjectFileError as exc:
-            self._error("Cannot open project", str(exc))
-            return False
-        except Exception as exc:  # noqa: BLE001 - unexpected, but still name the file
-            self._error("Cannot open project", f"{path}: {exc}")
+        source, recovered = path, False
+        if path.exists() and store.autosave_is_newer(path):
+            choice = self.ask_recovery(path)
+            if choice == "cancel":
+                return False
+            if choice == "recover":
+                source, recovered = store.autosave_path(path), True
+        design = self._read(source, "Cannot open project")
+        if design is None:
             return False
         self.document.replace_design(design, path.resolve())
         if recovered:
@@ -222,6 +215,16 @@ class FileActions(QObject):
             self._status(f"Opened {path}")
         self.add_recent(path)
         return True
+
+    def _read(self, path: Path, title: str) -> Design | None:
+        """Open ``path`` from disk, or show one dialog naming the file and return None."""
+        try:
+            return store.open_design(path, self.catalog)
+        except store.ProjectFileError as exc:
+            self._error(title, str(exc))
+        except Exception as exc:  # noqa: BLE001 - unexpected, but still name the file
+            self._error(title, f"{path}: {exc}")
+        return None
 
     def recover_untitled(self) -> bool:
         """At start-up without a FILE: offer the autosaved copy of an unsaved design.
@@ -236,14 +239,8 @@ class FileActions(QObject):
         if not self.ask_untitled_recovery():
             self.discard_autosave()
             return False
-        copy = store.autosave_path(None)
-        try:
-            design = store.open_design(copy, self.catalog)
-        except store.ProjectFileError as exc:
-            self._error("Cannot recover the unsaved design", str(exc))
-            return False
-        except Exception as exc:  # noqa: BLE001 - unexpected, but still name the file
-            self._error("Cannot recover the unsaved design", f"{copy}: {exc}")
+        design = self._read(store.autosave_path(None), "Cannot recover the unsaved design")
+        if design is None:
             return False
         self.document.replace_design(design, None)
         self.document.undo_stack.resetClean()  # exists nowhere but in the autosave

@@ -16,21 +16,61 @@ def run_json(capsys, *argv: str) -> dict:
 
 def test_training_estimate_json(capsys):
     # Domain brief §1 worked example (see test_calc_compute for 19.02 vs the prose's 18.99).
-    out = run_json(capsys, "--params", "175e9", "--tokens", "200e9", "--gpu-tflops", "312",
-                   "--gpus", "1024", "--mfu", "0.4")
+    out = run_json(
+        capsys,
+        "--params",
+        "175e9",
+        "--tokens",
+        "200e9",
+        "--gpu-tflops",
+        "312",
+        "--gpus",
+        "1024",
+        "--mfu",
+        "0.4",
+    )
     assert out["total_flops"] == pytest.approx(2.1e23)
     assert out["effective_pflops"] == pytest.approx(127.7952)
     assert round(out["days"], 2) == 19.02
     assert out["gpu_hours"] == pytest.approx(out["days"] * 24 * 1024)
-    recompute = run_json(capsys, "--params", "175e9", "--tokens", "200e9", "--gpu-tflops", "312",
-                         "--gpus", "1024", "--recompute")
+    recompute = run_json(
+        capsys,
+        "--params",
+        "175e9",
+        "--tokens",
+        "200e9",
+        "--gpu-tflops",
+        "312",
+        "--gpus",
+        "1024",
+        "--recompute",
+    )
     assert recompute["days"] == pytest.approx(out["days"] * 8 / 6)
 
 
 def test_memory_json(capsys):
-    out = run_json(capsys, "--model", "llama3-70b", "--tokens", "15e12", "--gpu-tflops", "989.5",
-                   "--gpus", "1024", "--memory", "--tp", "8", "--pp", "4", "--zero", "1",
-                   "--hbm-gb", "80", "--recompute", "selective")
+    out = run_json(
+        capsys,
+        "--model",
+        "llama3-70b",
+        "--tokens",
+        "15e12",
+        "--gpu-tflops",
+        "989.5",
+        "--gpus",
+        "1024",
+        "--memory",
+        "--tp",
+        "8",
+        "--pp",
+        "4",
+        "--zero",
+        "1",
+        "--hbm-gb",
+        "80",
+        "--recompute",
+        "selective",
+    )
     assert out["dp"] == 32
     parts = out["memory_breakdown_gb"]
     assert set(parts) == {"weights", "gradients", "optimizer", "activations", "total"}
@@ -50,8 +90,22 @@ def test_kv_json(capsys):
 
 
 def test_readable_table_has_units(capsys):
-    assert main(["estimate", "--params", "175e9", "--tokens", "200e9", "--gpu-tflops", "312",
-                 "--gpus", "1024"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "--params",
+                "175e9",
+                "--tokens",
+                "200e9",
+                "--gpu-tflops",
+                "312",
+                "--gpus",
+                "1024",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "Training time (days)" in text and "19.02" in text and "PFLOP/s" in text
 
@@ -59,10 +113,26 @@ def test_readable_table_has_units(capsys):
 @pytest.mark.parametrize(
     ("argv", "flag"),
     [
-        (["--params", "175e9", "--tokens", "200e9", "--gpu-tflops", "312", "--gpus", "1024",
-          "--mfu", "1.5"], "--mfu"),
+        (
+            [
+                "--params",
+                "175e9",
+                "--tokens",
+                "200e9",
+                "--gpu-tflops",
+                "312",
+                "--gpus",
+                "1024",
+                "--mfu",
+                "1.5",
+            ],
+            "--mfu",
+        ),
         (["--params", "-1", "--tokens", "200e9", "--gpu-tflops", "312", "--gpus", "8"], "--params"),
-        (["--params", "nan", "--tokens", "200e9", "--gpu-tflops", "312", "--gpus", "8"], "--params"),
+        (
+            ["--params", "nan", "--tokens", "200e9", "--gpu-tflops", "312", "--gpus", "8"],
+            "--params",
+        ),
         (["--params", "1e9", "--tokens", "200e9", "--gpu-tflops", "312", "--gpus", "0"], "--gpus"),
         (["--params", "1e9", "--tokens", "200e9", "--gpus", "8"], "--gpu"),
         (["--params", "1e9", "--memory", "--gpus", "1000", "--tp", "3"], "--tp"),
@@ -85,15 +155,45 @@ def test_bad_input_is_one_line_naming_the_flag(capsys, argv, flag):
 def test_gpu_slug_from_the_shipped_catalog(capsys):
     # A100 SXM4 80GB: dense BF16 312 TFLOPS, 80 GB (hardware-reference.json) → the seed's
     # example again, and the HBM for the memory verdict comes from the same item.
-    out = run_json(capsys, "--model", "gpt3-175b", "--tokens", "200e9", "--gpu",
-                   "nvidia-a100-sxm4-80gb", "--gpus", "1024", "--memory", "--tp", "8", "--pp", "8",
-                   "--zero", "1", "--seq-len", "2048", "--recompute", "selective")
+    out = run_json(
+        capsys,
+        "--model",
+        "gpt3-175b",
+        "--tokens",
+        "200e9",
+        "--gpu",
+        "nvidia-a100-sxm4-80gb",
+        "--gpus",
+        "1024",
+        "--memory",
+        "--tp",
+        "8",
+        "--pp",
+        "8",
+        "--zero",
+        "1",
+        "--seq-len",
+        "2048",
+        "--recompute",
+        "selective",
+    )
     assert out["gpu_tflops"] == 312 and out["hbm_gb"] == 80
     assert out["days"] == pytest.approx(6 * 174.6e9 * 200e9 / (1024 * 312e12 * 0.4) / 86400)
     assert out["fits"] in (True, False)
     # a server slug uses its GPU: DGX H100 → H100 SXM5 dense FP8 1,979 TFLOPS
-    server = run_json(capsys, "--params", "1e9", "--tokens", "1e9", "--gpu", "nvidia-dgx-h100",
-                      "--gpus", "8", "--precision", "fp8")
+    server = run_json(
+        capsys,
+        "--params",
+        "1e9",
+        "--tokens",
+        "1e9",
+        "--gpu",
+        "nvidia-dgx-h100",
+        "--gpus",
+        "8",
+        "--precision",
+        "fp8",
+    )
     assert server["gpu"] == "nvidia-h100-sxm5-80gb" and server["gpu_tflops"] == 1979
 
 

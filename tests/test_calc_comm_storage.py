@@ -81,7 +81,10 @@ def test_dataset_bandwidth_and_hot_tier_rule():
     [
         (lambda: comm.ring_allreduce_seconds(1e9, 0, 50), "n"),
         (lambda: comm.ring_allreduce_seconds(1e9, 8, -1), "busbw_gbs"),
-        (lambda: comm.allreduce_step(1e9, 8, 50, compute_s=1, overlap_fraction=1.5), "overlap_fraction"),
+        (
+            lambda: comm.allreduce_step(1e9, 8, 50, compute_s=1, overlap_fraction=1.5),
+            "overlap_fraction",
+        ),
         (lambda: comm.bus_bandwidth_gbs(8, 8, 900, 400, efficiency=0), "efficiency"),
         (lambda: storage.checkpoint_write_seconds(1e12, 0), "write_gbs"),
         (lambda: storage.min_checkpoint_interval_s(10, max_overhead=2), "max_overhead"),

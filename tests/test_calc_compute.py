@@ -46,7 +46,11 @@ def test_second_worked_example_10b_chinchilla_in_30_days():
     assert sizing.gpus_needed == 38
     assert sizing.nodes == 5 and sizing.gpus_provisioned == 40
     # and 38 GPUs really do finish within 30 days, 37 do not
-    assert compute.training_days(flops, 38, 312, 0.4) <= 30 < compute.training_days(flops, 37, 312, 0.4)
+    assert (
+        compute.training_days(flops, 38, 312, 0.4)
+        <= 30
+        < compute.training_days(flops, 37, 312, 0.4)
+    )
 
 
 def test_deadline_rounds_nodes_up_to_scalable_units():
@@ -111,9 +115,16 @@ def test_bad_input_names_the_field(call, field):
 
 
 def test_explained_renders_formula_substitution_and_value():
-    e = Explained(19.019, "days", "days = 6·N·D / (gpus·peak·MFU) / 86400",
-                  "6·175e9·200e9 / (1024·312e12·0.4) / 86400", "Kaplan et al. 2020")
-    assert str(e) == ("days = 6·N·D / (gpus·peak·MFU) / 86400 = "
-                      "6·175e9·200e9 / (1024·312e12·0.4) / 86400 = 19.02 days")
+    e = Explained(
+        19.019,
+        "days",
+        "days = 6·N·D / (gpus·peak·MFU) / 86400",
+        "6·175e9·200e9 / (1024·312e12·0.4) / 86400",
+        "Kaplan et al. 2020",
+    )
+    assert str(e) == (
+        "days = 6·N·D / (gpus·peak·MFU) / 86400 = "
+        "6·175e9·200e9 / (1024·312e12·0.4) / 86400 = 19.02 days"
+    )
     assert num(175e9) == "175e9" and num(1024) == "1024" and num(0.4) == "0.4"
     assert num(312e12) == "312e12" and num(1.277952e17) == "127.8e15" and num(2.5e-5) == "25e-6"

@@ -14,16 +14,37 @@ from workbench.calc.compute import gpus_for_deadline, training_flops
 from workbench.calc.workload import evaluate_workload
 from workbench.model import Workload
 
-TRAINING_KEYS = ("total_flops", "effective_pflops", "days", "gpu_hours", "tokens_per_s",
-                 "memory_gb_per_gpu")
-INFERENCE_KEYS = ("weights_gb", "kv_bytes_per_token", "kv_cache_gib", "memory_gb_per_gpu",
-                  "max_concurrency", "decode_tokens_per_s", "decode_per_sequence")
+TRAINING_KEYS = (
+    "total_flops",
+    "effective_pflops",
+    "days",
+    "gpu_hours",
+    "tokens_per_s",
+    "memory_gb_per_gpu",
+)
+INFERENCE_KEYS = (
+    "weights_gb",
+    "kv_bytes_per_token",
+    "kv_cache_gib",
+    "memory_gb_per_gpu",
+    "max_concurrency",
+    "decode_tokens_per_s",
+    "decode_per_sequence",
+)
 
 
 def test_training_figures_are_all_explained() -> None:
     design = dgx_design(128)
-    w = Workload(id="t", name="t", model="llama3-70b", tokens=15e12, mfu=0.4, tp=8, pp=4,
-                 recompute="selective")
+    w = Workload(
+        id="t",
+        name="t",
+        model="llama3-70b",
+        tokens=15e12,
+        mfu=0.4,
+        tp=8,
+        pp=4,
+        recompute="selective",
+    )
     result = evaluate_workload(design, w)
     assert not result.errors
     for key in TRAINING_KEYS:
@@ -37,8 +58,9 @@ def test_training_figures_are_all_explained() -> None:
 
 def test_inference_figures_are_all_explained() -> None:
     design = dgx_design(2)
-    w = Workload(id="i", name="i", kind="inference", model="llama2-7b", tp=1, context=4096,
-                 concurrency=8)
+    w = Workload(
+        id="i", name="i", kind="inference", model="llama2-7b", tp=1, context=4096, concurrency=8
+    )
     result = evaluate_workload(design, w)
     assert not result.errors
     for key in INFERENCE_KEYS:

@@ -67,8 +67,15 @@ def test_mig_profiles_match_the_user_guide_table():
 
 
 def test_presets_are_named_and_sourced():
-    assert set(PRESETS) == {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b",
-                            "llama3-70b", "llama3-405b", "gpt3-175b"}
+    assert set(PRESETS) == {
+        "llama2-7b",
+        "llama2-13b",
+        "llama2-70b",
+        "llama3-8b",
+        "llama3-70b",
+        "llama3-405b",
+        "gpt3-175b",
+    }
     for name, m in PRESETS.items():
         assert m.name == name and m.source and m.has_architecture
         assert m.heads * m.head_dim == m.hidden  # holds for all seven presets
@@ -89,11 +96,13 @@ def test_custom_models():
     assert exc.value.field == "model"
     cfg = model_from_config({"params": 1.3e9, "layers": 24, "hidden": 2048, "heads": 16})
     assert cfg.head_dim == 128 and cfg.kv_heads == 16
-    for bad, field in [({"params": 1e9, "layers": 0}, "layers"),
-                       ({"params": 1e9, "heads": 32, "kv_heads": 5}, "kv_heads"),
-                       ({"layers": 4}, "params"),
-                       ({"params": 1e9, "hidden": 100, "heads": 3}, "heads"),
-                       ({"params": 1e9, "depth": 3}, "model_config")]:
+    for bad, field in [
+        ({"params": 1e9, "layers": 0}, "layers"),
+        ({"params": 1e9, "heads": 32, "kv_heads": 5}, "kv_heads"),
+        ({"layers": 4}, "params"),
+        ({"params": 1e9, "hidden": 100, "heads": 3}, "heads"),
+        ({"params": 1e9, "depth": 3}, "model_config"),
+    ]:
         with pytest.raises(InputError) as exc:
             model_from_config(bad)
         assert exc.value.field == field

@@ -39,13 +39,21 @@ def test_zero_stages_divide_optimizer_then_gradients_then_weights():
     s1 = memory.model_state_bytes(n, zero=1, dp=dp)
     s2 = memory.model_state_bytes(n, zero=2, dp=dp)
     s3 = memory.model_state_bytes(n, zero=3, dp=dp)
-    assert s1.optimizer_bytes == s0.optimizer_bytes / dp and s1.gradients_bytes == s0.gradients_bytes
+    assert (
+        s1.optimizer_bytes == s0.optimizer_bytes / dp and s1.gradients_bytes == s0.gradients_bytes
+    )
     assert s2.gradients_bytes == s0.gradients_bytes / dp and s2.weights_bytes == s0.weights_bytes
     assert s3.weights_bytes == s0.weights_bytes / dp
     # ZeRO §5 / Figure 1: Ψ = 7.5B, N_d = 64: P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.88 GB
-    assert memory.model_state_bytes(7.5e9, zero=1, dp=64).total_bytes / 1e9 == pytest.approx(31.4, abs=0.05)
-    assert memory.model_state_bytes(7.5e9, zero=2, dp=64).total_bytes / 1e9 == pytest.approx(16.6, abs=0.05)
-    assert memory.model_state_bytes(7.5e9, zero=3, dp=64).total_bytes / 1e9 == pytest.approx(1.88, abs=0.01)
+    assert memory.model_state_bytes(7.5e9, zero=1, dp=64).total_bytes / 1e9 == pytest.approx(
+        31.4, abs=0.05
+    )
+    assert memory.model_state_bytes(7.5e9, zero=2, dp=64).total_bytes / 1e9 == pytest.approx(
+        16.6, abs=0.05
+    )
+    assert memory.model_state_bytes(7.5e9, zero=3, dp=64).total_bytes / 1e9 == pytest.approx(
+        1.88, abs=0.01
+    )
 
 
 def test_tensor_and_pipeline_parallel_divide_all_state():
@@ -65,8 +73,9 @@ def test_korthikanti_activation_formulas():
     assert tp_sp == pytest.approx(no_par / t)
     selective = memory.activation_bytes_per_layer(s, b, h, a, tp=t, recompute="selective")
     assert selective == pytest.approx(sbh * (10 + 24 / t))
-    sel_sp = memory.activation_bytes_per_layer(s, b, h, a, tp=t, recompute="selective",
-                                               sequence_parallel=True)
+    sel_sp = memory.activation_bytes_per_layer(
+        s, b, h, a, tp=t, recompute="selective", sequence_parallel=True
+    )
     assert sel_sp == pytest.approx(sbh * 34 / t)
     assert memory.activation_bytes_per_layer(s, b, h, a, tp=t, recompute="full") == 2 * sbh
     # 5as/h = 80 for GPT-3: the attention term dominates 34 without recompute
@@ -90,8 +99,17 @@ def test_verdict_uses_headroom():
     sharded = memory.training_memory(7e9, zero=3, dp=8, hbm_gb=80)
     assert sharded.total_bytes == pytest.approx(14e9)
     assert sharded.activations_bytes is None and sharded.fits is None  # activations unknown
-    with_acts = memory.training_memory(7e9, zero=3, dp=8, layers=32, hidden=4096, heads=32,
-                                       seq_len=4096, recompute="full", hbm_gb=80)
+    with_acts = memory.training_memory(
+        7e9,
+        zero=3,
+        dp=8,
+        layers=32,
+        hidden=4096,
+        heads=32,
+        seq_len=4096,
+        recompute="full",
+        hbm_gb=80,
+    )
     assert with_acts.fits is True
     assert with_acts.usable_bytes == pytest.approx(72e9)
     # exactly at the limit: headroom 0 fits 80 GB, 10 % headroom does not

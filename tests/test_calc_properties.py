@@ -30,12 +30,18 @@ def test_doubling_tokens_doubles_days(n, d, g, peak, m):
     assert math.isclose(two, 2 * one, rel_tol=1e-12)
 
 
-@given(params, st.sampled_from(["fp32", "bf16", "fp16", "fp8"]), st.integers(1, 4096),
-       st.sampled_from([1, 2, 4, 8]), st.sampled_from([1, 2, 4]))
+@given(
+    params,
+    st.sampled_from(["fp32", "bf16", "fp16", "fp8"]),
+    st.integers(1, 4096),
+    st.sampled_from([1, 2, 4, 8]),
+    st.sampled_from([1, 2, 4]),
+)
 def test_raising_zero_stage_never_raises_memory(n, precision, dp, tp, pp):
     totals = [
-        memory.training_memory(n, precision, zero, dp, tp, pp, layers=32, hidden=4096,
-                               heads=32).total_bytes
+        memory.training_memory(
+            n, precision, zero, dp, tp, pp, layers=32, hidden=4096, heads=32
+        ).total_bytes
         for zero in (0, 1, 2, 3)
     ]
     assert all(b <= a for a, b in zip(totals, totals[1:], strict=False))

@@ -36,8 +36,16 @@ def test_summary_of_128_dgx_h100():
     assert s.heat_btu_h == pytest.approx(s.it_kw * 1000 * 3.412)
     assert s.cooling_tons == pytest.approx(s.heat_btu_h / 12_000)
     d = s.to_dict()
-    assert {"racks", "devices", "gpus", "it_kw", "peak_pflops", "facility_kw",
-            "heat_btu_h", "cooling_tons"} <= set(d)
+    assert {
+        "racks",
+        "devices",
+        "gpus",
+        "it_kw",
+        "peak_pflops",
+        "facility_kw",
+        "heat_btu_h",
+        "cooling_tons",
+    } <= set(d)
 
 
 def test_summary_edge_cases():
@@ -53,8 +61,9 @@ def test_summary_edge_cases():
     s = summarize(design)
     assert s.unknown_types == ("missing-slug",) and s.gpus == 24
     # a server without power figures counts 0 W and is flagged
-    design.device_types[DGX_H100.slug] = dataclasses.replace(DGX_H100, max_power_w=None,
-                                                             typical_power_w=None)
+    design.device_types[DGX_H100.slug] = dataclasses.replace(
+        DGX_H100, max_power_w=None, typical_power_w=None
+    )
     s = summarize(design)
     assert s.devices_without_power == 3 and s.it_kw == pytest.approx(1.0)
 
@@ -65,7 +74,8 @@ def test_server_gpu_named_by_model_and_fallback_to_server_tflops():
     assert summarize(design).peak_pflops["bf16"] == pytest.approx(16 * 0.9895)
     del design.device_types[H100.slug]
     design.device_types[DGX_H100.slug] = dataclasses.replace(
-        DGX_H100, gpu="unknown-gpu", tflops={"bf16": 989.5})
+        DGX_H100, gpu="unknown-gpu", tflops={"bf16": 989.5}
+    )
     s = summarize(design)
     assert s.peak_pflops["bf16"] == pytest.approx(16 * 0.9895)
     assert s.gpu_models == {"unknown-gpu": 16}
@@ -87,8 +97,18 @@ def test_rack_loads():
 
 def test_evaluate_training_workload():
     design = dgx_design(128)
-    w = Workload(id="w1", name="70B pretrain", model="llama3-70b", tokens=15e12, mfu=0.4,
-                 tp=8, pp=4, zero=1, seq_len=4096, recompute="selective")
+    w = Workload(
+        id="w1",
+        name="70B pretrain",
+        model="llama3-70b",
+        tokens=15e12,
+        mfu=0.4,
+        tp=8,
+        pp=4,
+        zero=1,
+        seq_len=4096,
+        recompute="selective",
+    )
     r = evaluate_workload(design, w)
     assert r.ok, r.errors
     assert r.gpu_slug == H100.slug and r.gpus == 1024 and r.dp == 32
@@ -104,8 +124,13 @@ def test_evaluate_training_workload():
     assert r.fits is True
     text = str(r.explanations["days"])
     assert "6·N·D" in text and "1024" in text and "days" in text
-    assert set(r.explanations) >= {"total_flops", "effective_pflops", "days", "gpu_hours",
-                                   "memory_gb_per_gpu"}
+    assert set(r.explanations) >= {
+        "total_flops",
+        "effective_pflops",
+        "days",
+        "gpu_hours",
+        "memory_gb_per_gpu",
+    }
     d = r.to_dict()
     assert d["days"] == r.days and d["memory_gb_per_gpu"] == r.memory_gb_per_gpu
 
@@ -123,13 +148,24 @@ def test_evaluate_collects_errors_instead_of_raising():
     assert rc.ok and rc.memory.activations_bytes is None and rc.warnings
     no_gpu = evaluate_workload(dgx_design(0), Workload(id="x", name="x"))
     assert {e.field for e in no_gpu.errors} == {"gpu_type"}
-    assert evaluate_workload(design, Workload(id="k", name="k", kind="party")).errors[0].field == "kind"
+    assert (
+        evaluate_workload(design, Workload(id="k", name="k", kind="party")).errors[0].field
+        == "kind"
+    )
 
 
 def test_evaluate_inference_workload():
     design = dgx_design(1)
-    w = Workload(id="i", name="serve", kind="inference", model="llama2-7b", context=4096,
-                 concurrency=8, tp=1, gpus=1)
+    w = Workload(
+        id="i",
+        name="serve",
+        kind="inference",
+        model="llama2-7b",
+        context=4096,
+        concurrency=8,
+        tp=1,
+        gpus=1,
+    )
     r = evaluate_workload(design, w)
     assert r.ok, r.errors
     assert r.kv_bytes_per_token == 524_288 and r.kv_cache_gib == pytest.approx(16.0)

@@ -66,8 +66,10 @@ def test_three_bad_fields_give_three_errors_with_lines_and_fields(tmp_path):
     assert len(catalog) == 0
     assert located(catalog.errors) == [(3, "slug"), (5, "u_height"), (7, "weight")]
     texts = [str(error) for error in catalog.errors]
-    assert texts[0].endswith("node.yaml:3: field 'slug': 'Bad Slug' is not a valid slug: "
-                             "use lower-case letters, digits and single hyphens")
+    assert texts[0].endswith(
+        "node.yaml:3: field 'slug': 'Bad Slug' is not a valid slug: "
+        "use lower-case letters, digits and single hyphens"
+    )
     assert texts[1].endswith("node.yaml:5: field 'u_height': expected a number, got 'eight'")
     assert texts[2].endswith("node.yaml:7: field 'weight': expected a number, got 'heavy'")
     assert all(error.file.endswith("node.yaml") for error in catalog.errors)
@@ -85,8 +87,10 @@ def test_items_file_reports_every_bad_entry_and_loads_the_good_one(tmp_path):
     catalog = load_catalog([tmp_path])
     assert list(catalog.items) == ["good-optic"]
     assert located(catalog.errors) == [
-        (2, "slug"), (6, "max_power_w"),  # first entry: two bad fields
-        (8, "model"), (11, "weight"),  # third entry: missing model (its start), bad weight
+        (2, "slug"),
+        (6, "max_power_w"),  # first entry: two bad fields
+        (8, "model"),
+        (11, "weight"),  # third entry: missing model (its start), bad weight
     ]
     result = load_file(tmp_path / "optics.yaml")
     assert not result.single and [item.slug for item in result.items] == ["good-optic"]
@@ -103,29 +107,38 @@ def test_nested_problems_are_each_reported(tmp_path):
     write(tmp_path, "node.yaml", text)
     catalog = load_catalog([tmp_path])
     fields = [field for _, field in located(catalog.errors)]
-    assert sorted(fields) == sorted([
-        "power-ports[0].maximum_draw",
-        "power-ports[1].name",
-        "power-ports[1].allocated_draw",
-        "tflops.bf16",
-        "tflops.fp99",
-        "props.cooling",
-        "props.host_ram_gb",
-    ])
+    assert sorted(fields) == sorted(
+        [
+            "power-ports[0].maximum_draw",
+            "power-ports[1].name",
+            "power-ports[1].allocated_draw",
+            "tflops.bf16",
+            "tflops.fp99",
+            "props.cooling",
+            "props.host_ram_gb",
+        ]
+    )
     lines = [line for line, _ in located(catalog.errors)]
     assert lines == sorted(lines)  # in file order
 
 
 def test_yaml_syntax_error_stays_one_error_per_file(tmp_path):
-    write(tmp_path, "broken.yaml", "manufacturer: A\nmodel: [unclosed\nslug: Bad Slug\nu_height: x\n")
+    write(
+        tmp_path, "broken.yaml", "manufacturer: A\nmodel: [unclosed\nslug: Bad Slug\nu_height: x\n"
+    )
     catalog = load_catalog([tmp_path])
     [error] = catalog.errors
     assert "YAML syntax error" in str(error)
 
 
 def test_parse_item_raises_a_catalog_error_carrying_every_problem():
-    mapping = {"manufacturer": "A", "model": "B", "slug": "Bad Slug", "u_height": "eight",
-               "weight": "heavy"}
+    mapping = {
+        "manufacturer": "A",
+        "model": "B",
+        "slug": "Bad Slug",
+        "u_height": "eight",
+        "weight": "heavy",
+    }
     with pytest.raises(CatalogError) as caught:
         parse_item(mapping, source_file="design snapshot")
     error = caught.value
@@ -147,8 +160,16 @@ def test_one_bad_field_still_prints_exactly_as_before():
 def test_derived_checks_do_not_repeat_a_field_already_reported():
     # A bad gpu_count is one error, not also "gpu_count is N but no gpu slug".
     with pytest.raises(CatalogEntryErrors) as caught:
-        parse_item({"manufacturer": "A", "model": "B", "slug": "ok", "gpu_count": -2,
-                    "typical_power_w": "x", "max_power_w": 5})
+        parse_item(
+            {
+                "manufacturer": "A",
+                "model": "B",
+                "slug": "ok",
+                "gpu_count": -2,
+                "typical_power_w": "x",
+                "max_power_w": 5,
+            }
+        )
     assert sorted(e.field for e in caught.value.errors) == ["gpu_count", "typical_power_w"]
 
 

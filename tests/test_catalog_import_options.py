@@ -11,14 +11,18 @@ from workbench.cli.main import main
 
 # Shaped like the community library's DGX A100 file: a server whose file lists 36
 # Ethernet ports (more than most switches' threshold) and no power draw of its own.
-DGX_LIKE = "---\nmanufacturer: Nvidia\nmodel: NVIDIA DGX A100 640GB\nslug: nvidia-dgx-a100-640gb\n" \
-    "u_height: 6\nis_full_depth: true\ninterfaces:\n" + "".join(
-        f"  - name: Ethernet1/{i}\n    type: 100gbase-x-qsfp28\n" for i in range(1, 37))
+DGX_LIKE = (
+    "---\nmanufacturer: Nvidia\nmodel: NVIDIA DGX A100 640GB\nslug: nvidia-dgx-a100-640gb\n"
+    "u_height: 6\nis_full_depth: true\ninterfaces:\n"
+    + "".join(f"  - name: Ethernet1/{i}\n    type: 100gbase-x-qsfp28\n" for i in range(1, 37))
+)
 
 # Shaped like the library's QM9700 file: PSUs without any draw figures.
-QM_LIKE = "---\nmanufacturer: Nvidia\nmodel: QM9700\nslug: nvidia-qm9700\nu_height: 1\n" \
-    "power-ports:\n  - name: psu0\n    type: iec-60320-c14\ninterfaces:\n" + "".join(
-        f"  - name: P{i}.0\n    type: 400gbase-x-osfp\n" for i in range(32))
+QM_LIKE = (
+    "---\nmanufacturer: Nvidia\nmodel: QM9700\nslug: nvidia-qm9700\nu_height: 1\n"
+    "power-ports:\n  - name: psu0\n    type: iec-60320-c14\ninterfaces:\n"
+    + "".join(f"  - name: P{i}.0\n    type: 400gbase-x-osfp\n" for i in range(32))
+)
 
 
 def test_server_words_beat_port_count() -> None:
@@ -33,7 +37,10 @@ def test_import_with_kind_override(tmp_path: Path, capsys) -> None:
     source.write_text(DGX_LIKE)
     before = hashlib.sha256(source.read_bytes()).hexdigest()
     dest = tmp_path / "user"
-    assert main(["catalog", "import-netbox", "--kind", "storage", "--dest", str(dest), str(source)]) == 0
+    assert (
+        main(["catalog", "import-netbox", "--kind", "storage", "--dest", str(dest), str(source)])
+        == 0
+    )
     assert "(storage)" in capsys.readouterr().out
     assert hashlib.sha256(source.read_bytes()).hexdigest() == before, "source untouched"
     item = load_catalog([dest], include_user=False).get("nvidia-dgx-a100-640gb")
@@ -56,7 +63,9 @@ def test_import_of_missing_file_or_folder_is_one_line_each(tmp_path: Path, capsy
     folder = tmp_path / "a-folder"
     folder.mkdir()
     dest = tmp_path / "user"
-    code = main(["catalog", "import-netbox", "--dest", str(dest), str(missing), str(folder), str(good)])
+    code = main(
+        ["catalog", "import-netbox", "--dest", str(dest), str(missing), str(folder), str(good)]
+    )
     captured = capsys.readouterr()
     assert code == 1
     assert "nope.yaml: cannot read it: No such file or directory" in captured.err

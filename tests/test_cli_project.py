@@ -19,8 +19,13 @@ from workbench.templates import build_template
 def run(*args: str) -> subprocess.CompletedProcess:
     """The real console entry point in a child process (no display, no Qt needed)."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    return subprocess.run([sys.executable, "-m", "workbench", *args],
-                          capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "workbench", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
 
 
 def digest(path: Path) -> str:
@@ -52,11 +57,14 @@ def test_new_force_replaces_atomically(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["old.dcwb"], "no temp files left behind"
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--template", "nope"], "unknown template 'nope'"),
-    (["--gpus", "0"], "--gpus"),
-    (["--gpus", "many"], "--gpus"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--template", "nope"], "unknown template 'nope'"),
+        (["--gpus", "0"], "--gpus"),
+        (["--gpus", "many"], "--gpus"),
+    ],
+)
 def test_new_bad_arguments(tmp_path: Path, args: list[str], fragment: str) -> None:
     out = tmp_path / "x.dcwb"
     result = run("new", str(out), *args)

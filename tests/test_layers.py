@@ -44,8 +44,9 @@ PROBE = textwrap.dedent(
 
 def test_core_layers_import_without_qt() -> None:
     """Nor do they import ``render`` or ``ui``: imports point downwards only."""
-    result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     # The probe must have walked real modules, not an empty tree.
     assert int(result.stdout.strip()) >= len(CORE)
@@ -54,8 +55,9 @@ def test_core_layers_import_without_qt() -> None:
 def test_block_really_blocks_qt() -> None:
     """The blocker itself works: importing PySide6 under it fails."""
     probe = PROBE.split("import workbench")[0] + "import PySide6.QtCore\n"
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode != 0
     assert "Qt is not allowed" in result.stderr
 
@@ -65,6 +67,7 @@ def test_cli_help_needs_no_qt() -> None:
     probe = PROBE.split("import workbench")[0] + (
         "from workbench.cli.main import build_parser\nbuild_parser()\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr

@@ -17,7 +17,9 @@ def catalog():
 def make(catalog, devices: list[Device]) -> tuple[Design, Rack]:
     rack = Rack(id="r1", name="R01", rack_type="generic-rack-42u-air", devices=devices)
     design = Design(sites=[Site(id="s", name="S", rows=[Row(id="w", name="A", racks=[rack])])])
-    design.device_types = snapshot_for(catalog, {"generic-rack-42u-air"} | {d.device_type for d in devices})
+    design.device_types = snapshot_for(
+        catalog, {"generic-rack-42u-air"} | {d.device_type for d in devices}
+    )
     return design, rack
 
 
@@ -38,7 +40,7 @@ def test_overlapping_servers_clash(catalog) -> None:
 
 
 def test_free_ranges_and_overflow(catalog) -> None:
-    a = Device(id="a", name="a", device_type="nvidia-dgx-h100", position=2)   # U2-U9
+    a = Device(id="a", name="a", device_type="nvidia-dgx-h100", position=2)  # U2-U9
     top = Device(id="t", name="t", device_type="nvidia-dgx-h100", position=40)  # U40-U47 > 42
     design, rack = make(catalog, [a, top])
     assert out_of_rack(design, rack) == [top]

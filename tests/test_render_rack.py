@@ -95,8 +95,13 @@ def test_same_painter_writes_a_pdf(qapp, tiny_design, tmp_path):
     assert QGuiApplication.instance() is not None
     path = tmp_path / "rack.pdf"
     writer = QPdfWriter(str(path))
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4),
-                                     QPageLayout.Orientation.Portrait, QMarginsF(10, 10, 10, 10)))
+    writer.setPageLayout(
+        QPageLayout(
+            QPageSize(QPageSize.PageSizeId.A4),
+            QPageLayout.Orientation.Portrait,
+            QMarginsF(10, 10, 10, 10),
+        )
+    )
     writer.setResolution(300)
     rack = tiny_design.sites[0].rows[0].racks[0]
     painter = QPainter(writer)
@@ -126,8 +131,9 @@ def test_pdf_text_reads_back(qapp, tiny_design, tmp_path):
     painter = QPainter(writer)
     paint_rack(painter, tiny_design.sites[0].rows[0].racks[0], tiny_design, (0, 0), 40.0)
     painter.end()
-    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
     assert "dgx-001" in text and "A01" in text
 
 
@@ -136,8 +142,10 @@ def test_render_needs_no_widgets():
     import subprocess
     import sys
 
-    code = ("import sys, workbench.render.rack_painter, workbench.render.rack_geometry; "
-            "print('PySide6.QtWidgets' in sys.modules)")
+    code = (
+        "import sys, workbench.render.rack_painter, workbench.render.rack_geometry; "
+        "print('PySide6.QtWidgets' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -51,31 +51,46 @@ def _page_overwritten(work: Path) -> bytes:
     data = bytearray(_good_bytes(work))
     page = 4096
     assert len(data) >= 6 * page
-    data[3 * page:4 * page] = random.Random(3).randbytes(page)
+    data[3 * page : 4 * page] = random.Random(3).randbytes(page)
     return bytes(data)
 
 
 CASES: dict[str, tuple[Callable[[Path], bytes], str]] = {
     "empty": (lambda w: b"", "file is empty"),
-    "random binary": (lambda w: random.Random(1).randbytes(8192),
-                      "not an SQLite database (corrupt or a different kind of file)"),
-    "text file": (lambda w: b"name: my cluster\nracks: 4\n",
-                  "not an SQLite database (corrupt or a different kind of file)"),
+    "random binary": (
+        lambda w: random.Random(1).randbytes(8192),
+        "not an SQLite database (corrupt or a different kind of file)",
+    ),
+    "text file": (
+        lambda w: b"name: my cluster\nracks: 4\n",
+        "not an SQLite database (corrupt or a different kind of file)",
+    ),
     "truncated in half": (lambda w: (b := _good_bytes(w))[: len(b) // 2], "truncated or damaged"),
     "header only": (lambda w: _good_bytes(w)[:100], "truncated or damaged"),
     "page overwritten": (_page_overwritten, "truncated or damaged"),
     "another app's database": (_foreign_db, "not a workbench project (no design table)"),
-    "newer schema": (lambda w: _edited(w, "PRAGMA user_version = 7"),
-                     f"saved by a newer workbench (schema 7, this version reads up to {SCHEMA_VERSION})"),
-    "bad JSON": (lambda w: _edited(w, "UPDATE software_stacks SET components = '{oops'"),
-                 "unreadable JSON in software_stacks ('base')"),
-    "missing table": (lambda w: _edited(w, "DROP TABLE links"),
-                      "truncated or damaged: missing table 'links'"),
-    "orphan device": (lambda w: _edited(w, "UPDATE devices SET rack_seq = 99 WHERE seq = 1"),
-                      "device 'd0-0' belongs to a missing rack"),
-    "bad snapshot": (lambda w: _edited(
-        w, "UPDATE catalog_snapshot SET raw = '{\"slug\": \"Not A Slug\"}' WHERE seq = 1"),
-        "catalog snapshot item 'rack-42u' is invalid"),
+    "newer schema": (
+        lambda w: _edited(w, "PRAGMA user_version = 7"),
+        f"saved by a newer workbench (schema 7, this version reads up to {SCHEMA_VERSION})",
+    ),
+    "bad JSON": (
+        lambda w: _edited(w, "UPDATE software_stacks SET components = '{oops'"),
+        "unreadable JSON in software_stacks ('base')",
+    ),
+    "missing table": (
+        lambda w: _edited(w, "DROP TABLE links"),
+        "truncated or damaged: missing table 'links'",
+    ),
+    "orphan device": (
+        lambda w: _edited(w, "UPDATE devices SET rack_seq = 99 WHERE seq = 1"),
+        "device 'd0-0' belongs to a missing rack",
+    ),
+    "bad snapshot": (
+        lambda w: _edited(
+            w, 'UPDATE catalog_snapshot SET raw = \'{"slug": "Not A Slug"}\' WHERE seq = 1'
+        ),
+        "catalog snapshot item 'rack-42u' is invalid",
+    ),
 }
 
 
@@ -164,8 +179,26 @@ def _design_using_unsnapshotted_server() -> Design:
     types = snapshot()
     del types["dgx-h100"]
     return Design(
-        sites=[Site("s", "S", [Row("r", "R", [Rack("k", "Rack 1", "rack-42u", devices=[
-            Device("d1", "node-1", "dgx-h100", position=1)])])])],
+        sites=[
+            Site(
+                "s",
+                "S",
+                [
+                    Row(
+                        "r",
+                        "R",
+                        [
+                            Rack(
+                                "k",
+                                "Rack 1",
+                                "rack-42u",
+                                devices=[Device("d1", "node-1", "dgx-h100", position=1)],
+                            )
+                        ],
+                    )
+                ],
+            )
+        ],
         device_types=types,
     )
 
@@ -197,9 +230,12 @@ def test_unknown_slug_resolved_from_catalog_joins_snapshot(tmp_path: Path) -> No
 
 def test_unknown_rack_slug_names_the_rack(tmp_path: Path) -> None:
     path = tmp_path / "rack.dcwb"
-    save_design(Design(sites=[Site("s", "S", [Row("r", "R", [Rack("k", "Rack Ω", "ghost-rack")])])]),
-                path)
-    with pytest.raises(ProjectFileError, match="unknown catalog slug 'ghost-rack' used by rack 'Rack Ω'"):
+    save_design(
+        Design(sites=[Site("s", "S", [Row("r", "R", [Rack("k", "Rack Ω", "ghost-rack")])])]), path
+    )
+    with pytest.raises(
+        ProjectFileError, match="unknown catalog slug 'ghost-rack' used by rack 'Rack Ω'"
+    ):
         open_design(path)
 
 
@@ -207,8 +243,26 @@ def test_missing_gpu_item_is_filled_from_catalog_when_possible(tmp_path: Path) -
     types = snapshot()
     gpu = types.pop("h100-sxm")
     design = Design(
-        sites=[Site("s", "S", [Row("r", "R", [Rack("k", "Rack 1", "rack-42u", devices=[
-            Device("d1", "node-1", "dgx-h100")])])])],
+        sites=[
+            Site(
+                "s",
+                "S",
+                [
+                    Row(
+                        "r",
+                        "R",
+                        [
+                            Rack(
+                                "k",
+                                "Rack 1",
+                                "rack-42u",
+                                devices=[Device("d1", "node-1", "dgx-h100")],
+                            )
+                        ],
+                    )
+                ],
+            )
+        ],
         device_types=types,
     )
     path = tmp_path / "gpu.dcwb"

@@ -19,8 +19,10 @@ SAMPLE_V1 = Path(__file__).parent / "data" / "project_v1.dcwb"
 def _header(path: Path) -> tuple[int, int]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        return (conn.execute("PRAGMA application_id").fetchone()[0],
-                conn.execute("PRAGMA user_version").fetchone()[0])
+        return (
+            conn.execute("PRAGMA application_id").fetchone()[0],
+            conn.execute("PRAGMA user_version").fetchone()[0],
+        )
     finally:
         conn.close()
 
@@ -35,7 +37,13 @@ def test_v1_sample_opens_with_its_contents(tmp_path: Path) -> None:
     assert [r.name for r in design.sites[0].rows] == ["Row 1", "Empty"]
     assert [k.name for k in design.iter_racks()] == ["Rack Ω-0", "Rack Ω-1"]
     assert [d.name for _, d in design.iter_devices()] == [
-        "gpu-node-00 ✓", "gpu-node-01 ✓", "mgmt-0", "gpu-node-10 ✓", "gpu-node-11 ✓", "mgmt-1"]
+        "gpu-node-00 ✓",
+        "gpu-node-01 ✓",
+        "mgmt-0",
+        "gpu-node-10 ✓",
+        "gpu-node-11 ✓",
+        "mgmt-1",
+    ]
     rack = design.sites[0].rows[0].racks[0]
     assert (rack.cooling, rack.power_limit_kw) == ("liquid", 40.5)
     assert rack.devices[2].notes == "top of rack\nsecond line"
@@ -47,10 +55,16 @@ def test_v1_sample_opens_with_its_contents(tmp_path: Path) -> None:
     assert len(server.interfaces) == 9
     assert [n.vlan for n in design.networks] == [None, 10]
     assert [(x.a_device, x.b_port, x.length_m) for x in design.links] == [
-        ("d0-0", "ge1", 2.5), ("d0-1", "osfp0", None)]
+        ("d0-0", "ge1", 2.5),
+        ("d0-1", "osfp0", None),
+    ]
     assert design.storage_tiers[0].device_ids == ["d1-1"]
-    assert design.workloads[1].model_config == {"layers": 32, "hidden": 4096, "moe": None,
-                                                 "tags": ["a", "ß"]}
+    assert design.workloads[1].model_config == {
+        "layers": 32,
+        "hidden": 4096,
+        "moe": None,
+        "tags": ["a", "ß"],
+    }
     assert (design.workloads[1].params, design.workloads[0].tokens) == (7.5e9, 15e12)
     assert design.software_stacks[0].components == {"driver": "550.54.15", "cuda": "12.4"}
     assert design.properties == {"customer": "ACME ☃", "": "empty key"}
@@ -115,7 +129,9 @@ def test_version_0_file_is_migrated_from_scratch(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
-def test_failing_migration_reports_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failing_migration_reports_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "old.dcwb"
     shutil.copyfile(SAMPLE_V1, path)
     before = path.read_bytes()
@@ -126,8 +142,10 @@ def test_failing_migration_reports_the_file(tmp_path: Path, monkeypatch: pytest.
     current = schema_module.SCHEMA_VERSION
     monkeypatch.setattr(schema_module, "SCHEMA_VERSION", current + 1)
     monkeypatch.setattr(schema_module, "MIGRATIONS", [*schema_module.MIGRATIONS, broken])
-    with pytest.raises(ProjectFileError,
-                       match=f"old.dcwb: cannot upgrade from schema 1 to {current + 1}: no such table"):
+    with pytest.raises(
+        ProjectFileError,
+        match=f"old.dcwb: cannot upgrade from schema 1 to {current + 1}: no such table",
+    ):
         open_design(path)
     assert path.read_bytes() == before
 
@@ -146,7 +164,8 @@ def test_newer_than_this_workbench_names_both_versions(tmp_path: Path) -> None:
         open_design(path)
     assert str(caught.value) == (
         f"{path}: saved by a newer workbench (schema {schema_module.SCHEMA_VERSION + 1}, "
-        f"this version reads up to {schema_module.SCHEMA_VERSION})")
+        f"this version reads up to {schema_module.SCHEMA_VERSION})"
+    )
 
 
 SAMPLE_V2 = Path(__file__).parent / "data" / "project_v2.dcwb"
@@ -159,7 +178,13 @@ def test_v2_sample_opens_with_its_roles(tmp_path: Path) -> None:
     design = open_design(copy)
     assert design.name == "Sample saved by schema version 2"
     roles = [(d.name, d.role) for _, d in design.iter_devices()]
-    assert roles == [("gpu-node-00 ✓", ""), ("gpu-node-01 ✓", ""), ("mgmt-0", "storage-switch"),
-                     ("gpu-node-10 ✓", ""), ("gpu-node-11 ✓", ""), ("mgmt-1", "storage-switch")]
+    assert roles == [
+        ("gpu-node-00 ✓", ""),
+        ("gpu-node-01 ✓", ""),
+        ("mgmt-0", "storage-switch"),
+        ("gpu-node-10 ✓", ""),
+        ("gpu-node-11 ✓", ""),
+        ("mgmt-1", "storage-switch"),
+    ]
     assert _header(copy) == (schema_module.APPLICATION_ID, 2)
     assert copy.read_bytes() == before

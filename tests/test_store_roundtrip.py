@@ -46,41 +46,101 @@ def designs(draw: st.DrawFn) -> Design:
     slug = st.sampled_from(slugs)
 
     def device() -> Device:
-        return Device(draw(text), draw(text), draw(slug), draw(opt_int), draw(text),
-                      draw(text), draw(text), draw(opt_text), draw(text), draw(text))
+        return Device(
+            draw(text),
+            draw(text),
+            draw(slug),
+            draw(opt_int),
+            draw(text),
+            draw(text),
+            draw(text),
+            draw(opt_text),
+            draw(text),
+            draw(text),
+        )
 
     def rack() -> Rack:
-        return Rack(draw(text), draw(text), draw(slug), draw(text), draw(real),
-                    [device() for _ in range(draw(st.integers(0, 4)))])
+        return Rack(
+            draw(text),
+            draw(text),
+            draw(slug),
+            draw(text),
+            draw(real),
+            [device() for _ in range(draw(st.integers(0, 4)))],
+        )
 
     def row() -> Row:
         return Row(draw(text), draw(text), [rack() for _ in range(draw(st.integers(0, 3)))])
 
-    sites = [Site(draw(text), draw(text), [row() for _ in range(draw(st.integers(0, 3)))])
-             for _ in range(draw(st.integers(0, 2)))]
-    networks = draw(st.lists(st.builds(Network, text, text, text, text, real, int64, opt_int),
-                             max_size=3))
-    links = draw(st.lists(st.builds(Link, text, text, text, text, text, opt_text, opt_text,
-                                    opt_real), max_size=4))
-    tiers = draw(st.lists(st.builds(StorageTier, text, text, text, text, st.lists(text, max_size=3)),
-                          max_size=2))
-    workloads = draw(st.lists(st.builds(
-        Workload, text, text, text, text, opt_real,
-        st.none() | st.dictionaries(text, json_values, max_size=4),
-        real, text, real, text, int64, int64, int64, int64, int64, opt_int, opt_text, int64,
-        int64, text), max_size=2))
-    stacks = draw(st.lists(st.builds(SoftwareStack, text, text,
-                                     st.dictionaries(text, text, max_size=4), int64), max_size=2))
+    sites = [
+        Site(draw(text), draw(text), [row() for _ in range(draw(st.integers(0, 3)))])
+        for _ in range(draw(st.integers(0, 2)))
+    ]
+    networks = draw(
+        st.lists(st.builds(Network, text, text, text, text, real, int64, opt_int), max_size=3)
+    )
+    links = draw(
+        st.lists(
+            st.builds(Link, text, text, text, text, text, opt_text, opt_text, opt_real), max_size=4
+        )
+    )
+    tiers = draw(
+        st.lists(
+            st.builds(StorageTier, text, text, text, text, st.lists(text, max_size=3)), max_size=2
+        )
+    )
+    workloads = draw(
+        st.lists(
+            st.builds(
+                Workload,
+                text,
+                text,
+                text,
+                text,
+                opt_real,
+                st.none() | st.dictionaries(text, json_values, max_size=4),
+                real,
+                text,
+                real,
+                text,
+                int64,
+                int64,
+                int64,
+                int64,
+                int64,
+                opt_int,
+                opt_text,
+                int64,
+                int64,
+                text,
+            ),
+            max_size=2,
+        )
+    )
+    stacks = draw(
+        st.lists(
+            st.builds(SoftwareStack, text, text, st.dictionaries(text, text, max_size=4), int64),
+            max_size=2,
+        )
+    )
     # Snapshot order is part of the design too: shuffle it.
     order = draw(st.permutations(slugs))
     return Design(
-        name=draw(text), sites=sites, device_types={s: TYPES[s] for s in order},
-        networks=networks, links=links, storage_tiers=tiers, workloads=workloads,
-        software_stacks=stacks, properties=draw(st.dictionaries(text, text, max_size=4)),
+        name=draw(text),
+        sites=sites,
+        device_types={s: TYPES[s] for s in order},
+        networks=networks,
+        links=links,
+        storage_tiers=tiers,
+        workloads=workloads,
+        software_stacks=stacks,
+        properties=draw(st.dictionaries(text, text, max_size=4)),
     )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(design=designs())
 def test_random_design_round_trips(tmp_path: Path, design: Design) -> None:
     path = tmp_path / "random.dcwb"
@@ -98,8 +158,12 @@ def test_small_design_round_trips_in_order(tmp_path: Path) -> None:
     assert [d.name for _, d in back.iter_devices()] == [d.name for _, d in design.iter_devices()]
     assert list(back.device_types) == list(design.device_types)
     assert list(back.properties) == ["customer", ""]
-    assert back.workloads[1].model_config == {"layers": 32, "hidden": 4096, "moe": None,
-                                               "tags": ["a", "ß"]}
+    assert back.workloads[1].model_config == {
+        "layers": 32,
+        "hidden": 4096,
+        "moe": None,
+        "tags": ["a", "ß"],
+    }
     assert all(item.source_file == "design snapshot" for item in back.device_types.values())
 
 
@@ -118,7 +182,8 @@ def test_file_is_stamped_with_application_id_and_version(tmp_path: Path) -> None
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT count(*) FROM devices").fetchone()[0] == 6
         assert conn.execute("SELECT slug FROM catalog_snapshot ORDER BY seq").fetchall() == [
-            (slug,) for slug in small_design().device_types]
+            (slug,) for slug in small_design().device_types
+        ]
     finally:
         conn.close()
 
@@ -160,20 +225,55 @@ def test_items_built_in_code_without_raw_still_reopen(tmp_path: Path) -> None:
     from workbench.catalog.item import CatalogItem, Interface, PowerPort
 
     server = CatalogItem(
-        slug="code-server", kind="server", manufacturer="Acme", model="X8", u_height=4,
-        gpu="code-gpu", gpu_count=8, max_power_w=6000.0, typical_power_w=5000.0,
-        weight=60.0, tflops={"bf16": 1.5}, props={"host_ram_gb": 2048.0},
+        slug="code-server",
+        kind="server",
+        manufacturer="Acme",
+        model="X8",
+        u_height=4,
+        gpu="code-gpu",
+        gpu_count=8,
+        max_power_w=6000.0,
+        typical_power_w=5000.0,
+        weight=60.0,
+        tflops={"bf16": 1.5},
+        props={"host_ram_gb": 2048.0},
         power_ports=(PowerPort("psu1", "iec-60320-c20", maximum_draw=3000.0),),
         interfaces=(Interface("eth0", "100gbase-x-qsfp28"), Interface("bmc", "1000base-t", True)),
         sources={"max_power_w": "datasheet"},
     )
-    gpu = CatalogItem(slug="code-gpu", kind="gpu", manufacturer="Acme", model="G1",
-                      max_power_w=700.0, typical_power_w=700.0, hbm_gb=80.0)
-    rack = CatalogItem(slug="code-rack", kind="rack", manufacturer="Acme", model="42U",
-                       u_height=42, role="rack")
+    gpu = CatalogItem(
+        slug="code-gpu",
+        kind="gpu",
+        manufacturer="Acme",
+        model="G1",
+        max_power_w=700.0,
+        typical_power_w=700.0,
+        hbm_gb=80.0,
+    )
+    rack = CatalogItem(
+        slug="code-rack", kind="rack", manufacturer="Acme", model="42U", u_height=42, role="rack"
+    )
     design = Design(
-        sites=[Site("s", "S", [Row("r", "R", [Rack("k", "K", "code-rack", devices=[
-            Device("d", "n1", "code-server", position=1)])])])],
+        sites=[
+            Site(
+                "s",
+                "S",
+                [
+                    Row(
+                        "r",
+                        "R",
+                        [
+                            Rack(
+                                "k",
+                                "K",
+                                "code-rack",
+                                devices=[Device("d", "n1", "code-server", position=1)],
+                            )
+                        ],
+                    )
+                ],
+            )
+        ],
         device_types={"code-rack": rack, "code-server": server, "code-gpu": gpu},
     )
     assert not server.raw

@@ -43,7 +43,9 @@ def test_unserialisable_design_leaves_old_file(saved: tuple[Path, bytes]) -> Non
     path, old = saved
     design = small_design("new")
     design.workloads[1].model_config = {"callback": object()}
-    with pytest.raises(ProjectFileError, match=r"site-a\.dcwb: cannot save: cannot store a value of type object"):
+    with pytest.raises(
+        ProjectFileError, match=r"site-a\.dcwb: cannot save: cannot store a value of type object"
+    ):
         save_design(design, path)
     _assert_only_old_file(path, old)
 
@@ -112,8 +114,9 @@ def test_folder_is_a_file(tmp_path: Path) -> None:
         save_design(Design(), tmp_path / "plain-file" / "x.dcwb")
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="needs POSIX permissions and a non-root user")
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions and a non-root user"
+)
 def test_unwritable_folder(tmp_path: Path) -> None:
     folder = tmp_path / "locked"
     folder.mkdir()
@@ -209,9 +212,12 @@ def test_item_the_parser_would_refuse_is_refused_at_save_time(saved: tuple[Path,
 
     path, old = saved
     design = small_design("new")
-    design.device_types["Bad Slug"] = CatalogItem(slug="Bad Slug", kind="rack",
-                                                  manufacturer="X", model="Y")
-    with pytest.raises(ProjectFileError, match="cannot save: catalog item 'Bad Slug' cannot be stored"):
+    design.device_types["Bad Slug"] = CatalogItem(
+        slug="Bad Slug", kind="rack", manufacturer="X", model="Y"
+    )
+    with pytest.raises(
+        ProjectFileError, match="cannot save: catalog item 'Bad Slug' cannot be stored"
+    ):
         save_design(design, path)
     _assert_only_old_file(path, old)
 

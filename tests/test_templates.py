@@ -61,8 +61,9 @@ def test_sample_is_the_first_customer_design(catalog) -> None:
     assert summary.it_kw >= 128 * 10.2
     assert summary.it_kw < 1.2 * 128 * 10.2, "switches and storage are a small share"
     # The racks: 4 DGX H100 per 48U rear-door rack (DGX SuperPOD design guide: 40.8 kW).
-    compute = [r for r in design.iter_racks()
-               if any(d.device_type == "nvidia-dgx-h100" for d in r.devices)]
+    compute = [
+        r for r in design.iter_racks() if any(d.device_type == "nvidia-dgx-h100" for d in r.devices)
+    ]
     assert len(compute) == 32
     assert all(sum(d.device_type == "nvidia-dgx-h100" for d in r.devices) == 4 for r in compute)
     roles = {design.item(d.device_type).kind for _, d in design.iter_devices()}
@@ -81,7 +82,9 @@ def test_every_template_scales_within_budgets(catalog, name: str, gpus: int) -> 
     assert_within_budgets(design)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(gpus=st.integers(min_value=1, max_value=20_000))
 def test_scaling_property(catalog, gpus: int) -> None:
     design = build_template("dgx-h100-superpod", gpus=gpus, catalog=catalog)
@@ -132,4 +135,6 @@ def test_storage_fabric_switches_say_what_they_do(catalog) -> None:
     assert role_of(item) == "compute-switch"
     assert role_of(item, storage[0].role) == "storage-switch"
     leaves = [d for _, d in design.iter_devices() if d.name.startswith("ib-leaf")]
-    assert leaves and role_of(design.item(leaves[0].device_type), leaves[0].role) == "compute-switch"
+    assert (
+        leaves and role_of(design.item(leaves[0].device_type), leaves[0].role) == "compute-switch"
+    )

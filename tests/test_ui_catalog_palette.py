@@ -25,8 +25,9 @@ def test_typing_h100_leaves_only_matching_items(qtbot, catalog):
     assert "nvidia-qm9700" not in shown and "nvidia-dgx-b200" not in shown
     for slug in shown:
         item = catalog.get(slug)
-        text = " ".join([item.manufacturer, item.model, item.slug, item.gpu or "", item.role,
-                         item.part_number]).lower()
+        text = " ".join(
+            [item.manufacturer, item.model, item.slug, item.gpu or "", item.role, item.part_number]
+        ).lower()
         assert "h100" in text
     assert palette.status.text() == f"{len(shown)} of {len(everything)} items"
     palette.search.clear()

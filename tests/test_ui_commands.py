@@ -55,12 +55,15 @@ def test_undo_of_a_cooling_change_restores_a_cooling_type_no_longer_offered(docu
     assert (rack.cooling, rack.power_limit_kw) == ("immersion", 80.0)
 
 
-@pytest.mark.parametrize(("command", "message"), [
-    (lambda d: RenameRackCommand(d, "r1", "   "), "A rack name cannot be empty."),
-    (lambda d: RenameDeviceCommand(d, "d1", ""), "A device name cannot be empty."),
-    (lambda d: SetRackCoolingCommand(d, "r1", "immersion"), "Unknown cooling type 'immersion'"),
-    (lambda d: UpdateWorkloadCommand(d, "w9", mfu=0.3), "No workload with id 'w9'."),
-])
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (lambda d: RenameRackCommand(d, "r1", "   "), "A rack name cannot be empty."),
+        (lambda d: RenameDeviceCommand(d, "d1", ""), "A device name cannot be empty."),
+        (lambda d: SetRackCoolingCommand(d, "r1", "immersion"), "Unknown cooling type 'immersion'"),
+        (lambda d: UpdateWorkloadCommand(d, "w9", mfu=0.3), "No workload with id 'w9'."),
+    ],
+)
 def test_a_refused_edit_leaves_no_undo_step_and_says_why(document, command, message):
     seen = refusals(document)
     rack = document.design.find_rack("r1")

@@ -29,24 +29,48 @@ from workbench.ui.estimates.fields import format_quantity, parse_quantity  # noq
 def small_design(racks: int = 2, servers_per_rack: int = 2) -> Design:
     """Racks of DGX H100 (8 × H100 SXM 80 GB) built from hand-made catalog items."""
     gpu = CatalogItem(
-        slug="nvidia-h100-sxm5-80gb", kind="gpu", manufacturer="NVIDIA", model="H100 SXM5 80GB",
+        slug="nvidia-h100-sxm5-80gb",
+        kind="gpu",
+        manufacturer="NVIDIA",
+        model="H100 SXM5 80GB",
         tflops={"bf16": 989.5, "fp16": 989.5, "fp8": 1979.0, "tf32": 494.5},
-        hbm_gb=80, hbm_bw_tbs=3.35, nvlink_gbs=900, max_power_w=700,
+        hbm_gb=80,
+        hbm_bw_tbs=3.35,
+        nvlink_gbs=900,
+        max_power_w=700,
     )
     server = CatalogItem(
-        slug="nvidia-dgx-h100", kind="server", manufacturer="NVIDIA", model="DGX H100",
-        u_height=8, gpu="nvidia-h100-sxm5-80gb", gpu_count=8, typical_power_w=8500,
+        slug="nvidia-dgx-h100",
+        kind="server",
+        manufacturer="NVIDIA",
+        model="DGX H100",
+        u_height=8,
+        gpu="nvidia-h100-sxm5-80gb",
+        gpu_count=8,
+        typical_power_w=8500,
         max_power_w=10200,
     )
-    rack_type = CatalogItem(slug="rack-48u", kind="rack", manufacturer="Generic",
-                            model="48U", u_height=48)
+    rack_type = CatalogItem(
+        slug="rack-48u", kind="rack", manufacturer="Generic", model="48U", u_height=48
+    )
     rack_list = []
     for r in range(racks):
-        rack = Rack(id=f"rack-{r + 1}", name=f"R{r + 1:02d}", rack_type="rack-48u",
-                    cooling="rear-door", power_limit_kw=50.0)
+        rack = Rack(
+            id=f"rack-{r + 1}",
+            name=f"R{r + 1:02d}",
+            rack_type="rack-48u",
+            cooling="rear-door",
+            power_limit_kw=50.0,
+        )
         for s in range(servers_per_rack):
-            rack.devices.append(Device(id=f"dev-{r}-{s}", name=f"gpu{r}-{s}",
-                                       device_type="nvidia-dgx-h100", position=1 + 8 * s))
+            rack.devices.append(
+                Device(
+                    id=f"dev-{r}-{s}",
+                    name=f"gpu{r}-{s}",
+                    device_type="nvidia-dgx-h100",
+                    position=1 + 8 * s,
+                )
+            )
         rack_list.append(rack)
     return Design(
         name="small",
@@ -274,8 +298,9 @@ def test_gpus_for_a_deadline_rounds_up_to_scalable_units(qtbot, view, document):
     nodes = int(answer.split("→")[1].split("nodes")[0].replace(",", ""))
     assert nodes % 32 == 0
     type_into(qtbot, view.results.su_edit, "1")
-    nodes_no_su = int(view.results.deadline_answer.text().split("→")[1].split("nodes")[0]
-                      .replace(",", ""))
+    nodes_no_su = int(
+        view.results.deadline_answer.text().split("→")[1].split("nodes")[0].replace(",", "")
+    )
     assert nodes_no_su <= nodes
     view.explain("deadline")
     assert "ceil" in view.explain_dialog.text()
@@ -373,9 +398,16 @@ def test_replacing_the_design_resets_the_view(qtbot, view, document):
 
 
 # -- text helpers ------------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "value"), [
-    ("70B", 70e9), ("15T", 15e12), ("1.5e13", 1.5e13), ("15,000", 15000.0), ("8k", 8000.0),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("70B", 70e9),
+        ("15T", 15e12),
+        ("1.5e13", 1.5e13),
+        ("15,000", 15000.0),
+        ("8k", 8000.0),
+    ],
+)
 def test_parse_quantity(text, value):
     assert parse_quantity(text) == pytest.approx(value)
 
@@ -442,7 +474,7 @@ def test_rack_edits_from_other_views_refresh_the_power_plot(qtbot, view, documen
 
 
 def test_a_box_that_is_not_a_number_shows_only_its_own_complaint(qtbot, view, document):
-    """"abc" after "0" says "'abc' is not a number", without the calculators' stale
+    """ "abc" after "0" says "'abc' is not a number", without the calculators' stale
     "must be greater than 0, got 0.0" about the value still in the model."""
     add_training(qtbot, view)
     type_into(qtbot, field(view, "tokens"), "0")

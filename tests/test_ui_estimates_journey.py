@@ -55,7 +55,11 @@ def test_journey_3_how_long_will_our_model_train(qtbot):
     choose(editors["zero"], 1)
     workload = next(w for w in document.design.workloads if w.id == workload_id)
     assert (workload.model, workload.tokens, workload.precision, workload.mfu) == (
-        "llama3-70b", 15e12, "bf16", 0.4)
+        "llama3-70b",
+        15e12,
+        "bf16",
+        0.4,
+    )
     assert (workload.tp, workload.pp, workload.zero) == (8, 4, 1)
 
     # 2. Days on the current design, the curve with the design marked, the memory verdict.

@@ -69,8 +69,9 @@ def test_a_typed_power_limit_is_one_undo_step(qtbot, make_inspector, tiny_design
     assert box.value() == 12.35
 
 
-@pytest.mark.parametrize(("object_id", "stored"), [("r1", "  A01 "), ("r1", ""),
-                                                   ("d1", " dgx-001"), ("d1", "")])
+@pytest.mark.parametrize(
+    ("object_id", "stored"), [("r1", "  A01 "), ("r1", ""), ("d1", " dgx-001"), ("d1", "")]
+)
 def test_visiting_a_name_box_changes_nothing(make_inspector, tiny_design, object_id, stored):
     """A stored name with spaces is not stripped, nor a blank one complained about,
     just because the user passed through its box."""
@@ -86,8 +87,9 @@ def test_visiting_a_name_box_changes_nothing(make_inspector, tiny_design, object
     assert inspector.message.isHidden()
 
 
-@pytest.mark.parametrize(("limit", "color"), [(50.0, colors.LOAD_OK), (24.0, colors.LOAD_WARN),
-                                              (20.0, colors.LOAD_OVER)])
+@pytest.mark.parametrize(
+    ("limit", "color"), [(50.0, colors.LOAD_OK), (24.0, colors.LOAD_WARN), (20.0, colors.LOAD_OVER)]
+)
 def test_power_bar_colour_follows_the_load(make_inspector, tiny_design, limit, color):
     """Two DGX and a switch (20.5 kW) under 80 % of 50 kW, above 80 % of 24, over 20."""
     tiny_design.find_rack("r1").power_limit_kw = limit

@@ -53,7 +53,8 @@ def leave(window: MainWindow) -> None:
 
 
 def test_a_typed_serial_is_one_undo_step_and_undo_restores_the_padded_old_one(
-        qtbot, make_window, tiny_design):
+    qtbot, make_window, tiny_design
+):
     device = tiny_design.find_device("d1")[1]
     device.serial = "  SN-OLD "
     window = make_window(tiny_design)
@@ -136,7 +137,8 @@ def block_role(window: MainWindow, device_id: str) -> str:
 
 
 def test_choosing_a_role_recolours_the_block_and_undo_restores_the_catalog_role(
-        qtbot, make_window, tiny_design):
+    qtbot, make_window, tiny_design
+):
     window = make_window(tiny_design, "d2")
     device = tiny_design.find_device("d2")[1]
     combo = window.inspector.device_role
@@ -188,7 +190,8 @@ def test_visiting_the_boxes_changes_nothing(qtbot, make_window, tiny_design):
 
 
 def test_a_serial_typed_but_not_committed_goes_to_the_device_it_was_typed_for(
-        qtbot, make_window, tiny_design):
+    qtbot, make_window, tiny_design
+):
     window = make_window(tiny_design)
     box = window.inspector.device_serial
     box.setFocus()

@@ -33,8 +33,7 @@ from workbench.ui.document import Change, Document
 from workbench.ui.main_window import MainWindow
 
 TRAINING = Workload(id="w1", name="Llama 3 70B", tokens=2e12, tp=8, pp=2)
-INFERENCE = Workload(id="w2", name="Serving", kind="inference", tp=8, context=8192,
-                     concurrency=16)
+INFERENCE = Workload(id="w2", name="Serving", kind="inference", tp=8, context=8192, concurrency=16)
 
 
 def same_result(a: WorkloadResult, b: WorkloadResult) -> bool:
@@ -125,8 +124,11 @@ def test_undo_and_redo_of_every_kind_of_edit(document):
     document.push(RenameDeviceCommand(document, "d2", "other"))
     document.push(SetRackCoolingCommand(document, "r2", "liquid"))
     document.push(UpdateWorkloadCommand(document, "w1", tokens=5e12))
-    document.push(AddDeviceCommand(document, "r2", Device(
-        id="d9", name="late", device_type="nvidia-dgx-h100", position=1)))
+    document.push(
+        AddDeviceCommand(
+            document, "r2", Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1)
+        )
+    )
     assert document.figures.summary.gpus == 24
     assert_fresh(document)
     for _ in range(stack.count()):
@@ -190,8 +192,11 @@ def test_lookups_match_the_model(document):
 def test_a_view_connected_after_the_document_reads_fresh_figures(document):
     seen = []
     document.changed.connect(lambda change: seen.append(document.figures.summary.devices))
-    document.push(AddDeviceCommand(document, "r2", Device(
-        id="d9", name="late", device_type="mgmt-48", position=40)))
+    document.push(
+        AddDeviceCommand(
+            document, "r2", Device(id="d9", name="late", device_type="mgmt-48", position=40)
+        )
+    )
     document.undo_stack.undo()
     assert seen == [4, 3]
 
@@ -201,8 +206,11 @@ def test_a_view_connected_after_the_document_reads_fresh_figures(document):
 def window(qtbot, tmp_path, monkeypatch, tiny_design) -> MainWindow:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     for name in ("critical", "question", "warning"):  # never block on a dialog
-        monkeypatch.setattr(QMessageBox, name, staticmethod(
-            lambda *args, **kwargs: QMessageBox.StandardButton.Discard))
+        monkeypatch.setattr(
+            QMessageBox,
+            name,
+            staticmethod(lambda *args, **kwargs: QMessageBox.StandardButton.Discard),
+        )
     document = Document(tiny_design)
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(document, settings=settings)
@@ -219,13 +227,17 @@ def window(qtbot, tmp_path, monkeypatch, tiny_design) -> MainWindow:
 def calls(monkeypatch) -> Counter:
     """Count calls of the calculators, however a module imported them."""
     counts: Counter[str] = Counter()
-    originals = {"summarize": calc_summary.summarize, "rack_loads": calc_summary.rack_loads,
-                 "evaluate_workload": calc_workload.evaluate_workload}
+    originals = {
+        "summarize": calc_summary.summarize,
+        "rack_loads": calc_summary.rack_loads,
+        "evaluate_workload": calc_workload.evaluate_workload,
+    }
 
     def counting(name, original):
         def wrapper(*args, **kwargs):
             counts[name] += 1
             return original(*args, **kwargs)
+
         return wrapper
 
     for module in [m for name, m in sys.modules.items() if name.startswith("workbench")]:
@@ -237,8 +249,11 @@ def calls(monkeypatch) -> Counter:
 
 def test_one_structure_change_computes_each_figure_once(window, calls):
     document = window.document
-    document.push(AddDeviceCommand(document, "r2", Device(
-        id="d9", name="late", device_type="nvidia-dgx-h100", position=1)))
+    document.push(
+        AddDeviceCommand(
+            document, "r2", Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1)
+        )
+    )
     QApplication.processEvents()
     assert calls == {"summarize": 1, "rack_loads": 1, "evaluate_workload": 1}
     assert window.summary.figure("gpus") == "24 GPUs"
@@ -264,13 +279,16 @@ def test_a_rename_computes_no_design_wide_figure(window, calls):
     assert_fresh(document)
 
 
-@pytest.mark.parametrize(("change", "rebuild"), [
-    (Change.everything(), True),
-    (Change(racks=frozenset({"r1"}), structure=True), True),
-    (Change(devices=frozenset({"d1"}), workloads=frozenset({"w1"}), structure=True), True),
-    (Change(workloads=frozenset({"w1"}), structure=True), False),  # a workload added
-    (Change(racks=frozenset({"r1"})), False),  # a rename
-])
+@pytest.mark.parametrize(
+    ("change", "rebuild"),
+    [
+        (Change.everything(), True),
+        (Change(racks=frozenset({"r1"}), structure=True), True),
+        (Change(devices=frozenset({"d1"}), workloads=frozenset({"w1"}), structure=True), True),
+        (Change(workloads=frozenset({"w1"}), structure=True), False),  # a workload added
+        (Change(racks=frozenset({"r1"})), False),  # a rename
+    ],
+)
 def test_which_changes_rebuild_the_rack_maps(change, rebuild):
     assert change.needs_rebuild is rebuild
 

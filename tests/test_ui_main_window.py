@@ -16,7 +16,11 @@ from workbench.ui.main_window import MainWindow
 @pytest.fixture
 def dialogs(monkeypatch):
     """Record dialogs instead of blocking; unsaved changes are discarded unless a test says so."""
-    calls: dict[str, list] = {"critical": [], "question": [], "answer": [QMessageBox.StandardButton.Discard]}
+    calls: dict[str, list] = {
+        "critical": [],
+        "question": [],
+        "answer": [QMessageBox.StandardButton.Discard],
+    }
 
     def critical(parent, title, text, *args, **kwargs):
         calls["critical"].append((title, text))
@@ -128,8 +132,11 @@ def test_rename_device_then_undo_and_redo_with_keys(qtbot, window):
     assert editor.text() == "dgx-001"
     assert not window.isWindowModified()
 
-    qtbot.keyClick(editor, Qt.Key.Key_Z,
-                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(
+        editor,
+        Qt.Key.Key_Z,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     assert design.find_device("d1")[1].name == "node-a"
     window.undo_action.trigger()
     assert design.find_device("d1")[1].name == "dgx-001"
@@ -210,8 +217,9 @@ def test_save_and_reopen_gives_an_equal_design(make_window, tmp_path, monkeypatc
     window = make_window(sample_design(), load_catalog(include_user=False))
     original = copy.deepcopy(window.document.design)
     target = tmp_path / "site-a"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName",
-                        staticmethod(lambda *a, **k: (str(target), "")))
+    monkeypatch.setattr(
+        QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), ""))
+    )
     window.file_actions.save_action.trigger()
     saved = tmp_path / "site-a.dcwb"
     assert saved.exists()
@@ -307,8 +315,11 @@ def test_run_app_with_a_bad_file_exits_1(qapp, tmp_path, dialogs, monkeypatch):
 
 def test_catalog_problems_are_reported_without_blocking(qtbot, tiny_design, tmp_path):
     problems = ["catalogs/servers/bad.yaml:7: u_height: must be a number"]
-    window = MainWindow(Document(tiny_design), catalog_problems=problems,
-                        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(
+        Document(tiny_design),
+        catalog_problems=problems,
+        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+    )
     qtbot.addWidget(window)
     window.show()
     window.report_catalog_problems()
@@ -400,8 +411,7 @@ def test_start_recovers_the_autosave_of_an_unsaved_design(make_window, monkeypat
     assert not copy.exists()
 
 
-def test_declining_the_recovery_starts_on_the_sample_and_drops_the_copy(make_window,
-                                                                        monkeypatch):
+def test_declining_the_recovery_starts_on_the_sample_and_drops_the_copy(make_window, monkeypatch):
     from workbench.model import Design
     from workbench.ui import app as app_module
 
@@ -421,8 +431,9 @@ def test_no_autosave_means_no_question_at_start(make_window, monkeypatch):
 
     window = make_window(Design())
     asked = []
-    monkeypatch.setattr(window.file_actions, "ask_untitled_recovery",
-                        lambda: asked.append(True) or True)
+    monkeypatch.setattr(
+        window.file_actions, "ask_untitled_recovery", lambda: asked.append(True) or True
+    )
     app_module.start_without_file(window)
     assert asked == [] and window.windowTitle().startswith("Sample design")
 
@@ -439,8 +450,9 @@ def test_discarding_then_cancelling_open_still_autosaves_the_open_design(window,
     window.document.push(RenameRackCommand(window.document, "r2", "B-two"))
     assert actions.autosave()
     copy = store.autosave_path(None)
-    monkeypatch.setattr(QFileDialog, "getOpenFileName",
-                        staticmethod(lambda *args, **kwargs: ("", "")))
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileName", staticmethod(lambda *args, **kwargs: ("", ""))
+    )
     assert not actions.open()  # Save/Discard/Cancel answers Discard, then no file chosen
     assert not copy.exists() and window.document.is_dirty
     assert actions.autosave()

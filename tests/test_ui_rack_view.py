@@ -34,7 +34,8 @@ def test_one_item_per_rack_and_maps_both_ways(qtbot, tiny_design):
 
 def test_rows_are_stacked_and_racks_left_to_right(qtbot, tiny_design):
     tiny_design.sites[0].rows[0].racks.append(
-        type(tiny_design.sites[0].rows[1].racks[0])(id="r3", name="A02", rack_type="rack-42u"))
+        type(tiny_design.sites[0].rows[1].racks[0])(id="r3", name="A02", rack_type="rack-42u")
+    )
     view = make_view(qtbot, tiny_design)
     a01, a02, b01 = (view.rack_item(r).pos() for r in ("r1", "r3", "r2"))
     assert a01.y() == a02.y() and a02.x() > a01.x()
@@ -46,9 +47,11 @@ def test_change_refreshes_only_the_touched_rack(qtbot, tiny_design, monkeypatch)
     refreshed: list[str] = []
     for item in view._items.values():
         original = item.refresh
-        monkeypatch.setattr(item, "refresh",
-                            lambda item=item, original=original: (refreshed.append(item.rack_id),
-                                                                  original()))
+        monkeypatch.setattr(
+            item,
+            "refresh",
+            lambda item=item, original=original: (refreshed.append(item.rack_id), original()),
+        )
     items_before = dict(view._items)
     doc = view.document
     doc.push(RenameDeviceCommand(doc, "d1", "renamed"))
@@ -61,7 +64,8 @@ def test_change_refreshes_only_the_touched_rack(qtbot, tiny_design, monkeypatch)
 def test_structure_change_rebuilds(qtbot, tiny_design):
     view = make_view(qtbot, tiny_design)
     tiny_design.find_rack("r2").devices.append(
-        Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1))
+        Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1)
+    )
     view.document.notify(Change(racks=frozenset({"r2"}), structure=True))
     assert view.rack_of("d9") == "r2"
     assert view.scene_rect_of("d9") is not None
@@ -77,15 +81,25 @@ def test_ctrl_wheel_zooms_and_fit_shows_everything(qtbot, tiny_design):
     from PySide6.QtGui import QWheelEvent
 
     center = QPointF(view.viewport().rect().center())
-    event = QWheelEvent(center, view.mapToGlobal(center), QPoint(0, 0), QPoint(0, -240),
-                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.ControlModifier,
-                        Qt.ScrollPhase.NoScrollPhase, False)
+    event = QWheelEvent(
+        center,
+        view.mapToGlobal(center),
+        QPoint(0, 0),
+        QPoint(0, -240),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.ControlModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     before = view.zoom()
     view.wheelEvent(event)
     assert view.zoom() < before
     view.fit()
-    assert view.mapToScene(view.viewport().rect()).boundingRect().contains(
-        view.rack_item("r2").sceneBoundingRect())
+    assert (
+        view.mapToScene(view.viewport().rect())
+        .boundingRect()
+        .contains(view.rack_item("r2").sceneBoundingRect())
+    )
 
 
 def test_face_toggle_marks_front_devices_as_other_face(qtbot, tiny_design):

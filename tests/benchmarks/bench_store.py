@@ -38,20 +38,53 @@ SERVERS_PER_SU = 32
 RAILS = 8
 
 CATALOG = [
-    {"slug": "rack-48u", "kind": "rack", "manufacturer": "Generic", "model": "48U",
-     "u_height": 48, "props": {"cooling": "liquid", "cooling_limit_kw": 120}},
-    {"slug": "h100-sxm", "kind": "gpu", "manufacturer": "NVIDIA", "model": "H100 SXM",
-     "hbm_gb": 80, "tflops": {"bf16": 989.4}, "max_power_w": 700},
-    {"slug": "dgx-h100", "kind": "server", "manufacturer": "NVIDIA", "model": "DGX H100",
-     "u_height": 8, "gpu": "h100-sxm", "gpu_count": 8, "max_power_w": 10200,
-     "interfaces": [{"name": f"osfp{i}", "type": "400gbase-x-osfp"} for i in range(8)]
-     + [{"name": "bmc", "type": "1000base-t", "mgmt_only": True}]},
-    {"slug": "mgmt-48", "kind": "switch", "manufacturer": "Generic", "model": "48x1G",
-     "u_height": 1, "max_power_w": 150,
-     "interfaces": [{"name": f"ge{i}", "type": "1000base-t"} for i in range(1, 49)]},
-    {"slug": "leaf-64", "kind": "switch", "manufacturer": "NVIDIA", "model": "QM9700",
-     "u_height": 1, "max_power_w": 1720,
-     "interfaces": [{"name": f"p{i}", "type": "400gbase-x-osfp"} for i in range(1, 65)]},
+    {
+        "slug": "rack-48u",
+        "kind": "rack",
+        "manufacturer": "Generic",
+        "model": "48U",
+        "u_height": 48,
+        "props": {"cooling": "liquid", "cooling_limit_kw": 120},
+    },
+    {
+        "slug": "h100-sxm",
+        "kind": "gpu",
+        "manufacturer": "NVIDIA",
+        "model": "H100 SXM",
+        "hbm_gb": 80,
+        "tflops": {"bf16": 989.4},
+        "max_power_w": 700,
+    },
+    {
+        "slug": "dgx-h100",
+        "kind": "server",
+        "manufacturer": "NVIDIA",
+        "model": "DGX H100",
+        "u_height": 8,
+        "gpu": "h100-sxm",
+        "gpu_count": 8,
+        "max_power_w": 10200,
+        "interfaces": [{"name": f"osfp{i}", "type": "400gbase-x-osfp"} for i in range(8)]
+        + [{"name": "bmc", "type": "1000base-t", "mgmt_only": True}],
+    },
+    {
+        "slug": "mgmt-48",
+        "kind": "switch",
+        "manufacturer": "Generic",
+        "model": "48x1G",
+        "u_height": 1,
+        "max_power_w": 150,
+        "interfaces": [{"name": f"ge{i}", "type": "1000base-t"} for i in range(1, 49)],
+    },
+    {
+        "slug": "leaf-64",
+        "kind": "switch",
+        "manufacturer": "NVIDIA",
+        "model": "QM9700",
+        "u_height": 1,
+        "max_power_w": 1720,
+        "interfaces": [{"name": f"p{i}", "type": "400gbase-x-osfp"} for i in range(1, 65)],
+    },
 ]
 
 
@@ -67,31 +100,67 @@ def build_design(gpus: int) -> Design:
             racks.append(Rack(f"rack-{r}", f"R{r:04d}", "rack-48u", "liquid", 45.0, [mgmt]))
         rack = racks[-1]
         slot = n % SERVERS_PER_RACK
-        node = Device(f"node-{n}", f"gpu-{n:05d}", "dgx-h100", position=2 + 9 * slot,
-                      serial=f"SN{n:08d}", software_stack="base")
+        node = Device(
+            f"node-{n}",
+            f"gpu-{n:05d}",
+            "dgx-h100",
+            position=2 + 9 * slot,
+            serial=f"SN{n:08d}",
+            software_stack="base",
+        )
         rack.devices.append(node)
-        links.append(Link(f"m-{n}", node.id, "bmc", rack.devices[0].id, f"ge{slot + 1}",
-                          network="oob", cable_type="cat6", length_m=2.0))
+        links.append(
+            Link(
+                f"m-{n}",
+                node.id,
+                "bmc",
+                rack.devices[0].id,
+                f"ge{slot + 1}",
+                network="oob",
+                cable_type="cat6",
+                length_m=2.0,
+            )
+        )
         su = n // SERVERS_PER_SU
         for rail in range(RAILS):
-            links.append(Link(f"c-{n}-{rail}", node.id, f"osfp{rail}", f"leaf-{su}-{rail}",
-                              f"p{n % SERVERS_PER_SU + 1}", network="compute",
-                              cable_type="osfp-aoc", length_m=15.0))
-    leaves = [Device(f"leaf-{su}-{rail}", f"leaf-{su:03d}-{rail}", "leaf-64", position=1 + i % 16)
-              for i, (su, rail) in enumerate(
-                  (su, rail) for su in range(-(-servers // SERVERS_PER_SU)) for rail in range(RAILS))]
+            links.append(
+                Link(
+                    f"c-{n}-{rail}",
+                    node.id,
+                    f"osfp{rail}",
+                    f"leaf-{su}-{rail}",
+                    f"p{n % SERVERS_PER_SU + 1}",
+                    network="compute",
+                    cable_type="osfp-aoc",
+                    length_m=15.0,
+                )
+            )
+    leaves = [
+        Device(f"leaf-{su}-{rail}", f"leaf-{su:03d}-{rail}", "leaf-64", position=1 + i % 16)
+        for i, (su, rail) in enumerate(
+            (su, rail) for su in range(-(-servers // SERVERS_PER_SU)) for rail in range(RAILS)
+        )
+    ]
     for start in range(0, len(leaves), 16):
         r = len(racks)
-        racks.append(Rack(f"rack-{r}", f"N{r:04d}", "rack-48u", "air", 12.0,
-                          leaves[start:start + 16]))
-    rows = [Row(f"row-{i}", f"Row {i + 1}", racks[i:i + RACKS_PER_ROW])
-            for i in range(0, len(racks), RACKS_PER_ROW)]
+        racks.append(
+            Rack(f"rack-{r}", f"N{r:04d}", "rack-48u", "air", 12.0, leaves[start : start + 16])
+        )
+    rows = [
+        Row(f"row-{i}", f"Row {i + 1}", racks[i : i + RACKS_PER_ROW])
+        for i in range(0, len(racks), RACKS_PER_ROW)
+    ]
     items = [parse_item(m, source_file="bench") for m in CATALOG]
     return Design(
-        name=f"{gpus} GPU benchmark", sites=[Site("hall-1", "Hall 1", rows)],
+        name=f"{gpus} GPU benchmark",
+        sites=[Site("hall-1", "Hall 1", rows)],
         device_types={i.slug: i for i in items},
-        networks=[Network("compute", "IB NDR"), Network("oob", "OOB", "oob", "ethernet", 1.0, 1500)],
-        links=links, workloads=[Workload("w", "pretrain", gpus=gpus)],
+        networks=[
+            Network("compute", "IB NDR"),
+            Network("oob", "OOB", "oob", "ethernet", 1.0, 1500),
+        ],
+        links=links,
+        workloads=[Workload("w", "pretrain", gpus=gpus)],
         properties={"benchmark": "yes"},
     )
 
@@ -144,10 +213,14 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [16_384] if args.quick else [16_384, 100_000]
     runs = 1 if args.quick else 3
-    print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, "
-          f"{os.cpu_count()} CPUs, best of {runs}")
-    header = (f"{'GPUs':>8} {'devices':>8} {'links':>8} {'MB':>6} {'save':>7} {'open':>7} "
-              f"{'sqlite3 em':>10} {'su ins_all':>10} {'sqlite3 sel':>11}")
+    print(
+        f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, "
+        f"{os.cpu_count()} CPUs, best of {runs}"
+    )
+    header = (
+        f"{'GPUs':>8} {'devices':>8} {'links':>8} {'MB':>6} {'save':>7} {'open':>7} "
+        f"{'sqlite3 em':>10} {'su ins_all':>10} {'sqlite3 sel':>11}"
+    )
     print(header)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -162,9 +235,11 @@ def main() -> None:
             em = best_of(runs, lambda: plain_executemany(folder, tables))  # noqa: B023
             ins = best_of(runs, lambda: plain_insert_all(folder, tables))  # noqa: B023
             sel = best_of(runs, lambda: plain_select(folder, tables))  # noqa: B023
-            print(f"{gpus:>8,} {len(tables['devices']):>8,} {len(tables['links']):>8,} "
-                  f"{path.stat().st_size / 1e6:>6.1f} {save:>6.2f}s {load:>6.2f}s "
-                  f"{em:>9.2f}s {ins:>9.2f}s {sel:>10.2f}s")
+            print(
+                f"{gpus:>8,} {len(tables['devices']):>8,} {len(tables['links']):>8,} "
+                f"{path.stat().st_size / 1e6:>6.1f} {save:>6.2f}s {load:>6.2f}s "
+                f"{em:>9.2f}s {ins:>9.2f}s {sel:>10.2f}s"
+            )
 
 
 if __name__ == "__main__":

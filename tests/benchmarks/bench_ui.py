@@ -51,8 +51,12 @@ class Barrier(QUndoCommand):
         super().__init__("barrier")
 
 
-def timed(app: QApplication, action: Callable[[int], None], repeat: int,
-          after: Callable[[], None] | None = None) -> list[float]:
+def timed(
+    app: QApplication,
+    action: Callable[[int], None],
+    repeat: int,
+    after: Callable[[], None] | None = None,
+) -> list[float]:
     """Milliseconds of ``action(i)`` plus the event processing it causes, ``repeat`` times;
     ``after`` runs untimed between samples."""
     samples = []
@@ -111,8 +115,9 @@ def bench_size(app: QApplication, catalog, gpus: int, repeat: int, settings_dir:
 
     # Renames run last so that "undo" undoes renames (one step each).
     measured: dict[str, list[float]] = {}
-    measured["workload MFU"] = timed(app, mfu, repeat,
-                                     after=lambda: document.undo_stack.push(Barrier()))
+    measured["workload MFU"] = timed(
+        app, mfu, repeat, after=lambda: document.undo_stack.push(Barrier())
+    )
     measured["rack cooling"] = timed(app, cooling, repeat)
     measured["rename device"] = timed(app, rename, repeat)
     measured["undo (rename)"] = timed(app, undo, repeat)
@@ -127,8 +132,13 @@ def bench_size(app: QApplication, catalog, gpus: int, repeat: int, settings_dir:
         document.push(RenameDeviceCommand(document, last_device.id, f"last-{i}"))
 
     measured["rename last device"] = timed(app, rename_last, repeat)
-    for name in ("rename device", "rack cooling", "workload MFU", "undo (rename)",
-                 "rename last device"):
+    for name in (
+        "rename device",
+        "rack cooling",
+        "workload MFU",
+        "undo (rename)",
+        "rename last device",
+    ):
         rows.append((name, statistics.median(measured[name]), max(measured[name])))
     document.undo_stack.setClean()  # close without the "save changes?" question
     window.close()
@@ -150,8 +160,9 @@ def main() -> int:
         for gpus in args.sizes:
             results[gpus] = bench_size(app, catalog, gpus, args.repeat, Path(tmp))
     print(f"\n{'':22s}" + "".join(f"{f'{g:,} GPUs':>24s}" for g in args.sizes))
-    print(f"{'ms (median / max)':22s}" + "".join(f"{'median':>12s}{'max':>12s}"
-                                                  for _ in args.sizes))
+    print(
+        f"{'ms (median / max)':22s}" + "".join(f"{'median':>12s}{'max':>12s}" for _ in args.sizes)
+    )
     names = [name for name, _m, _x in results[args.sizes[0]]]
     for i, name in enumerate(names):
         cells = "".join(f"{results[g][i][1]:12.1f}{results[g][i][2]:12.1f}" for g in args.sizes)

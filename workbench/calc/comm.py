@@ -77,7 +77,9 @@ def bandwidth_to_hide_gbps(bytes_per_step: float, window_s: float) -> float:
 
     Domain brief §3: 280 GB in 1 s → 2,240 Gb/s ≈ 2.2 Tb/s.
     """
-    return non_negative("bytes_per_step", bytes_per_step) * 8.0 / positive("window_s", window_s) / 1e9
+    return (
+        non_negative("bytes_per_step", bytes_per_step) * 8.0 / positive("window_s", window_s) / 1e9
+    )
 
 
 @dataclass(frozen=True)

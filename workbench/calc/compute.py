@@ -90,7 +90,9 @@ def effective_flops_per_s(gpus: int, peak_tflops_per_gpu: float, mfu: float) -> 
     return g * peak * 1e12 * fraction("mfu", mfu)
 
 
-def training_seconds(total_flops: float, gpus: int, peak_tflops_per_gpu: float, mfu: float) -> float:
+def training_seconds(
+    total_flops: float, gpus: int, peak_tflops_per_gpu: float, mfu: float
+) -> float:
     """Wall-clock seconds: ``C / (gpus · peak · MFU)``."""
     c = positive("total_flops", total_flops)
     return c / effective_flops_per_s(gpus, peak_tflops_per_gpu, mfu)
@@ -163,11 +165,14 @@ def gpus_for_deadline(
     per_su = positive_int("nodes_per_su", nodes_per_su, 100_000)
     gpus = max(1, math.ceil(rate / (peak * m) * (1 - 1e-12)))
     if gpus > MAX_GPUS:
-        raise InputError("deadline_days", f"would need {gpus:,} GPUs: the deadline is not reachable")
+        raise InputError(
+            "deadline_days", f"would need {gpus:,} GPUs: the deadline is not reachable"
+        )
     nodes = math.ceil(gpus / per_node)
     sus = math.ceil(nodes / per_su)
     explanation = Explained(
-        float(sus * per_su), "nodes",
+        float(sus * per_su),
+        "nodes",
         "gpus = ceil(C / (days·86400·peak·MFU)); nodes = ceil(gpus / GPUs per node), "
         "rounded up to whole scalable units",
         f"gpus = ceil({num(total_flops)} / ({num(deadline_days)}·86400·{num(peak)}·{num(m)})) "

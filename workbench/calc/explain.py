@@ -47,7 +47,9 @@ class Explained:
 
     def text(self, digits: int = 4) -> str:
         """``formula = substituted = value unit``."""
-        return f"{self.formula} = {self.substituted} = {num(self.value, digits)} {self.unit}".rstrip()
+        return (
+            f"{self.formula} = {self.substituted} = {num(self.value, digits)} {self.unit}".rstrip()
+        )
 
     def __str__(self) -> str:
         return self.text()

@@ -34,7 +34,9 @@ from workbench.calc.memory import BYTES_PER_ELEMENT, DEFAULT_HEADROOM, GB, GIB, 
 MAX_CONTEXT = 100_000_000
 
 
-def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, kv_precision: str = "bf16") -> float:
+def kv_bytes_per_token(
+    layers: int, kv_heads: int, head_dim: int, kv_precision: str = "bf16"
+) -> float:
     """KV cache bytes per token: ``2 · layers · kv_heads · head_dim · bytes_per_element``.
 
     Llama 2 7B in bf16: 2·32·32·128·2 = 524,288 bytes/token; × 4,096 tokens = 2 GiB.
@@ -49,8 +51,10 @@ def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, kv_precision: 
 def kv_cache_bytes(bytes_per_token: float, context_tokens: int, concurrency: int = 1) -> float:
     """KV cache for ``concurrency`` sequences of ``context_tokens`` each."""
     per_token = positive("kv_bytes_per_token", bytes_per_token)
-    return per_token * positive_int("context", context_tokens, MAX_CONTEXT) * positive_int(
-        "concurrency", concurrency, 10_000_000
+    return (
+        per_token
+        * positive_int("context", context_tokens, MAX_CONTEXT)
+        * positive_int("concurrency", concurrency, 10_000_000)
     )
 
 
@@ -139,8 +143,12 @@ def parse_mig_profile(profile: str) -> tuple[int, float]:
     return int(match.group(1)), float(match.group(2))
 
 
-def mig_fit(card_hbm_gb: float, profile: str, model_bytes: float | None = None,
-            headroom: float = DEFAULT_HEADROOM) -> MigFit:
+def mig_fit(
+    card_hbm_gb: float,
+    profile: str,
+    model_bytes: float | None = None,
+    headroom: float = DEFAULT_HEADROOM,
+) -> MigFit:
     """Instances of ``profile`` on a card of ``card_hbm_gb``, and whether ``model_bytes`` fits one.
 
     A profile of g compute slices and m memory slices (m = its GB / (card GB / 8),

@@ -54,7 +54,15 @@ DEFAULT_HEADROOM = 0.10
 
 #: Bytes per element of a number format.
 BYTES_PER_ELEMENT: dict[str, float] = {
-    "fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp4": 0.5, "int8": 1, "int4": 0.5,
+    "fp64": 8,
+    "fp32": 4,
+    "tf32": 4,
+    "fp16": 2,
+    "bf16": 2,
+    "fp8": 1,
+    "fp4": 0.5,
+    "int8": 1,
+    "int4": 0.5,
 }
 
 #: Training model state in bytes per parameter: (weights, gradients, optimizer) for Adam.
@@ -160,8 +168,10 @@ def activation_bytes(
     p = positive_int("pp", pp, 1024)
     if L % p:
         raise InputError("pp", f"pipeline stages {p} must divide the {L} layers")
-    in_flight = p if in_flight_microbatches is None else positive_int(
-        "in_flight_microbatches", in_flight_microbatches, 100_000
+    in_flight = (
+        p
+        if in_flight_microbatches is None
+        else positive_int("in_flight_microbatches", in_flight_microbatches, 100_000)
     )
     per_layer = activation_bytes_per_layer(
         seq_len, micro_batch, hidden, heads, tp, recompute, sequence_parallel
@@ -184,7 +194,9 @@ class MemoryBreakdown:
     def total_bytes(self) -> float:
         """Model state plus activations (activations counted as 0 when unknown)."""
         return (
-            self.weights_bytes + self.gradients_bytes + self.optimizer_bytes
+            self.weights_bytes
+            + self.gradients_bytes
+            + self.optimizer_bytes
             + (self.activations_bytes or 0.0)
         )
 
@@ -263,8 +275,9 @@ def check_headroom(headroom: float) -> float:
     return value
 
 
-def gpus_to_hold_state(params: float, precision: str = "bf16", hbm_gb: float = 80.0,
-                       headroom: float = DEFAULT_HEADROOM) -> int:
+def gpus_to_hold_state(
+    params: float, precision: str = "bf16", hbm_gb: float = 80.0, headroom: float = DEFAULT_HEADROOM
+) -> int:
     """Fewest GPUs whose usable HBM holds the fully sharded model state (ZeRO-3 floor).
 
     Domain brief §2: a 65B model needs 16 × 65e9 = 1,040 GB of state, i.e. at least 15

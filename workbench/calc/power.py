@@ -79,7 +79,9 @@ def liquid_flow_l_per_min(
 ) -> float:
     """Coolant flow for ``kw`` at a rise ``delta_t``: ``L/min = kW·60 / (4.186·ΔT·ρ)``."""
     rho = positive("density_kg_per_l", density_kg_per_l, 3.0)
-    return non_negative("kw", kw) * 60.0 / (WATER_CP_KJ_PER_KG_K * delta_t_kelvin(delta_t, unit) * rho)
+    return (
+        non_negative("kw", kw) * 60.0 / (WATER_CP_KJ_PER_KG_K * delta_t_kelvin(delta_t, unit) * rho)
+    )
 
 
 def annual_mwh(kw: float, load_factor: float = 1.0) -> float:

@@ -75,9 +75,15 @@ class ModelConfig:
 
 
 PRESETS: dict[str, ModelConfig] = {
-    "llama2-7b": ModelConfig("llama2-7b", 6.74e9, 32, 4096, 32, 32, 128, 11008, 32000, 4096, _LLAMA2),
-    "llama2-13b": ModelConfig("llama2-13b", 13.0e9, 40, 5120, 40, 40, 128, 13824, 32000, 4096, _LLAMA2),
-    "llama2-70b": ModelConfig("llama2-70b", 68.98e9, 80, 8192, 64, 8, 128, 28672, 32000, 4096, _LLAMA2),
+    "llama2-7b": ModelConfig(
+        "llama2-7b", 6.74e9, 32, 4096, 32, 32, 128, 11008, 32000, 4096, _LLAMA2
+    ),
+    "llama2-13b": ModelConfig(
+        "llama2-13b", 13.0e9, 40, 5120, 40, 40, 128, 13824, 32000, 4096, _LLAMA2
+    ),
+    "llama2-70b": ModelConfig(
+        "llama2-70b", 68.98e9, 80, 8192, 64, 8, 128, 28672, 32000, 4096, _LLAMA2
+    ),
     "llama3-8b": ModelConfig(
         "llama3-8b", 8_030_261_248, 32, 4096, 32, 8, 128, 14336, 128256, 131072, _LLAMA31
     ),
@@ -85,11 +91,29 @@ PRESETS: dict[str, ModelConfig] = {
         "llama3-70b", 70_553_706_496, 80, 8192, 64, 8, 128, 28672, 128256, 131072, _LLAMA31
     ),
     "llama3-405b": ModelConfig(
-        "llama3-405b", 405e9, 126, 16384, 128, 8, 128, 53248, 128256, 131072,
+        "llama3-405b",
+        405e9,
+        126,
+        16384,
+        128,
+        8,
+        128,
+        53248,
+        128256,
+        131072,
         _LLAMA31 + "; Llama 3 paper Table 3 (126 layers, 16,384 dim, 128 heads, 8 KV heads)",
     ),
     "gpt3-175b": ModelConfig(
-        "gpt3-175b", 174.6e9, 96, 12288, 96, 96, 128, 49152, 50257, 2048,
+        "gpt3-175b",
+        174.6e9,
+        96,
+        12288,
+        96,
+        96,
+        128,
+        49152,
+        50257,
+        2048,
         "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, d_head 128, ctx 2048) "
         "- via hardware-reference.json",
     ),
@@ -130,7 +154,9 @@ def model_from_config(config: Mapping[str, Any], name: str = "custom") -> ModelC
         values[key] = None if raw is None else positive_int(key, raw, 10_000_000)
     if values["head_dim"] is None and values["hidden"] and values["heads"]:
         if values["hidden"] % values["heads"]:
-            raise InputError("heads", f"{values['heads']} heads do not divide hidden {values['hidden']}")
+            raise InputError(
+                "heads", f"{values['heads']} heads do not divide hidden {values['hidden']}"
+            )
         values["head_dim"] = values["hidden"] // values["heads"]
     if values["kv_heads"] is None and values["heads"] is not None:
         values["kv_heads"] = values["heads"]  # multi-head attention unless stated (no GQA)

@@ -30,11 +30,15 @@ HOT_TIER_RULE_ABOVE_GPUS = 40
 DEFAULT_BYTES_PER_TOKEN = 4.0
 
 
-def checkpoint_bytes(params: float, precision: str = "bf16", include_optimizer: bool = True) -> float:
+def checkpoint_bytes(
+    params: float, precision: str = "bf16", include_optimizer: bool = True
+) -> float:
     """Checkpoint size: ``N · (weight bytes + optimizer bytes)`` - 14 bytes/param for
     mixed-precision Adam (175e9 → 2.45 TB), 2 bytes/param for weights only."""
     n = positive("params", params, MAX_PARAMS)
-    weights, _gradients, optimizer = ADAM_STATE_BYTES[choice("precision", precision, ADAM_STATE_BYTES)]
+    weights, _gradients, optimizer = ADAM_STATE_BYTES[
+        choice("precision", precision, ADAM_STATE_BYTES)
+    ]
     return n * (weights + (optimizer if include_optimizer else 0.0))
 
 
@@ -43,15 +47,23 @@ def checkpoint_write_seconds(size_bytes: float, write_gbs: float) -> float:
     return positive("checkpoint_bytes", size_bytes) / (positive("write_gbs", write_gbs, 1e6) * GB)
 
 
-def min_checkpoint_interval_s(write_s: float, max_overhead: float = MAX_CHECKPOINT_OVERHEAD) -> float:
+def min_checkpoint_interval_s(
+    write_s: float, max_overhead: float = MAX_CHECKPOINT_OVERHEAD
+) -> float:
     """Shortest interval between saves keeping saves ≤ ``max_overhead`` of training time:
     ``interval ≥ write_time / max_overhead`` (5 % → 20 × the write time)."""
     return positive("write_s", write_s) / fraction("max_overhead", max_overhead)
 
 
-def dataset_read_gbs(tokens_per_s: float, bytes_per_token: float = DEFAULT_BYTES_PER_TOKEN) -> float:
+def dataset_read_gbs(
+    tokens_per_s: float, bytes_per_token: float = DEFAULT_BYTES_PER_TOKEN
+) -> float:
     """Read bandwidth in GB/s to stream the dataset: ``tokens/s · bytes/token / 1e9``."""
-    return positive("tokens_per_s", tokens_per_s) * positive("bytes_per_token", bytes_per_token, 1e6) / GB
+    return (
+        positive("tokens_per_s", tokens_per_s)
+        * positive("bytes_per_token", bytes_per_token, 1e6)
+        / GB
+    )
 
 
 @dataclass(frozen=True)

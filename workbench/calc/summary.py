@@ -229,8 +229,9 @@ _TypeCache = dict[str, tuple[float, float, float, float, int]]
 _RackTypeCache = dict[str, tuple[float, float | None]]
 
 
-def _rack_load(design: Design, rack: Rack, per_type: _TypeCache,
-               rack_types: _RackTypeCache) -> RackLoad:
+def _rack_load(
+    design: Design, rack: Rack, per_type: _TypeCache, rack_types: _RackTypeCache
+) -> RackLoad:
     """One rack's load, reusing (and filling) the per-type caches of the caller's pass."""
     kw = kw_typ = u = weight = 0.0
     gpus = 0
@@ -250,11 +251,20 @@ def _rack_load(design: Design, rack: Rack, per_type: _TypeCache,
         u_total = float(rack_height(design, rack))
         max_weight = item.props.get("max_weight_kg") if item else None
         limits = rack_types[rack.rack_type] = (
-            u_total, float(max_weight) if max_weight is not None else None
+            u_total,
+            float(max_weight) if max_weight is not None else None,
         )
     return RackLoad(
-        rack.id, rack.name, kw / 1000.0, kw_typ / 1000.0, u, limits[0], weight,
-        float(rack.power_limit_kw), limits[1], gpus,
+        rack.id,
+        rack.name,
+        kw / 1000.0,
+        kw_typ / 1000.0,
+        u,
+        limits[0],
+        weight,
+        float(rack.power_limit_kw),
+        limits[1],
+        gpus,
     )
 
 
@@ -274,5 +284,4 @@ def rack_loads(design: Design) -> dict[str, RackLoad]:
     """
     per_type: _TypeCache = {}
     rack_types: _RackTypeCache = {}
-    return {rack.id: _rack_load(design, rack, per_type, rack_types)
-            for rack in design.iter_racks()}
+    return {rack.id: _rack_load(design, rack, per_type, rack_types) for rack in design.iter_racks()}

@@ -158,10 +158,14 @@ def evaluate_workload(
     """Every figure of ``workload`` on ``design``; input problems go to ``.errors``."""
     result = WorkloadResult(workload_id=workload.id, kind=workload.kind)
     if workload.kind not in KINDS:
-        result.errors.append(InputError("kind", f"must be training or inference, got {workload.kind!r}"))
+        result.errors.append(
+            InputError("kind", f"must be training or inference, got {workload.kind!r}")
+        )
         return result
     summary = summary or summarize(design)
-    result.model = _attempt(result, resolve_model, workload.model, workload.params, workload.model_config)
+    result.model = _attempt(
+        result, resolve_model, workload.model, workload.params, workload.model_config
+    )
     gpu = _attempt(result, resolve_gpu, design, workload.gpu_type, summary)
     if gpu is not None:
         result.gpu_slug = gpu.slug
@@ -185,26 +189,38 @@ def _training(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> N
         result.peak_tflops_per_gpu = _attempt(result, compute.peak_tflops, gpu, w.precision)
     mfu = _attempt(result, fraction, "mfu", w.mfu)
     if model is not None:
-        result.total_flops = _attempt(result, compute.training_flops, model.params, w.tokens, w.recompute)
+        result.total_flops = _attempt(
+            result, compute.training_flops, model.params, w.tokens, w.recompute
+        )
     peak = result.peak_tflops_per_gpu
     if result.total_flops is not None:
         factor = compute.RECOMPUTE_FLOPS_FACTOR[w.recompute]
         result.explanations["total_flops"] = Explained(
-            result.total_flops, "FLOPs", f"C = {num(factor)}·N·D",
-            f"{num(factor)}·{num(model.params)}·{num(w.tokens)}", _KAPLAN,
+            result.total_flops,
+            "FLOPs",
+            f"C = {num(factor)}·N·D",
+            f"{num(factor)}·{num(model.params)}·{num(w.tokens)}",
+            _KAPLAN,
         )
     if gpus and peak and mfu:
         rate = compute.effective_flops_per_s(gpus, peak, mfu)
         result.effective_pflops = rate / 1e15
         result.explanations["effective_pflops"] = Explained(
-            result.effective_pflops, "PFLOP/s", "rate = gpus·peak·MFU / 1e15",
-            f"{gpus}·{num(peak * 1e12)}·{num(mfu)} / 1e15", _PALM,
+            result.effective_pflops,
+            "PFLOP/s",
+            "rate = gpus·peak·MFU / 1e15",
+            f"{gpus}·{num(peak * 1e12)}·{num(mfu)} / 1e15",
+            _PALM,
         )
         if model is not None:
-            result.tokens_per_s = compute.tokens_per_second(gpus, peak, mfu, model.params, w.recompute)
+            result.tokens_per_s = compute.tokens_per_second(
+                gpus, peak, mfu, model.params, w.recompute
+            )
             factor = compute.RECOMPUTE_FLOPS_FACTOR[w.recompute]
             result.explanations["tokens_per_s"] = Explained(
-                result.tokens_per_s, "tokens/s", f"tokens/s = rate / ({num(factor)}·N)",
+                result.tokens_per_s,
+                "tokens/s",
+                f"tokens/s = rate / ({num(factor)}·N)",
                 f"{num(rate)} / ({num(factor)}·{num(model.params)})",
                 f"{_KAPLAN}: {num(factor)}·N FLOPs per training token",
             )
@@ -214,13 +230,19 @@ def _training(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> N
             result.gpu_hours = compute.gpu_hours(gpus, result.seconds)
             factor = compute.RECOMPUTE_FLOPS_FACTOR[w.recompute]
             result.explanations["days"] = Explained(
-                result.days, "days", f"days = {num(factor)}·N·D / (gpus·peak·MFU) / 86400",
+                result.days,
+                "days",
+                f"days = {num(factor)}·N·D / (gpus·peak·MFU) / 86400",
                 f"{num(factor)}·{num(model.params)}·{num(w.tokens)} / "
-                f"({gpus}·{num(peak * 1e12)}·{num(mfu)}) / 86400", f"{_KAPLAN}; {_PALM}",
+                f"({gpus}·{num(peak * 1e12)}·{num(mfu)}) / 86400",
+                f"{_KAPLAN}; {_PALM}",
             )
             result.explanations["gpu_hours"] = Explained(
-                result.gpu_hours, "GPU-hours", "GPU-hours = gpus · seconds / 3600",
-                f"{gpus}·{num(result.seconds)} / 3600", "definition",
+                result.gpu_hours,
+                "GPU-hours",
+                "GPU-hours = gpus · seconds / 3600",
+                f"{gpus}·{num(result.seconds)} / 3600",
+                "definition",
             )
     _training_memory(result, w, gpu)
 
@@ -236,27 +258,46 @@ def _training_memory(result: WorkloadResult, w: Workload, gpu: CatalogItem | Non
     dp = 1
     if gpus:
         if gpus % (tp * pp):
-            result.errors.append(InputError("tp", f"tp·pp = {tp * pp} does not divide the {gpus} GPUs"))
+            result.errors.append(
+                InputError("tp", f"tp·pp = {tp * pp} does not divide the {gpus} GPUs")
+            )
             return
         dp = gpus // (tp * pp)
     result.dp = dp
     arch = model.has_architecture
     if not arch:
-        result.warnings.append("activations not estimated: the model is given by its parameter count only")
+        result.warnings.append(
+            "activations not estimated: the model is given by its parameter count only"
+        )
     breakdown = _attempt(
-        result, memory.training_memory, model.params, w.precision, w.zero, dp, tp, pp,
-        layers=model.layers if arch else None, hidden=model.hidden, heads=model.heads,
-        seq_len=w.seq_len, micro_batch=w.micro_batch, recompute=w.recompute,
-        sequence_parallel=False, hbm_gb=gpu.hbm_gb if gpu is not None and gpu.hbm_gb else None,
+        result,
+        memory.training_memory,
+        model.params,
+        w.precision,
+        w.zero,
+        dp,
+        tp,
+        pp,
+        layers=model.layers if arch else None,
+        hidden=model.hidden,
+        heads=model.heads,
+        seq_len=w.seq_len,
+        micro_batch=w.micro_batch,
+        recompute=w.recompute,
+        sequence_parallel=False,
+        hbm_gb=gpu.hbm_gb if gpu is not None and gpu.hbm_gb else None,
     )
     if breakdown is None:
         return
     result.memory = breakdown
     parts = breakdown.gb()
     result.explanations["memory_gb_per_gpu"] = Explained(
-        parts["total"], "GB", "M = (w + g + o)·N/(tp·pp) sharded by ZeRO stage over dp + activations",
+        parts["total"],
+        "GB",
+        "M = (w + g + o)·N/(tp·pp) sharded by ZeRO stage over dp + activations",
         f"{parts['weights']:.1f} + {parts['gradients']:.1f} + {parts['optimizer']:.1f} + "
-        f"{(parts['activations'] or 0):.1f} (ZeRO-{w.zero}, tp {tp}, pp {pp}, dp {dp})", _ZERO,
+        f"{(parts['activations'] or 0):.1f} (ZeRO-{w.zero}, tp {tp}, pp {pp}, dp {dp})",
+        _ZERO,
     )
 
 
@@ -268,62 +309,95 @@ def _inference(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> 
     if weights is not None:
         result.weights_gb = weights / memory.GB
         result.explanations["weights_gb"] = Explained(
-            result.weights_gb, "GB", "weights = N · bytes per parameter / 1e9",
+            result.weights_gb,
+            "GB",
+            "weights = N · bytes per parameter / 1e9",
             f"{num(model.params)}·{num(memory.BYTES_PER_ELEMENT[w.precision])} / 1e9",
             "one copy of the weights in the serving precision",
         )
     try:
         model.require_architecture("the KV cache")
-        per_token = inference.kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim, w.kv_precision)
+        per_token = inference.kv_bytes_per_token(
+            model.layers, model.kv_heads, model.head_dim, w.kv_precision
+        )
         total = inference.kv_cache_bytes(per_token, w.context, w.concurrency)
     except InputError as exc:
         result.errors.append(exc)
         return
     if model.max_context and w.context > model.max_context:
-        result.warnings.append(f"context {w.context} exceeds the model's {model.max_context} tokens")
+        result.warnings.append(
+            f"context {w.context} exceeds the model's {model.max_context} tokens"
+        )
     result.kv_bytes_per_token, result.kv_cache_bytes = per_token, total
     result.kv_cache_gib = inference.gib(total)
     result.explanations["kv_bytes_per_token"] = Explained(
-        per_token, "bytes/token", "2·layers·kv_heads·head_dim·bytes",
-        f"2·{model.layers}·{model.kv_heads}·{model.head_dim}·{num(memory.BYTES_PER_ELEMENT[w.kv_precision])}", _KV,
+        per_token,
+        "bytes/token",
+        "2·layers·kv_heads·head_dim·bytes",
+        f"2·{model.layers}·{model.kv_heads}·{model.head_dim}·{num(memory.BYTES_PER_ELEMENT[w.kv_precision])}",
+        _KV,
     )
     result.explanations["kv_cache_gib"] = Explained(
-        result.kv_cache_gib, "GiB", "KV = bytes/token · context · concurrency / 2^30",
-        f"{num(per_token)}·{w.context}·{w.concurrency} / 2^30", _KV,
+        result.kv_cache_gib,
+        "GiB",
+        "KV = bytes/token · context · concurrency / 2^30",
+        f"{num(per_token)}·{w.context}·{w.concurrency} / 2^30",
+        _KV,
     )
     tp = _attempt(result, positive_int, "tp", w.tp, 1024)
     if weights is None or tp is None or gpu is None:
         return
     result.inference_gb_per_gpu = (weights + total) / tp / memory.GB
     result.explanations["memory_gb_per_gpu"] = Explained(
-        result.inference_gb_per_gpu, "GB", "M = (weights + KV) / tp / 1e9",
+        result.inference_gb_per_gpu,
+        "GB",
+        "M = (weights + KV) / tp / 1e9",
         f"({num(weights)} + {num(total)}) / {tp} / 1e9",
         "weights and KV heads are sharded across the tensor-parallel GPUs",
     )
     if gpu.hbm_gb:
         result.max_concurrency = _attempt(
-            result, inference.max_concurrent_sequences, gpu.hbm_gb, weights, per_token, w.context, tp
+            result,
+            inference.max_concurrent_sequences,
+            gpu.hbm_gb,
+            weights,
+            per_token,
+            w.context,
+            tp,
         )
         if result.max_concurrency is not None:
             result.explanations["max_concurrency"] = Explained(
-                float(result.max_concurrency), "sequences",
+                float(result.max_concurrency),
+                "sequences",
                 "floor((tp·HBM·(1 − headroom) − weights) / (KV per token · context))",
                 f"floor(({tp}·{num(gpu.hbm_gb * memory.GB)}·{num(1 - memory.DEFAULT_HEADROOM)} − "
-                f"{num(weights)}) / ({num(per_token)}·{w.context}))", _KV,
+                f"{num(weights)}) / ({num(per_token)}·{w.context}))",
+                _KV,
             )
     if gpu.hbm_bw_tbs:
-        bound = _attempt(result, inference.decode_bound, gpu.hbm_bw_tbs, weights, per_token * w.context, w.concurrency, tp)
+        bound = _attempt(
+            result,
+            inference.decode_bound,
+            gpu.hbm_bw_tbs,
+            weights,
+            per_token * w.context,
+            w.concurrency,
+            tp,
+        )
         if bound is not None:
             result.decode_tokens_per_s = bound.tokens_per_s
             result.decode_tokens_per_s_per_sequence = bound.tokens_per_s_per_sequence
             result.explanations["decode_tokens_per_s"] = Explained(
-                bound.tokens_per_s, "tokens/s", "tokens/s ≤ tp·HBM_bw·batch / (weights + batch·KV_seq)",
+                bound.tokens_per_s,
+                "tokens/s",
+                "tokens/s ≤ tp·HBM_bw·batch / (weights + batch·KV_seq)",
                 f"{tp}·{num(gpu.hbm_bw_tbs * 1e12)}·{w.concurrency} / ({num(weights)} + "
                 f"{w.concurrency}·{num(per_token * w.context)})",
                 "decode is HBM-bandwidth bound (NVIDIA inference-optimization blog; Pope et al. 2022)",
             )
             result.explanations["decode_per_sequence"] = Explained(
-                bound.tokens_per_s_per_sequence, "tokens/s",
+                bound.tokens_per_s_per_sequence,
+                "tokens/s",
                 "per sequence = decode bound / concurrent sequences",
                 f"{num(bound.tokens_per_s)} / {w.concurrency}",
                 "each decode step emits one token per sequence in the batch",
@@ -343,7 +417,9 @@ def training_days_curve(
     model = resolve_model(workload.model, workload.params, workload.model_config)
     flops = compute.training_flops(model.params, workload.tokens, workload.recompute)
     peak = positive("gpu_tflops", peak_tflops, compute.MAX_TFLOPS_PER_GPU) * 1e12
-    counts = np.asarray([positive_int("gpus", g, compute.MAX_GPUS) for g in gpu_counts], dtype=float)
+    counts = np.asarray(
+        [positive_int("gpus", g, compute.MAX_GPUS) for g in gpu_counts], dtype=float
+    )
     mfu_arr = np.asarray([fraction("mfu", m) for m in mfus], dtype=float)
     days = flops / (mfu_arr[:, None] * counts[None, :] * peak) / compute.SECONDS_PER_DAY
     return {float(m): row.tolist() for m, row in zip(mfu_arr, days, strict=True)}

@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Every kind of catalog item the workbench knows.
-KINDS: tuple[str, ...] = ("gpu", "server", "switch", "nic", "cable", "optic", "rack", "pdu", "storage")
+KINDS: tuple[str, ...] = (
+    "gpu",
+    "server",
+    "switch",
+    "nic",
+    "cable",
+    "optic",
+    "rack",
+    "pdu",
+    "storage",
+)
 
 #: Precisions for which dense TFLOPS may be given; keys of ``CatalogItem.tflops``.
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp4")

@@ -35,8 +35,17 @@ _UNIT_GBPS = {"": 0.001, "g": 1.0, "t": 1000.0}
 SWITCH_PORT_THRESHOLD = 24
 
 #: Words in a model name or slug that mark a server whatever its port count.
-SERVER_WORDS: tuple[str, ...] = ("dgx", "hgx", "server", "poweredge", "proliant", "thinksystem",
-                                 "superserver", "ucs-c", "gpu")
+SERVER_WORDS: tuple[str, ...] = (
+    "dgx",
+    "hgx",
+    "server",
+    "poweredge",
+    "proliant",
+    "thinksystem",
+    "superserver",
+    "ucs-c",
+    "gpu",
+)
 
 #: A switch whose most common data port is at least this fast serves the compute or
 #: storage fabric; slower ones are management switches.

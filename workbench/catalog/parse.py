@@ -83,8 +83,10 @@ class _Context:
         names = [_field_name(path) for path in paths]
         return any(
             error.field is not None
-            and any(error.field == name or error.field.startswith((f"{name}.", f"{name}["))
-                    for name in names)
+            and any(
+                error.field == name or error.field.startswith((f"{name}.", f"{name}["))
+                for name in names
+            )
             for error in self.errors
         )
 
@@ -262,9 +264,7 @@ def _interface(ctx: _Context, entry: dict[str, Any], index: int) -> Interface | 
     port_type = ""
     with ctx.check():
         if entry.get("type") in (None, ""):
-            raise ctx.error(
-                path + ("type",), "required field is missing (a NetBox interface type)"
-            )
+            raise ctx.error(path + ("type",), "required field is missing (a NetBox interface type)")
         port_type = ctx.text(entry["type"], path + ("type",))
     mgmt_only = entry.get("mgmt_only", False)
     if not isinstance(mgmt_only, bool):

@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     importer.add_argument("--force", action="store_true", help="replace a different existing file")
     importer.add_argument(
-        "--kind", choices=KINDS,
+        "--kind",
+        choices=KINDS,
         help="state the kind instead of letting the importer guess it (written into the copy)",
     )
     importer.set_defaults(func=_import_netbox)
@@ -102,9 +103,14 @@ def _validate(args: argparse.Namespace) -> int:
     for warning in catalog.warnings:
         print(f"warning: {warning}")
     where = display_path(args.dir) if args.dir else ", ".join(display_path(d) for d in catalog.dirs)
-    counts = ", ".join(_count(n, word) for n, word in
-                       ((len(items), "item"), (len(catalog.errors), "error"),
-                        (len(catalog.warnings), "warning")))
+    counts = ", ".join(
+        _count(n, word)
+        for n, word in (
+            (len(items), "item"),
+            (len(catalog.errors), "error"),
+            (len(catalog.warnings), "warning"),
+        )
+    )
     print(f"{counts} in {where}")
     return 1 if catalog.errors else 0
 
@@ -141,8 +147,9 @@ def _import_netbox(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force: bool,
-                kind: str | None = None) -> str:
+def _import_one(
+    source: Path, dest: Path, known: dict, existing: Catalog, force: bool, kind: str | None = None
+) -> str:
     """Validate one file and copy it; returns the report line, raises CatalogError.
 
     The copy is byte-for-byte the source, except that ``--kind`` is written as a first
@@ -184,8 +191,10 @@ def _import_one(source: Path, dest: Path, known: dict, existing: Catalog, force:
     lines += [f"  warning: {warning}" for warning in result.warnings]
     shipped = known.get(item.slug)
     if shipped is not None and shipped.slug not in existing.items:
-        lines.append(f"  warning: overlays the shipped {item.slug} from {display_path(Path(shipped.source_file))}; "
-                     "its figures (power, GPUs, price, sources) now come from your copy")
+        lines.append(
+            f"  warning: overlays the shipped {item.slug} from {display_path(Path(shipped.source_file))}; "
+            "its figures (power, GPUs, price, sources) now come from your copy"
+        )
     return "\n".join(lines)
 
 

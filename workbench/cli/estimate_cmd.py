@@ -43,10 +43,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     gpu.add_argument("--gpu", metavar="SLUG", help="GPU or GPU-server catalog slug")
     gpu.add_argument("--gpu-tflops", type=float, help="dense TFLOPS per GPU at --precision")
     p.add_argument("--gpus", type=float, help="number of GPUs")
-    p.add_argument("--mfu", type=float, default=0.4, help="model FLOPs utilisation 0-1 (default 0.4)")
+    p.add_argument(
+        "--mfu", type=float, default=0.4, help="model FLOPs utilisation 0-1 (default 0.4)"
+    )
     p.add_argument("--precision", default="bf16", help="training precision (default bf16)")
     p.add_argument(
-        "--recompute", nargs="?", const="full", default="none",
+        "--recompute",
+        nargs="?",
+        const="full",
+        default="none",
         choices=("none", "selective", "full"),
         help="activation recomputation; bare --recompute means full (8ND)",
     )
@@ -58,8 +63,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seq-len", type=float, default=4096, help="sequence length in tokens")
     p.add_argument("--micro-batch", type=float, default=1, help="micro-batch size")
     p.add_argument("--hbm-gb", type=float, help="HBM per GPU in GB (instead of --gpu)")
-    p.add_argument("--headroom", type=float, default=memory.DEFAULT_HEADROOM,
-                   help="share of HBM kept free (default 0.1)")
+    p.add_argument(
+        "--headroom",
+        type=float,
+        default=memory.DEFAULT_HEADROOM,
+        help="share of HBM kept free (default 0.1)",
+    )
     p.add_argument("--kv", action="store_true", help="report the KV cache (needs --model)")
     p.add_argument("--context", type=float, default=None, help="context length in tokens")
     p.add_argument("--concurrency", type=float, default=1, help="concurrent sequences")
@@ -88,8 +97,10 @@ def run(args: argparse.Namespace) -> int:
 def _gpu_figures(args: argparse.Namespace) -> tuple[float | None, float | None, str | None]:
     """(dense TFLOPS at --precision, HBM GB, slug) from --gpu or --gpu-tflops/--hbm-gb."""
     if args.gpu is None:
-        tflops = None if args.gpu_tflops is None else positive(
-            "gpu_tflops", args.gpu_tflops, compute.MAX_TFLOPS_PER_GPU
+        tflops = (
+            None
+            if args.gpu_tflops is None
+            else positive("gpu_tflops", args.gpu_tflops, compute.MAX_TFLOPS_PER_GPU)
         )
         hbm = None if args.hbm_gb is None else positive("hbm_gb", args.hbm_gb, 100_000)
         return tflops, hbm, None
@@ -99,7 +110,9 @@ def _gpu_figures(args: argparse.Namespace) -> tuple[float | None, float | None, 
         catalog = load_catalog()
         item = catalog.get(args.gpu)
     except Exception as exc:  # noqa: BLE001 - any catalog failure becomes one line
-        raise CliError(f"--gpu: cannot use catalog item {args.gpu!r}: {exc}", EXIT_BAD_INPUT) from None
+        raise CliError(
+            f"--gpu: cannot use catalog item {args.gpu!r}: {exc}", EXIT_BAD_INPUT
+        ) from None
     if item is None:
         raise CliError(f"--gpu: unknown catalog slug {args.gpu!r}", EXIT_BAD_INPUT)
     if item.kind != "gpu" and item.gpu:
@@ -144,7 +157,9 @@ def estimate(args: argparse.Namespace) -> dict[str, Any]:
 
 def _training(args, model: ModelConfig, tflops: float | None, gpus: int | None) -> dict[str, Any]:
     if tflops is None:
-        raise CliError("--gpu: give --gpu SLUG or --gpu-tflops for a training estimate", EXIT_BAD_INPUT)
+        raise CliError(
+            "--gpu: give --gpu SLUG or --gpu-tflops for a training estimate", EXIT_BAD_INPUT
+        )
     if gpus is None:
         raise CliError("--gpus: give the number of GPUs", EXIT_BAD_INPUT)
     mfu = fraction("mfu", args.mfu)
@@ -185,19 +200,34 @@ def _memory(args, model: ModelConfig, gpus: int | None, hbm_gb: float | None) ->
         raise InputError("zero", f"ZeRO stage must be 0, 1, 2 or 3; got {zero!r}")
     arch = model.has_architecture
     breakdown = memory.training_memory(
-        model.params, args.precision, int(zero), dp, tp, pp,
-        layers=model.layers if arch else None, hidden=model.hidden, heads=model.heads,
-        seq_len=args.seq_len, micro_batch=args.micro_batch, recompute=args.recompute,
-        hbm_gb=hbm_gb, headroom=args.headroom,
+        model.params,
+        args.precision,
+        int(zero),
+        dp,
+        tp,
+        pp,
+        layers=model.layers if arch else None,
+        hidden=model.hidden,
+        heads=model.heads,
+        seq_len=args.seq_len,
+        micro_batch=args.micro_batch,
+        recompute=args.recompute,
+        hbm_gb=hbm_gb,
+        headroom=args.headroom,
     )
     return {
-        "tp": tp, "pp": pp, "dp": dp, "zero": int(zero),
+        "tp": tp,
+        "pp": pp,
+        "dp": dp,
+        "zero": int(zero),
         "seq_len": positive_int("seq_len", args.seq_len),
         "micro_batch": positive_int("micro_batch", args.micro_batch),
         "memory_gb_per_gpu": breakdown.total_bytes / memory.GB,
         "memory_breakdown_gb": breakdown.gb(),
         "hbm_gb": hbm_gb,
-        "usable_hbm_gb": None if breakdown.usable_bytes is None else breakdown.usable_bytes / memory.GB,
+        "usable_hbm_gb": None
+        if breakdown.usable_bytes is None
+        else breakdown.usable_bytes / memory.GB,
         "headroom": breakdown.headroom,
         "fits": breakdown.fits,
     }
@@ -208,7 +238,9 @@ def _kv(args, model: ModelConfig) -> dict[str, Any]:
     context = args.context if args.context is not None else model.max_context
     if context is None:
         raise InputError("context", "give the context length in tokens")
-    per_token = inference.kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim, args.kv_precision)
+    per_token = inference.kv_bytes_per_token(
+        model.layers, model.kv_heads, model.head_dim, args.kv_precision
+    )
     total = inference.kv_cache_bytes(per_token, context, args.concurrency)
     return {
         "context": positive_int("context", context),

@@ -16,26 +16,41 @@ from workbench.cli.errors import CliError
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``new``, ``templates`` and ``report`` to the command line."""
-    p = sub.add_parser("new", help="write a new design from a template",
-                       description="Write a template design to OUT (a .dcwb project file).")
+    p = sub.add_parser(
+        "new",
+        help="write a new design from a template",
+        description="Write a template design to OUT (a .dcwb project file).",
+    )
     p.add_argument("out", metavar="OUT.dcwb", help="the project file to create")
     p.add_argument("--template", default=None, help="template name (see `workbench templates`)")
-    p.add_argument("--gpus", type=_positive_int, default=None,
-                   help="scale the design to N GPUs (rounded up to whole servers)")
-    p.add_argument("--force", action="store_true",
-                   help="replace OUT if it exists (atomically: the old file survives a failure)")
+    p.add_argument(
+        "--gpus",
+        type=_positive_int,
+        default=None,
+        help="scale the design to N GPUs (rounded up to whole servers)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace OUT if it exists (atomically: the old file survives a failure)",
+    )
     p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("templates", help="list the design templates")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_templates)
 
-    p = sub.add_parser("report", help="summarise a project file",
-                       description="Print the design's key figures: racks, devices, GPUs, "
-                       "power, cooling, peak FLOPS and each workload's estimate.")
+    p = sub.add_parser(
+        "report",
+        help="summarise a project file",
+        description="Print the design's key figures: racks, devices, GPUs, "
+        "power, cooling, peak FLOPS and each workload's estimate.",
+    )
     p.add_argument("file", metavar="FILE", help="a .dcwb project file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--pue", type=float, default=None, help="power usage effectiveness for facility kW")
+    p.add_argument(
+        "--pue", type=float, default=None, help="power usage effectiveness for facility kW"
+    )
     p.set_defaults(func=cmd_report)
 
 
@@ -79,9 +94,18 @@ def cmd_templates(args: argparse.Namespace) -> int:
     """List the templates with their building blocks."""
     from workbench.templates import SAMPLE_TEMPLATE, TEMPLATES
 
-    rows = [{"name": s.name, "title": s.title, "default_gpus": s.default_gpus,
-             "server": s.server, "rack": s.compute_rack, "default": s.name == SAMPLE_TEMPLATE,
-             "description": s.description} for s in TEMPLATES.values()]
+    rows = [
+        {
+            "name": s.name,
+            "title": s.title,
+            "default_gpus": s.default_gpus,
+            "server": s.server,
+            "rack": s.compute_rack,
+            "default": s.name == SAMPLE_TEMPLATE,
+            "description": s.description,
+        }
+        for s in TEMPLATES.values()
+    ]
     if args.json:
         json.dump(rows, sys.stdout, indent=2)
         print()

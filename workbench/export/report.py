@@ -15,8 +15,9 @@ from workbench.calc.workload import evaluate_workload
 from workbench.model import Design
 
 
-def design_report(design: Design, pue: float | None = None,
-                  schema_version: int | None = None) -> dict[str, Any]:
+def design_report(
+    design: Design, pue: float | None = None, schema_version: int | None = None
+) -> dict[str, Any]:
     """Key figures of ``design``: counts, power, heat, peak PFLOPS and every workload.
 
     ``pue`` overrides the design's own PUE; it must be at least 1 (a PUE below 1 would

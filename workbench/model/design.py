@@ -27,8 +27,16 @@ COOLING_LIMITS_KW: dict[str, float] = {"air": 12.0, "rear-door": 50.0, "liquid":
 
 #: What a device can do in the cluster (``Device.role``; catalog items name one too).
 #: The model owns this vocabulary; the drawing gives each a colour.
-DEVICE_ROLES: tuple[str, ...] = ("gpu-server", "cpu-server", "storage", "compute-switch",
-                                 "storage-switch", "management-switch", "pdu", "other")
+DEVICE_ROLES: tuple[str, ...] = (
+    "gpu-server",
+    "cpu-server",
+    "storage",
+    "compute-switch",
+    "storage-switch",
+    "management-switch",
+    "pdu",
+    "other",
+)
 
 #: Network planes (domain brief §3).
 PLANES: tuple[str, ...] = ("compute", "storage", "management", "oob")

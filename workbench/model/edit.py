@@ -71,8 +71,9 @@ def _clean_label(design: Design, device: Device, field: str, value: str) -> str:
     value = value.strip()
     what = DEVICE_FIELDS[field].capitalize()
     if len(value) > MAX_LABEL_CHARS:
-        raise EditError(f"{what} is {len(value)} characters long; at most "
-                        f"{MAX_LABEL_CHARS} are allowed.")
+        raise EditError(
+            f"{what} is {len(value)} characters long; at most {MAX_LABEL_CHARS} are allowed."
+        )
     if not value.isprintable():
         raise EditError(f"{what} may not contain tabs, line breaks or other control characters.")
     if field == "asset_tag" and value:
@@ -80,8 +81,10 @@ def _clean_label(design: Design, device: Device, field: str, value: str) -> str:
         key = value.casefold()
         for rack, other in design.iter_devices():  # O(devices), once per commit
             if other is not device and other.asset_tag.strip().casefold() == key:
-                raise EditError(f"Asset tag {value!r} is already on device "
-                                f"“{other.name}” in rack “{rack.name}”.")
+                raise EditError(
+                    f"Asset tag {value!r} is already on device "
+                    f"“{other.name}” in rack “{rack.name}”."
+                )
     return value
 
 
@@ -128,14 +131,17 @@ def restore_rack_name(design: Design, rack_id: str, name: str) -> None:
     _rack(design, rack_id).name = name
 
 
-def set_rack_cooling(design: Design, rack_id: str, cooling: str,
-                     power_limit_kw: float | None = None) -> tuple[str, float]:
+def set_rack_cooling(
+    design: Design, rack_id: str, cooling: str, power_limit_kw: float | None = None
+) -> tuple[str, float]:
     """Change a rack's cooling type (and its kW limit); returns the old pair.
 
     Without an explicit limit the cooling type's default limit applies.
     """
     if cooling not in COOLING_LIMITS_KW:
-        raise EditError(f"Unknown cooling type {cooling!r}; use one of {', '.join(COOLING_LIMITS_KW)}.")
+        raise EditError(
+            f"Unknown cooling type {cooling!r}; use one of {', '.join(COOLING_LIMITS_KW)}."
+        )
     rack = _rack(design, rack_id)
     limit = COOLING_LIMITS_KW[cooling] if power_limit_kw is None else float(power_limit_kw)
     if not limit > 0:
@@ -145,8 +151,7 @@ def set_rack_cooling(design: Design, rack_id: str, cooling: str,
     return old
 
 
-def restore_rack_cooling(design: Design, rack_id: str, cooling: str,
-                         power_limit_kw: float) -> None:
+def restore_rack_cooling(design: Design, rack_id: str, cooling: str, power_limit_kw: float) -> None:
     """Put back a rack's earlier cooling and limit exactly (undo of :func:`set_rack_cooling`)."""
     rack = _rack(design, rack_id)
     rack.cooling, rack.power_limit_kw = cooling, power_limit_kw

@@ -37,8 +37,12 @@ LOAD_WARN = "#ffca28"
 LOAD_OVER = "#e53935"
 REAR_HATCH = "#90a4ae"
 
-_SWITCH_ROLE_HINTS = (("mgmt", "management-switch"), ("management", "management-switch"),
-                      ("storage", "storage-switch"), ("compute", "compute-switch"))
+_SWITCH_ROLE_HINTS = (
+    ("mgmt", "management-switch"),
+    ("management", "management-switch"),
+    ("storage", "storage-switch"),
+    ("compute", "compute-switch"),
+)
 
 
 def role_of(item: CatalogItem | None, override: str = "") -> str:

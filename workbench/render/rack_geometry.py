@@ -101,8 +101,12 @@ def footer_rect(u_total: int, scale: float) -> Rect:
 
 def slots_rect(u_total: int, scale: float) -> Rect:
     """The 19" mounting area holding U1..u_total."""
-    return Rect((GUTTER_U + RAIL_U) * scale, (HEADER_U + RAIL_U) * scale,
-                SLOT_WIDTH_U * scale, u_total * scale)
+    return Rect(
+        (GUTTER_U + RAIL_U) * scale,
+        (HEADER_U + RAIL_U) * scale,
+        SLOT_WIDTH_U * scale,
+        u_total * scale,
+    )
 
 
 def zero_u_rect(u_total: int, scale: float) -> Rect:
@@ -155,14 +159,30 @@ def device_blocks(rack: Rack, design: Design, scale: float, face: str = "front")
             zero.append((device, model, role))
             continue
         rect = u_rect(device.position, height, u_total, scale)
-        block = Block(device.id, rect, role, device.name, model, height, device.position,
-                      other_face=device.face != face)
+        block = Block(
+            device.id,
+            rect,
+            role,
+            device.name,
+            model,
+            height,
+            device.position,
+            other_face=device.face != face,
+        )
         (other if block.other_face else mine).append(block)
     strip = zero_u_rect(u_total, scale)
     piece = strip.h / max(len(zero), 1)
     zero_blocks = [
-        Block(device.id, Rect(strip.x, strip.y + i * piece, strip.w, piece), role,
-              device.name, model, 0.0, device.position, zero_u=True)
+        Block(
+            device.id,
+            Rect(strip.x, strip.y + i * piece, strip.w, piece),
+            role,
+            device.name,
+            model,
+            0.0,
+            device.position,
+            zero_u=True,
+        )
         for i, (device, model, role) in enumerate(zero)
     ]
     return other + mine + zero_blocks

@@ -52,10 +52,19 @@ def _qrect(r: geo.Rect) -> QRectF:
     return QRectF(r.x, r.y, r.w, r.h)
 
 
-def paint_rack(painter: QPainter, rack: Rack, design: Design, origin: tuple[float, float] | QPointF,
-               scale: float, selected_id: str | None = None, detail: bool = True, *,
-               face: str = "front", load: LoadLike | None = None,
-               blocks: list[geo.Block] | None = None) -> None:
+def paint_rack(
+    painter: QPainter,
+    rack: Rack,
+    design: Design,
+    origin: tuple[float, float] | QPointF,
+    scale: float,
+    selected_id: str | None = None,
+    detail: bool = True,
+    *,
+    face: str = "front",
+    load: LoadLike | None = None,
+    blocks: list[geo.Block] | None = None,
+) -> None:
     """Draw ``rack`` with its top-left corner at ``origin``, ``scale`` units per U.
 
     ``selected_id`` highlights a device block, or the whole rack when it is the rack's id.
@@ -81,8 +90,9 @@ def paint_rack(painter: QPainter, rack: Rack, design: Design, origin: tuple[floa
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             frame = geo.frame_rect(u_total, scale)
-            painter.drawRect(_qrect(frame).adjusted(-scale * 0.15, -scale * 0.15,
-                                                     scale * 0.15, scale * 0.15))
+            painter.drawRect(
+                _qrect(frame).adjusted(-scale * 0.15, -scale * 0.15, scale * 0.15, scale * 0.15)
+            )
     finally:
         painter.restore()
 
@@ -110,12 +120,14 @@ def _paint_frame(painter: QPainter, u_total: int, scale: float, detail: bool) ->
         if u % step and u != 1:
             continue
         r = _qrect(geo.u_label_rect(u, u_total, scale))
-        painter.drawText(r, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                         str(u))
+        painter.drawText(
+            r, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), str(u)
+        )
 
 
-def _paint_blocks(painter: QPainter, blocks: list[geo.Block], scale: float,
-                  selected_id: str | None, detail: bool) -> None:
+def _paint_blocks(
+    painter: QPainter, blocks: list[geo.Block], scale: float, selected_id: str | None, detail: bool
+) -> None:
     inset = max(scale * 0.06, 0.5) if detail else 0.0
     border = QPen(QColor(0, 0, 0, 90), 0)
     font = _font(scale * 0.72)
@@ -150,26 +162,35 @@ def _paint_blocks(painter: QPainter, blocks: list[geo.Block], scale: float,
             top = QRectF(text_rect.left(), text_rect.top(), text_rect.width(), half)
             bottom = QRectF(text_rect.left(), text_rect.top() + half, text_rect.width(), half)
             painter.setFont(bold)
-            painter.drawText(top, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom),
-                             bold_metrics.elidedText(primary, Qt.TextElideMode.ElideRight,
-                                                     top.width()))
+            painter.drawText(
+                top,
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom),
+                bold_metrics.elidedText(primary, Qt.TextElideMode.ElideRight, top.width()),
+            )
             painter.setFont(model_font)
-            painter.drawText(bottom, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
-                             QFontMetricsF(model_font).elidedText(secondary, Qt.TextElideMode.ElideRight,
-                                                bottom.width()))
+            painter.drawText(
+                bottom,
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
+                QFontMetricsF(model_font).elidedText(
+                    secondary, Qt.TextElideMode.ElideRight, bottom.width()
+                ),
+            )
         else:
             painter.setFont(font)
-            painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                             metrics.elidedText(primary, Qt.TextElideMode.ElideRight,
-                                                text_rect.width()))
+            painter.drawText(
+                text_rect,
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                metrics.elidedText(primary, Qt.TextElideMode.ElideRight, text_rect.width()),
+            )
     if selected_rect is not None:
         painter.setPen(QPen(qcolor(colors.SELECTION), max(scale * 0.28, 1.5)))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(selected_rect)
 
 
-def _paint_header(painter: QPainter, rack: Rack, u_total: int, scale: float,
-                  load: LoadLike | None, detail: bool) -> None:
+def _paint_header(
+    painter: QPainter, rack: Rack, u_total: int, scale: float, load: LoadLike | None, detail: bool
+) -> None:
     header = _qrect(geo.header_rect(u_total, scale))
     left = geo.GUTTER_U * scale
     bar = QRectF(left, header.bottom() - scale * 0.9, header.width() - left, scale * 0.55)
@@ -180,8 +201,9 @@ def _paint_header(painter: QPainter, rack: Rack, u_total: int, scale: float,
         painter.setBrush(qcolor(colors.RAIL))
         painter.drawRect(bar)
         painter.setBrush(qcolor(colors.load_color(fraction)))
-        painter.drawRect(QRectF(bar.left(), bar.top(), bar.width() * min(fraction, 1.0),
-                                bar.height()))
+        painter.drawRect(
+            QRectF(bar.left(), bar.top(), bar.width() * min(fraction, 1.0), bar.height())
+        )
     if not detail:
         return
     text_rect = QRectF(left, header.top(), header.width() - left, bar.top() - header.top())
@@ -190,19 +212,23 @@ def _paint_header(painter: QPainter, rack: Rack, u_total: int, scale: float,
     painter.setFont(small)
     painter.setPen(qcolor(colors.TEXT_MUTED))
     tag_width = QFontMetricsF(small).horizontalAdvance(tag)
-    painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                     tag)
+    painter.drawText(
+        text_rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), tag
+    )
     name_font = _font(scale * 1.4, bold=True)
     painter.setFont(name_font)
     painter.setPen(qcolor(colors.TEXT))
     width = text_rect.width() - tag_width - scale * 0.5
-    painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                     QFontMetricsF(name_font).elidedText(rack.name, Qt.TextElideMode.ElideRight,
-                                                         width))
+    painter.drawText(
+        text_rect,
+        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+        QFontMetricsF(name_font).elidedText(rack.name, Qt.TextElideMode.ElideRight, width),
+    )
 
 
-def _paint_footer(painter: QPainter, blocks: list[geo.Block], u_total: int, scale: float,
-                  load: LoadLike | None) -> None:
+def _paint_footer(
+    painter: QPainter, blocks: list[geo.Block], u_total: int, scale: float, load: LoadLike | None
+) -> None:
     footer = _qrect(geo.footer_rect(u_total, scale))
     left = geo.GUTTER_U * scale
     text_rect = QRectF(left, footer.top(), footer.width() - left, footer.height())
@@ -216,6 +242,8 @@ def _paint_footer(painter: QPainter, blocks: list[geo.Block], u_total: int, scal
     font = _font(scale * 1.0)
     painter.setFont(font)
     painter.setPen(qcolor(colors.LOAD_OVER if over else colors.TEXT_MUTED))
-    painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                     QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight,
-                                                    text_rect.width()))
+    painter.drawText(
+        text_rect,
+        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+        QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, text_rect.width()),
+    )

@@ -79,8 +79,7 @@ def _load(file: Path) -> sqlite3.Connection:
     if not data:
         raise ProjectFileError(file, "file is empty")
     if not data.startswith(_SQLITE_MAGIC):
-        raise ProjectFileError(
-            file, "not an SQLite database (corrupt or a different kind of file)")
+        raise ProjectFileError(file, "not an SQLite database (corrupt or a different kind of file)")
     if len(data) < 512:
         raise ProjectFileError(file, "truncated or damaged: shorter than one database page")
     _check_length(file, data)
@@ -129,7 +128,8 @@ def _check_length(file: Path, data: bytes) -> None:
     expected = int.from_bytes(data[28:32], "big") * page_size
     if len(data) < expected:
         raise ProjectFileError(
-            file, f"truncated or damaged: {len(data)} bytes where the header promises {expected}")
+            file, f"truncated or damaged: {len(data)} bytes where the header promises {expected}"
+        )
 
 
 def _check(file: Path, conn: sqlite3.Connection) -> None:
@@ -202,15 +202,25 @@ def _read(file: Path, conn: sqlite3.Connection) -> Design:
         SoftwareStack(id_, name, loads(comps, "software_stacks", id_), revision)
         for _, id_, name, comps, revision in _select(conn, "software_stacks")
     ]
-    design.device_types = _snapshot(file, [
-        (slug, loads(raw, "catalog_snapshot", slug))
-        for _, slug, _kind, raw in _select(conn, "catalog_snapshot")
-    ])
+    design.device_types = _snapshot(
+        file,
+        [
+            (slug, loads(raw, "catalog_snapshot", slug))
+            for _, slug, _kind, raw in _select(conn, "catalog_snapshot")
+        ],
+    )
     return design
 
 
-def _attach(file: Path, conn: sqlite3.Connection, table: str, parents: dict[int, Any],
-            make: Callable[[tuple[Any, ...]], Any], what: str, parent_what: str) -> dict[int, Any]:
+def _attach(
+    file: Path,
+    conn: sqlite3.Connection,
+    table: str,
+    parents: dict[int, Any],
+    make: Callable[[tuple[Any, ...]], Any],
+    what: str,
+    parent_what: str,
+) -> dict[int, Any]:
     """Build ``table``'s objects and append each to its parent's list named ``table``.
 
     Children arrive in ``seq`` order, which is their order within each parent too.
@@ -220,7 +230,8 @@ def _attach(file: Path, conn: sqlite3.Connection, table: str, parents: dict[int,
         parent = parents.get(row[1])
         if parent is None:
             raise ProjectFileError(
-                file, f"truncated or damaged: {what} {row[2]!r} belongs to a missing {parent_what}")
+                file, f"truncated or damaged: {what} {row[2]!r} belongs to a missing {parent_what}"
+            )
         made[row[0]] = obj = make(row[2:])
         getattr(parent, table).append(obj)
     return made
@@ -237,7 +248,8 @@ class _JsonReader:
             return json.loads(text)
         except (TypeError, ValueError) as exc:
             raise ProjectFileError(
-                self.file, f"unreadable JSON in {table} ({key!r}): {exc}") from None
+                self.file, f"unreadable JSON in {table} ({key!r}): {exc}"
+            ) from None
 
 
 def _snapshot(file: Path, entries: list[tuple[str, Any]]) -> dict[str, CatalogItem]:
@@ -252,7 +264,8 @@ def _snapshot(file: Path, entries: list[tuple[str, Any]]) -> dict[str, CatalogIt
             items[slug] = parse_item(raw, source_file="design snapshot")
         except Exception as exc:  # whatever the parser raises, the file is at fault
             raise ProjectFileError(
-                file, f"catalog snapshot item {slug!r} is invalid: {exc}") from exc
+                file, f"catalog snapshot item {slug!r} is invalid: {exc}"
+            ) from exc
     return items
 
 
@@ -266,7 +279,9 @@ def _resolve_slugs(file: Path, design: Design, catalog: SlugLookup | None) -> No
                 continue
             item = _lookup(catalog, slug)
             if item is None:
-                raise ProjectFileError(file, f"unknown catalog slug {slug!r} used by {what} {name!r}")
+                raise ProjectFileError(
+                    file, f"unknown catalog slug {slug!r} used by {what} {name!r}"
+                )
             design.device_types[slug] = item
     # A server's GPU item is referenced by slug too; fill it in when the catalog can,
     # but its absence does not make the file unreadable (nothing is placed by it).

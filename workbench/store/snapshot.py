@@ -19,10 +19,30 @@ from workbench.catalog.item import CatalogItem
 
 # Fields copied under the same name; None values are left out, as a catalog file would.
 _PLAIN_FIELDS: tuple[str, ...] = (
-    "slug", "kind", "manufacturer", "model", "part_number", "role", "u_height",
-    "is_full_depth", "airflow", "weight", "weight_unit", "gpu", "gpu_count", "tflops",
-    "hbm_gb", "hbm_bw_tbs", "nvlink_gbs", "typical_power_w", "max_power_w", "unit_price",
-    "currency", "props", "sources", "comments",
+    "slug",
+    "kind",
+    "manufacturer",
+    "model",
+    "part_number",
+    "role",
+    "u_height",
+    "is_full_depth",
+    "airflow",
+    "weight",
+    "weight_unit",
+    "gpu",
+    "gpu_count",
+    "tflops",
+    "hbm_gb",
+    "hbm_bw_tbs",
+    "nvlink_gbs",
+    "typical_power_w",
+    "max_power_w",
+    "unit_price",
+    "currency",
+    "props",
+    "sources",
+    "comments",
 )
 
 
@@ -32,8 +52,12 @@ def item_mapping(item: CatalogItem) -> dict[str, Any]:
         return item.raw
     mapping = {name: getattr(item, name) for name in _PLAIN_FIELDS}
     mapping["power-ports"] = [
-        {"name": p.name, "type": p.type, "maximum_draw": p.maximum_draw,
-         "allocated_draw": p.allocated_draw}
+        {
+            "name": p.name,
+            "type": p.type,
+            "maximum_draw": p.maximum_draw,
+            "allocated_draw": p.allocated_draw,
+        }
         for p in item.power_ports
     ]
     mapping["interfaces"] = [

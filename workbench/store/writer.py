@@ -98,57 +98,123 @@ def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]
             rows.append((row_seq, site_seq, row.id, row.name))
             for rack in row.racks:
                 rack_seq = len(racks) + 1
-                racks.append((rack_seq, row_seq, rack.id, rack.name, rack.rack_type,
-                              rack.cooling, rack.power_limit_kw))
+                racks.append(
+                    (
+                        rack_seq,
+                        row_seq,
+                        rack.id,
+                        rack.name,
+                        rack.rack_type,
+                        rack.cooling,
+                        rack.power_limit_kw,
+                    )
+                )
                 start = len(devices) + 1
                 devices.extend(
-                    (seq, rack_seq, d.id, d.name, d.device_type, d.position, d.face,
-                     d.serial, d.asset_tag, d.software_stack, d.notes, d.role)
+                    (
+                        seq,
+                        rack_seq,
+                        d.id,
+                        d.name,
+                        d.device_type,
+                        d.position,
+                        d.face,
+                        d.serial,
+                        d.asset_tag,
+                        d.software_stack,
+                        d.notes,
+                        d.role,
+                    )
                     for seq, d in enumerate(rack.devices, start)
                 )
     yield "sites", sites
     yield "rows", rows
     yield "racks", racks
     yield "devices", devices
-    yield "networks", [
-        (seq, n.id, n.name, n.plane, n.technology, n.speed_gbps, n.mtu, n.vlan)
-        for seq, n in enumerate(design.networks, 1)
-    ]
-    yield "links", [
-        (seq, x.id, x.a_device, x.a_port, x.b_device, x.b_port, x.network, x.cable_type,
-         x.length_m)
-        for seq, x in enumerate(design.links, 1)
-    ]
-    yield "storage_tiers", [
-        (seq, t.id, t.name, t.tier, t.filesystem, _json(t.device_ids))
-        for seq, t in enumerate(design.storage_tiers, 1)
-    ]
-    yield "workloads", [
-        (seq, w.id, w.name, w.kind, w.model, w.params,
-         None if w.model_config is None else _json(w.model_config), w.tokens, w.precision,
-         w.mfu, w.recompute, w.tp, w.pp, w.zero, w.micro_batch, w.seq_len, w.gpus,
-         w.gpu_type, w.context, w.concurrency, w.kv_precision)
-        for seq, w in enumerate(design.workloads, 1)
-    ]
-    yield "software_stacks", [
-        (seq, s.id, s.name, _json(s.components), s.revision)
-        for seq, s in enumerate(design.software_stacks, 1)
-    ]
-    yield "catalog_snapshot", [
-        (seq, slug, kind, _json(mapping))
-        for seq, (slug, kind, mapping) in enumerate(checked_mappings(design.device_types), 1)
-    ]
+    yield (
+        "networks",
+        [
+            (seq, n.id, n.name, n.plane, n.technology, n.speed_gbps, n.mtu, n.vlan)
+            for seq, n in enumerate(design.networks, 1)
+        ],
+    )
+    yield (
+        "links",
+        [
+            (
+                seq,
+                x.id,
+                x.a_device,
+                x.a_port,
+                x.b_device,
+                x.b_port,
+                x.network,
+                x.cable_type,
+                x.length_m,
+            )
+            for seq, x in enumerate(design.links, 1)
+        ],
+    )
+    yield (
+        "storage_tiers",
+        [
+            (seq, t.id, t.name, t.tier, t.filesystem, _json(t.device_ids))
+            for seq, t in enumerate(design.storage_tiers, 1)
+        ],
+    )
+    yield (
+        "workloads",
+        [
+            (
+                seq,
+                w.id,
+                w.name,
+                w.kind,
+                w.model,
+                w.params,
+                None if w.model_config is None else _json(w.model_config),
+                w.tokens,
+                w.precision,
+                w.mfu,
+                w.recompute,
+                w.tp,
+                w.pp,
+                w.zero,
+                w.micro_batch,
+                w.seq_len,
+                w.gpus,
+                w.gpu_type,
+                w.context,
+                w.concurrency,
+                w.kv_precision,
+            )
+            for seq, w in enumerate(design.workloads, 1)
+        ],
+    )
+    yield (
+        "software_stacks",
+        [
+            (seq, s.id, s.name, _json(s.components), s.revision)
+            for seq, s in enumerate(design.software_stacks, 1)
+        ],
+    )
+    yield (
+        "catalog_snapshot",
+        [
+            (seq, slug, kind, _json(mapping))
+            for seq, (slug, kind, mapping) in enumerate(checked_mappings(design.device_types), 1)
+        ],
+    )
 
 
 def _insert(conn: sqlite3.Connection, table: str, rows: Iterable[Sequence[Any]]) -> None:
     """executemany in batches: sqlite-utils' insert_all costs ~7x more per row (measured
     in tests/benchmarks/bench_store.py) for no benefit on a table we just created."""
     columns = schema.COLUMNS[table]
-    sql = (f'INSERT INTO "{table}" ({", ".join(columns)}) '
-           f'VALUES ({", ".join("?" * len(columns))})')
+    sql = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join("?" * len(columns))})'
     rows = list(rows)
     for start in range(0, len(rows), _BATCH):
-        conn.executemany(sql, rows[start:start + _BATCH])
+        conn.executemany(sql, rows[start : start + _BATCH])
 
 
 def _json_default(value: Any) -> Any:
@@ -162,8 +228,3 @@ def _json(value: Any) -> str:
     # NaN/Infinity are allowed (Python's json reads them back): refusing them would
     # make a design unsaveable, which costs the user more than a strict JSON dialect.
     return json.dumps(value, ensure_ascii=False, default=_json_default)
-
-
-
-
-

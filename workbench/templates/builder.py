@@ -110,20 +110,37 @@ class _Builder:
         return self.catalog[slug]
 
     # -- ids and devices -------------------------------------------------------------
-    def device(self, slug: str, name: str, position: int | None, face: str = "front",
-               stack: str | None = None) -> Device:
+    def device(
+        self,
+        slug: str,
+        name: str,
+        position: int | None,
+        face: str = "front",
+        stack: str | None = None,
+    ) -> Device:
         self.item(slug)
         self._device_seq += 1
-        return Device(id=f"d{self._device_seq:06d}", name=name, device_type=slug,
-                      position=position, face=face, software_stack=stack)
+        return Device(
+            id=f"d{self._device_seq:06d}",
+            name=name,
+            device_type=slug,
+            position=position,
+            face=face,
+            software_stack=stack,
+        )
 
     def rack(self, slug: str, name: str) -> Rack:
         item = self.item(slug)
         self._rack_seq += 1
         cooling = str(item.props.get("cooling", "air"))
         limit = float(item.props.get("cooling_limit_kw", COOLING_LIMITS_KW.get(cooling, 12.0)))
-        rack = Rack(id=f"r{self._rack_seq:05d}", name=name, rack_type=slug, cooling=cooling,
-                    power_limit_kw=limit)
+        rack = Rack(
+            id=f"r{self._rack_seq:05d}",
+            name=name,
+            rack_type=slug,
+            cooling=cooling,
+            power_limit_kw=limit,
+        )
         pdu = self.spec.pdu
         rack.devices.append(self.device(pdu, f"pdu-{name.lower()}-a", None, "rear"))
         rack.devices.append(self.device(pdu, f"pdu-{name.lower()}-b", None, "rear"))
@@ -136,21 +153,37 @@ class _Builder:
         per_node = max(server.gpu_count, 1)
         nodes = math.ceil(gpus / per_node)
         total_gpus = nodes * server.gpu_count
-        stack = SoftwareStack(id="stack-1", name="baseline-2026Q4", components={
-            "driver": "550.127.08", "cuda": "12.4", "nccl": "2.21.5",
-            "kernel": "5.15.0-126-generic", "os": "Ubuntu 22.04.5 LTS",
-            "container_toolkit": "1.17.3", "framework": "PyTorch 2.5.1"})
+        stack = SoftwareStack(
+            id="stack-1",
+            name="baseline-2026Q4",
+            components={
+                "driver": "550.127.08",
+                "cuda": "12.4",
+                "nccl": "2.21.5",
+                "kernel": "5.15.0-126-generic",
+                "os": "Ubuntu 22.04.5 LTS",
+                "container_toolkit": "1.17.3",
+                "framework": "PyTorch 2.5.1",
+            },
+        )
 
         compute = list(self._compute_racks(server, nodes, stack.id))
-        infra = (self._network_racks(nodes) + self._storage_racks(total_gpus, nodes)
-                 + self._services_racks(len(compute)))
+        infra = (
+            self._network_racks(nodes)
+            + self._storage_racks(total_gpus, nodes)
+            + self._services_racks(len(compute))
+        )
 
         rows: list[Row] = []
         per_row = spec.racks_per_row
         for start in range(0, len(compute), per_row):
-            rows.append(Row(id=f"row{len(rows) + 1:03d}", name="", racks=compute[start:start + per_row]))
+            rows.append(
+                Row(id=f"row{len(rows) + 1:03d}", name="", racks=compute[start : start + per_row])
+            )
         for start in range(0, len(infra), per_row):
-            rows.append(Row(id=f"row{len(rows) + 1:03d}", name="", racks=infra[start:start + per_row]))
+            rows.append(
+                Row(id=f"row{len(rows) + 1:03d}", name="", racks=infra[start : start + per_row])
+            )
         for index, row in enumerate(rows):
             row.name = f"Row {row_name(index)}"
             for number, rack in enumerate(row.racks, start=1):
@@ -161,9 +194,21 @@ class _Builder:
             sites=[Site(id="site1", name="Hall 1", rows=rows)],
             networks=self._networks(),
             storage_tiers=self._tiers(rows),
-            workloads=[Workload(id="wl-1", name="Llama 3 70B pre-training", kind="training",
-                                model="llama3-70b", tokens=15e12, precision="bf16", mfu=0.4,
-                                tp=8, pp=4, zero=1, recompute="selective")],
+            workloads=[
+                Workload(
+                    id="wl-1",
+                    name="Llama 3 70B pre-training",
+                    kind="training",
+                    model="llama3-70b",
+                    tokens=15e12,
+                    precision="bf16",
+                    mfu=0.4,
+                    tp=8,
+                    pp=4,
+                    zero=1,
+                    recompute="selective",
+                )
+            ],
             software_stacks=[stack],
             properties={"template": spec.name, "requested_gpus": str(gpus)},
         )
@@ -197,10 +242,16 @@ class _Builder:
             rack = self.rack(spec.compute_rack, f"c{rack_no:05d}")
             for slot in range(min(per_rack, nodes - made)):
                 made += 1
-                rack.devices.append(self.device(spec.server, f"gpu{made:05d}",
-                                                2 + slot * server_u, stack=stack_id))
-            rack.devices.append(self.device(spec.management_switch, f"mgmt-c{rack_no:05d}",
-                                            rack_u - int(math.ceil(mgmt.u_height)) + 1))
+                rack.devices.append(
+                    self.device(spec.server, f"gpu{made:05d}", 2 + slot * server_u, stack=stack_id)
+                )
+            rack.devices.append(
+                self.device(
+                    spec.management_switch,
+                    f"mgmt-c{rack_no:05d}",
+                    rack_u - int(math.ceil(mgmt.u_height)) + 1,
+                )
+            )
             yield rack
 
     def _pack(self, rack_slug: str, prefix: str, devices: list[Device]) -> list[Rack]:
@@ -259,32 +310,61 @@ class _Builder:
         read = float(hot.props.get("read_gbs", 0) or 0)
         hot_nodes = max(2, math.ceil(need / read)) if read > 0 else 2
         warm_nodes = max(2, math.ceil(nodes / 64))
-        devices = ([self.device(HOT_NODE, f"pfs-{i:03d}", None) for i in range(1, hot_nodes + 1)]
-                   + [self.device(WARM_NODE, f"obj-{i:03d}", None) for i in range(1, warm_nodes + 1)])
+        devices = [self.device(HOT_NODE, f"pfs-{i:03d}", None) for i in range(1, hot_nodes + 1)] + [
+            self.device(WARM_NODE, f"obj-{i:03d}", None) for i in range(1, warm_nodes + 1)
+        ]
         return self._pack(self.spec.storage_rack, "s", devices)
 
     def _services_racks(self, compute_racks: int) -> list[Rack]:
         """Head nodes and the management aggregation: a redundant pair per 40 racks."""
         spec = self.spec
         aggregation = max(2, math.ceil(compute_racks / 40) * 2)
-        devices = ([self.device(HEAD_NODE, f"head-{i:02d}", None) for i in range(1, HEAD_NODES + 1)]
-                   + [self.device(spec.management_switch, f"mgmt-agg-{i:03d}", None)
-                      for i in range(1, aggregation + 1)])
+        devices = [
+            self.device(HEAD_NODE, f"head-{i:02d}", None) for i in range(1, HEAD_NODES + 1)
+        ] + [
+            self.device(spec.management_switch, f"mgmt-agg-{i:03d}", None)
+            for i in range(1, aggregation + 1)
+        ]
         return self._pack(spec.storage_rack, "m", devices)
 
     def _networks(self) -> list[Network]:
         spec = self.spec
         ib = spec.compute_technology == "infiniband"
         return [
-            Network(id="net-compute", name="Compute fabric", plane="compute",
-                    technology=spec.compute_technology, speed_gbps=spec.compute_speed_gbps,
-                    mtu=4096 if ib else 9000),
-            Network(id="net-storage", name="Storage", plane="storage", technology="ethernet",
-                    speed_gbps=200.0, mtu=9000),
-            Network(id="net-mgmt", name="In-band management", plane="management",
-                    technology="ethernet", speed_gbps=10.0, mtu=1500, vlan=10),
-            Network(id="net-oob", name="Out-of-band (BMC)", plane="oob", technology="ethernet",
-                    speed_gbps=1.0, mtu=1500, vlan=20),
+            Network(
+                id="net-compute",
+                name="Compute fabric",
+                plane="compute",
+                technology=spec.compute_technology,
+                speed_gbps=spec.compute_speed_gbps,
+                mtu=4096 if ib else 9000,
+            ),
+            Network(
+                id="net-storage",
+                name="Storage",
+                plane="storage",
+                technology="ethernet",
+                speed_gbps=200.0,
+                mtu=9000,
+            ),
+            Network(
+                id="net-mgmt",
+                name="In-band management",
+                plane="management",
+                technology="ethernet",
+                speed_gbps=10.0,
+                mtu=1500,
+                vlan=10,
+            ),
+            Network(
+                id="net-oob",
+                name="Out-of-band (BMC)",
+                plane="oob",
+                technology="ethernet",
+                speed_gbps=1.0,
+                mtu=1500,
+                vlan=20,
+            ),
         ]
 
     @staticmethod
@@ -297,7 +377,19 @@ class _Builder:
                         hot.append(device.id)
                     elif device.device_type == WARM_NODE:
                         warm.append(device.id)
-        return [StorageTier(id="tier-hot", name="Hot: parallel file system", tier="hot",
-                            filesystem="Lustre", device_ids=hot),
-                StorageTier(id="tier-warm", name="Warm: object storage", tier="warm",
-                            filesystem="S3", device_ids=warm)]
+        return [
+            StorageTier(
+                id="tier-hot",
+                name="Hot: parallel file system",
+                tier="hot",
+                filesystem="Lustre",
+                device_ids=hot,
+            ),
+            StorageTier(
+                id="tier-warm",
+                name="Warm: object storage",
+                tier="warm",
+                filesystem="S3",
+                device_ids=warm,
+            ),
+        ]

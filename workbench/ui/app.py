@@ -76,8 +76,11 @@ def run_app(path: str | None) -> int:
     if PySide6.__version__ == "6.12.0":
         # 6.12.0 drops a reference to None/True on every void call and signal and
         # crashes within seconds; pyproject.toml excludes it, so this is a stale venv.
-        print("workbench: PySide6 6.12.0 has a reference-counting bug that crashes the "
-              "window; run `bash .ci/setup` to install a working release", file=sys.stderr)
+        print(
+            "workbench: PySide6 6.12.0 has a reference-counting bug that crashes the "
+            "window; run `bash .ci/setup` to install a working release",
+            file=sys.stderr,
+        )
         return 1
     app = _application()
     from workbench.ui.main_window import MainWindow

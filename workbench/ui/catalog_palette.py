@@ -24,12 +24,28 @@ SEARCH_ROLE = Qt.ItemDataRole.UserRole + 2
 KIND_ROLE = Qt.ItemDataRole.UserRole + 3
 
 KIND_LABELS: dict[str, str] = {
-    "server": "Servers", "gpu": "GPUs", "switch": "Switches", "storage": "Storage",
-    "nic": "NICs", "optic": "Optics", "cable": "Cables", "rack": "Racks", "pdu": "PDUs",
+    "server": "Servers",
+    "gpu": "GPUs",
+    "switch": "Switches",
+    "storage": "Storage",
+    "nic": "NICs",
+    "optic": "Optics",
+    "cable": "Cables",
+    "rack": "Racks",
+    "pdu": "PDUs",
 }
 #: Kinds in the order a planner reaches for them.
-KIND_ORDER: tuple[str, ...] = ("server", "switch", "storage", "rack", "pdu", "gpu", "nic",
-                               "optic", "cable")
+KIND_ORDER: tuple[str, ...] = (
+    "server",
+    "switch",
+    "storage",
+    "rack",
+    "pdu",
+    "gpu",
+    "nic",
+    "optic",
+    "cable",
+)
 
 
 def item_tooltip(item: CatalogItem) -> str:
@@ -49,11 +65,18 @@ def item_tooltip(item: CatalogItem) -> str:
         facts.append(f"{item.max_power_w / 1000:,.2f} kW max")
     if item.weight_kg:
         facts.append(f"{item.weight_kg:,.1f} kg")
-    for key, unit in (("speed_gbps", "Gb/s"), ("reach_m", "m reach"), ("capacity_tb", "TB"),
-                      ("read_gbs", "GB/s read"), ("cooling_limit_kw", "kW cooling")):
+    for key, unit in (
+        ("speed_gbps", "Gb/s"),
+        ("reach_m", "m reach"),
+        ("capacity_tb", "TB"),
+        ("read_gbs", "GB/s read"),
+        ("cooling_limit_kw", "kW cooling"),
+    ):
         value = item.props.get(key)
         if value:
-            facts.append(f"{value:g} {unit}" if isinstance(value, (int, float)) else f"{value} {unit}")
+            facts.append(
+                f"{value:g} {unit}" if isinstance(value, (int, float)) else f"{value} {unit}"
+            )
     if facts:
         lines.append(" · ".join(facts))
     if item.unit_price:
@@ -79,9 +102,12 @@ class CatalogModel(QStandardItemModel):
         self.clear()
         by_kind: dict[str, dict[str, list[CatalogItem]]] = {}
         for item in items:
-            by_kind.setdefault(item.kind, {}).setdefault(item.manufacturer or "Other", []).append(item)
+            by_kind.setdefault(item.kind, {}).setdefault(item.manufacturer or "Other", []).append(
+                item
+            )
         order = [k for k in KIND_ORDER if k in by_kind] + sorted(
-            k for k in by_kind if k not in KIND_ORDER)
+            k for k in by_kind if k not in KIND_ORDER
+        )
         for kind in order:
             manufacturers = by_kind[kind]
             total = sum(len(v) for v in manufacturers.values())
@@ -117,8 +143,19 @@ class CatalogModel(QStandardItemModel):
         leaf.setEditable(False)
         leaf.setDragEnabled(True)
         leaf.setData(item.slug, SLUG_ROLE)
-        search = " ".join(filter(None, [item.manufacturer, item.model, item.slug, item.gpu or "",
-                                        item.role, item.part_number]))
+        search = " ".join(
+            filter(
+                None,
+                [
+                    item.manufacturer,
+                    item.model,
+                    item.slug,
+                    item.gpu or "",
+                    item.role,
+                    item.part_number,
+                ],
+            )
+        )
         leaf.setData(search, SEARCH_ROLE)
         leaf.setToolTip(item_tooltip(item))
         if item.kind in RACKABLE_KINDS:
@@ -141,8 +178,11 @@ class _FilterProxy(QSortFilterProxyModel):
     """The search filter; a kind's heading counts what the filter leaves ("4 of 5")."""
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if (role == Qt.ItemDataRole.DisplayRole and self.filterRegularExpression().pattern()
-                and not index.parent().isValid()):
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and self.filterRegularExpression().pattern()
+            and not index.parent().isValid()
+        ):
             kind = super().data(index, KIND_ROLE)
             if kind:
                 label, total = kind

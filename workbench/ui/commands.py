@@ -93,8 +93,9 @@ class SetDeviceFieldCommand(ModelCommand):
         return Change(racks=racks, devices=frozenset({self.device_id}))
 
     def _apply(self) -> None:
-        self.old = edit.set_device_field(self.document.design, self.device_id, self.field,
-                                         self.value)
+        self.old = edit.set_device_field(
+            self.document.design, self.device_id, self.field, self.value
+        )
         found = self.document.figures.find_device(self.device_id)
         self.rack_id = found[0].id if found else None
 
@@ -125,8 +126,9 @@ class RenameRackCommand(ModelCommand):
 class SetRackCoolingCommand(ModelCommand):
     """Change a rack's cooling type and power limit."""
 
-    def __init__(self, document: Document, rack_id: str, cooling: str,
-                 power_limit_kw: float | None = None):
+    def __init__(
+        self, document: Document, rack_id: str, cooling: str, power_limit_kw: float | None = None
+    ):
         super().__init__(document, f"Set rack cooling to {cooling}")
         self.rack_id, self.cooling, self.limit = rack_id, cooling, power_limit_kw
         self.old: tuple[str, float] | None = None
@@ -135,8 +137,9 @@ class SetRackCoolingCommand(ModelCommand):
         return Change(racks=frozenset({self.rack_id}))
 
     def _apply(self) -> None:
-        self.old = edit.set_rack_cooling(self.document.design, self.rack_id, self.cooling,
-                                         self.limit)
+        self.old = edit.set_rack_cooling(
+            self.document.design, self.rack_id, self.cooling, self.limit
+        )
 
     def _revert(self) -> None:
         assert self.old is not None

@@ -75,8 +75,9 @@ class Document(QObject):
     currentWorkloadChanged = Signal(object)
     editRefused = Signal(str)
 
-    def __init__(self, design: Design | None = None, path: Path | None = None,
-                 parent: QObject | None = None):
+    def __init__(
+        self, design: Design | None = None, path: Path | None = None, parent: QObject | None = None
+    ):
         super().__init__(parent)
         self._design = design if design is not None else Design()
         self._path = Path(path) if path is not None else None

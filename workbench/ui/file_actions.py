@@ -31,8 +31,13 @@ FILE_FILTER = f"Workbench projects (*{store.FILE_SUFFIX});;All files (*)"
 class FileActions(QObject):
     """Owns the File menu's actions and the autosave timer of one window."""
 
-    def __init__(self, window: MainWindow, document: Document, settings: QSettings,
-                 catalog: Catalog | None = None):
+    def __init__(
+        self,
+        window: MainWindow,
+        document: Document,
+        settings: QSettings,
+        catalog: Catalog | None = None,
+    ):
         super().__init__(window)
         self.window = window
         self.document = document
@@ -41,16 +46,24 @@ class FileActions(QObject):
         #: The text of the last error dialog (the command line repeats it on stderr).
         self.last_error: str | None = None
 
-        self.new_action = self._action("&New", QKeySequence.StandardKey.New, self.new,
-                                       "Start an empty design")
-        self.open_action = self._action("&Open…", QKeySequence.StandardKey.Open, self.open,
-                                        "Open a project file")
-        self.save_action = self._action("&Save", QKeySequence.StandardKey.Save, self.save,
-                                        "Save the design")
-        self.save_as_action = self._action("Save &As…", QKeySequence.StandardKey.SaveAs,
-                                           self.save_as, "Save the design under a new name")
-        self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, window.close,
-                                        "Quit the workbench")
+        self.new_action = self._action(
+            "&New", QKeySequence.StandardKey.New, self.new, "Start an empty design"
+        )
+        self.open_action = self._action(
+            "&Open…", QKeySequence.StandardKey.Open, self.open, "Open a project file"
+        )
+        self.save_action = self._action(
+            "&Save", QKeySequence.StandardKey.Save, self.save, "Save the design"
+        )
+        self.save_as_action = self._action(
+            "Save &As…",
+            QKeySequence.StandardKey.SaveAs,
+            self.save_as,
+            "Save the design under a new name",
+        )
+        self.quit_action = self._action(
+            "&Quit", QKeySequence.StandardKey.Quit, window.close, "Quit the workbench"
+        )
         self.recent_menu = QMenu("Open &Recent", window)
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self.templates_menu = QMenu("New from &Template", window)
@@ -95,16 +108,20 @@ class FileActions(QObject):
         """Save / Discard / Cancel for unsaved changes."""
         name = self.window.document_name()
         return QMessageBox.question(
-            self.window, "Unsaved changes",
+            self.window,
+            "Unsaved changes",
             f"Save the changes to “{name}” before closing it?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save)
+            QMessageBox.StandardButton.Save,
+        )
 
     def _ask_recover(self, text: str, other: str, cancel: bool) -> str:
         """'recover', 'other' or 'cancel': the question every recovery offer asks."""
-        box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved changes?", text,
-                          parent=self.window)
+        box = QMessageBox(
+            QMessageBox.Icon.Question, "Recover unsaved changes?", text, parent=self.window
+        )
         recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
         alternative = box.addButton(other, QMessageBox.ButtonRole.DestructiveRole)
         if cancel:
@@ -118,15 +135,23 @@ class FileActions(QObject):
         """'recover', 'saved' or 'cancel' when an autosave is newer than ``path``."""
         answer = self._ask_recover(
             f"{path}: there is an autosaved copy newer than the saved file, "
-            "probably from a session that ended without saving.", "Open saved", cancel=True)
+            "probably from a session that ended without saving.",
+            "Open saved",
+            cancel=True,
+        )
         return "saved" if answer == "other" else answer
 
     def ask_untitled_recovery(self) -> bool:
         """True to recover the autosaved copy of a design that was never saved."""
-        return self._ask_recover(
-            "There is an autosaved copy of a design that was never saved, probably from "
-            "a session that ended without saving.", "Start on the sample",
-            cancel=False) == "recover"
+        return (
+            self._ask_recover(
+                "There is an autosaved copy of a design that was never saved, probably from "
+                "a session that ended without saving.",
+                "Start on the sample",
+                cancel=False,
+            )
+            == "recover"
+        )
 
     def _status(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 8000)
@@ -349,7 +374,9 @@ class FileActions(QObject):
     def _open_recent(self, file: str) -> None:
         if not Path(file).exists():
             self._set_recent([f for f in self.recent_files() if f != file])
-            self._error("Cannot open project", f"{file}: the file no longer exists; "
-                        "it was removed from the Recent list.")
+            self._error(
+                "Cannot open project",
+                f"{file}: the file no longer exists; it was removed from the Recent list.",
+            )
             return
         self.open_path(file)

@@ -54,10 +54,16 @@ class _UndoPassThrough(QObject):
     """
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(watched, QLineEdit)
-                and isinstance(event, QKeyEvent) and not watched.isModified()
-                and (event.matches(QKeySequence.StandardKey.Undo)
-                     or event.matches(QKeySequence.StandardKey.Redo))):
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(watched, QLineEdit)
+            and isinstance(event, QKeyEvent)
+            and not watched.isModified()
+            and (
+                event.matches(QKeySequence.StandardKey.Undo)
+                or event.matches(QKeySequence.StandardKey.Redo)
+            )
+        ):
             event.ignore()
             return True
         return False
@@ -76,8 +82,10 @@ def _kw(watts: float | None) -> str:
 
 def _bar(fraction: float) -> str:
     color = colors.load_color(fraction)
-    return ("QProgressBar { border: 1px solid #cfd8dc; border-radius: 3px; background: #f5f7f8;"
-            " max-height: 8px; } QProgressBar::chunk { background: " + color + "; }")
+    return (
+        "QProgressBar { border: 1px solid #cfd8dc; border-radius: 3px; background: #f5f7f8;"
+        " max-height: 8px; } QProgressBar::chunk { background: " + color + "; }"
+    )
 
 
 class Inspector(QWidget):
@@ -165,14 +173,22 @@ class Inspector(QWidget):
         self._role_choices = self.device_role.count()
         self.device_role.activated.connect(self._commit_device_role)
         form.addRow("Role", self.device_role)
-        for key, label in (("rack", "Rack"), ("row", "Row"), ("position", "Position"),
-                           ("power", "Power"), ("gpus", "GPUs"), ("weight", "Weight")):
+        for key, label in (
+            ("rack", "Rack"),
+            ("row", "Row"),
+            ("position", "Position"),
+            ("power", "Power"),
+            ("gpus", "GPUs"),
+            ("weight", "Weight"),
+        ):
             self.device_fields[key] = _value_label()
             form.addRow(label, self.device_fields[key])
         #: Installers' labels, typed node by node: field name → its box.
         self.device_labels: dict[str, QLineEdit] = {}
-        for field, label, name in (("serial", "Serial", "deviceSerial"),
-                                   ("asset_tag", "Asset tag", "deviceAssetTag")):
+        for field, label, name in (
+            ("serial", "Serial", "deviceSerial"),
+            ("asset_tag", "Asset tag", "deviceAssetTag"),
+        ):
             editor = QLineEdit()
             editor.setObjectName(name)
             editor.setPlaceholderText("—")
@@ -212,8 +228,11 @@ class Inspector(QWidget):
         self.power_limit.editingFinished.connect(self._commit_power_limit)
         form.addRow("Power limit", self.power_limit)
         self.kw_bar, self.u_bar, self.kg_bar = QProgressBar(), QProgressBar(), QProgressBar()
-        for key, label, bar in (("kw", "Power", self.kw_bar), ("u", "Space", self.u_bar),
-                                ("weight", "Weight", self.kg_bar)):
+        for key, label, bar in (
+            ("kw", "Power", self.kw_bar),
+            ("u", "Space", self.u_bar),
+            ("weight", "Weight", self.kg_bar),
+        ):
             self.rack_fields[key] = _value_label()
             bar.setTextVisible(False)
             bar.setRange(0, 1000)
@@ -306,8 +325,11 @@ class Inspector(QWidget):
         index = combo.findData(role)
         if index < 0:
             known = role.strip().lower()
-            label = (f"{role_label(known)} (stored as “{role}”)" if known in colors.ROLE_COLORS
-                     else f"{role} (unknown role)")
+            label = (
+                f"{role_label(known)} (stored as “{role}”)"
+                if known in colors.ROLE_COLORS
+                else f"{role} (unknown role)"
+            )
             combo.addItem(label, role)
             index = combo.count() - 1
         combo.setCurrentIndex(index)
@@ -339,8 +361,10 @@ class Inspector(QWidget):
         kw = load.kw_max if load else 0.0
         u_used = load.u_used if load else 0.0
         share = kw / limit if limit > 0 else 0.0
-        f["kw"].setText(f"{kw:,.1f} of {limit:g} kW ({share:.0%})"
-                        + (f" · typical {load.kw_typical:,.1f} kW" if load else ""))
+        f["kw"].setText(
+            f"{kw:,.1f} of {limit:g} kW ({share:.0%})"
+            + (f" · typical {load.kw_typical:,.1f} kW" if load else "")
+        )
         self.kw_bar.setValue(int(min(share, 1.0) * 1000))
         self.kw_bar.setStyleSheet(_bar(share))
         f["u"].setText(f"{u_used:g} of {u_total} U used")
@@ -464,4 +488,3 @@ class Inspector(QWidget):
         if rack is None or value == self._limit_shown or value == rack.power_limit_kw:
             return
         self.document.push(SetRackCoolingCommand(self.document, rack.id, rack.cooling, value))
-

@@ -183,7 +183,8 @@ class LiveFigures(QObject):
             self.invalidate()
             return
         if self._summary is not None and any(
-                _device_types(rack) != self._summary_types.get(rid) for rid, rack in touched):
+            _device_types(rack) != self._summary_types.get(rid) for rid, rack in touched
+        ):
             self._summary = None
             self._results.clear()
         if self._loads is not None:

@@ -35,8 +35,14 @@ APP_NAME = "Workbench"
 class MainWindow(QMainWindow):
     """One design per window: rack view, estimates, catalog, inspector and summary."""
 
-    def __init__(self, document: Document, catalog=None, settings: QSettings | None = None,
-                 catalog_problems: Sequence[str] = (), parent: QWidget | None = None):
+    def __init__(
+        self,
+        document: Document,
+        catalog=None,
+        settings: QSettings | None = None,
+        catalog_problems: Sequence[str] = (),
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.document = document
         self.catalog = catalog
@@ -63,14 +69,17 @@ class MainWindow(QMainWindow):
 
         self.palette_widget = CatalogPalette(catalog if catalog is not None else ())
         self.palette_widget.setMinimumWidth(250)
-        self.palette_dock = self._dock("Catalog", "catalogDock", self.palette_widget,
-                                       Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.palette_dock = self._dock(
+            "Catalog", "catalogDock", self.palette_widget, Qt.DockWidgetArea.LeftDockWidgetArea
+        )
         self.inspector = Inspector(document)
         self.inspector.setMinimumWidth(330)
-        self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector,
-                                         Qt.DockWidgetArea.RightDockWidgetArea)
-        self.resizeDocks([self.palette_dock, self.inspector_dock], [270, 330],
-                         Qt.Orientation.Horizontal)
+        self.inspector_dock = self._dock(
+            "Inspector", "inspectorDock", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea
+        )
+        self.resizeDocks(
+            [self.palette_dock, self.inspector_dock], [270, 330], Qt.Orientation.Horizontal
+        )
 
         self.summary = SummaryStrip(document)
         self.statusBar().addPermanentWidget(self.summary)
@@ -96,9 +105,11 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                         | QDockWidget.DockWidgetFeature.DockWidgetClosable
-                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
         self.addDockWidget(area, dock)
         return dock
 
@@ -122,14 +133,20 @@ class MainWindow(QMainWindow):
             view.addAction(dock.toggleViewAction())
         view.addSeparator()
         self.fit_action = self._add(view, "&Fit Racks in View", "Ctrl+0", self.rack_view.fit)
-        self._add(view, "Zoom &In", QKeySequence.StandardKey.ZoomIn,
-                  lambda: self.rack_view.zoom_by(1.25))
-        self._add(view, "Zoom &Out", QKeySequence.StandardKey.ZoomOut,
-                  lambda: self.rack_view.zoom_by(1 / 1.25))
+        self._add(
+            view, "Zoom &In", QKeySequence.StandardKey.ZoomIn, lambda: self.rack_view.zoom_by(1.25)
+        )
+        self._add(
+            view,
+            "Zoom &Out",
+            QKeySequence.StandardKey.ZoomOut,
+            lambda: self.rack_view.zoom_by(1 / 1.25),
+        )
 
         help_menu = bar.addMenu("&Help")
-        self.catalog_problems_action = self._add(help_menu, "&Catalog Problems…", None,
-                                                 self.show_catalog_problems)
+        self.catalog_problems_action = self._add(
+            help_menu, "&Catalog Problems…", None, self.show_catalog_problems
+        )
         self.catalog_problems_action.setEnabled(bool(self.catalog_problems))
         self._add(help_menu, "&About Workbench", None, self._about)
 
@@ -145,8 +162,11 @@ class MainWindow(QMainWindow):
 
     def _on_tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.estimates_page:
-            self._docks_put_away = [dock for dock in (self.palette_dock, self.inspector_dock)
-                                    if dock.isVisible() and not dock.isFloating()]
+            self._docks_put_away = [
+                dock
+                for dock in (self.palette_dock, self.inspector_dock)
+                if dock.isVisible() and not dock.isFloating()
+            ]
             for dock in self._docks_put_away:
                 dock.hide()
         else:
@@ -191,21 +211,28 @@ class MainWindow(QMainWindow):
         n = len(self.catalog_problems)
         self.statusBar().showMessage(
             f"Catalog: {n} problem{'s' if n != 1 else ''}; the entries were skipped "
-            "(Help ▸ Catalog Problems)", 20000)
+            "(Help ▸ Catalog Problems)",
+            20000,
+        )
         self.show_catalog_problems()
 
     def show_catalog_problems(self) -> QMessageBox | None:
         """A non-modal dialog listing each problem as file:line: field: message."""
         if not self.catalog_problems:
             return None
-        box = QMessageBox(QMessageBox.Icon.Warning, "Catalog problems",
-                          f"{len(self.catalog_problems)} catalog entr"
-                          f"{'ies' if len(self.catalog_problems) != 1 else 'y'} could not be "
-                          "loaded and were left out. The workbench works without them.",
-                          QMessageBox.StandardButton.Close, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Catalog problems",
+            f"{len(self.catalog_problems)} catalog entr"
+            f"{'ies' if len(self.catalog_problems) != 1 else 'y'} could not be "
+            "loaded and were left out. The workbench works without them.",
+            QMessageBox.StandardButton.Close,
+            self,
+        )
         box.setDetailedText("\n".join(self.catalog_problems))
-        box.setInformativeText("\n".join(self.catalog_problems[:8])
-                               + ("\n…" if len(self.catalog_problems) > 8 else ""))
+        box.setInformativeText(
+            "\n".join(self.catalog_problems[:8]) + ("\n…" if len(self.catalog_problems) > 8 else "")
+        )
         box.setModal(False)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.show()
@@ -213,9 +240,12 @@ class MainWindow(QMainWindow):
         return box
 
     def _about(self) -> None:
-        QMessageBox.about(self, "About Workbench",
-                          "<b>Workbench</b><br>Design GPU clusters offline: racks, power, "
-                          "cooling, fabrics and capacity estimates.")
+        QMessageBox.about(
+            self,
+            "About Workbench",
+            "<b>Workbench</b><br>Design GPU clusters offline: racks, power, "
+            "cooling, fabrics and capacity estimates.",
+        )
 
     # -- window state ----------------------------------------------------------------
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
@@ -223,8 +253,9 @@ class MainWindow(QMainWindow):
         if not self._fitted:
             self._fitted = True
             if self.settings.value("window/state") is None:
-                self.resizeDocks([self.palette_dock, self.inspector_dock], [280, 340],
-                                 Qt.Orientation.Horizontal)
+                self.resizeDocks(
+                    [self.palette_dock, self.inspector_dock], [280, 340], Qt.Orientation.Horizontal
+                )
             QTimer.singleShot(0, self.rack_view.fit_readable)
 
     def _restore_layout(self) -> None:

@@ -87,17 +87,26 @@ class RackItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         return self._bounds
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
-              widget: QWidget | None = None) -> None:
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
         rack = self.rack
         if rack is None:
             return
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
         detail = lod * SCENE_SCALE >= geo.MIN_TEXT_PX_PER_U
-        paint_rack(painter, rack, self.view.design, (0.0, 0.0), SCENE_SCALE,
-                   selected_id=self.view.document.selection, detail=detail,
-                   face=self.view.face, load=self.view.load_of(self.rack_id),
-                   blocks=self._blocks)
+        paint_rack(
+            painter,
+            rack,
+            self.view.design,
+            (0.0, 0.0),
+            SCENE_SCALE,
+            selected_id=self.view.document.selection,
+            detail=detail,
+            face=self.view.face,
+            load=self.view.load_of(self.rack_id),
+            blocks=self._blocks,
+        )
 
     def object_at(self, local: QPointF) -> str:
         """The device id under a rack-local point, or this rack's id."""
@@ -121,9 +130,11 @@ class _Legend(QFrame):
     def __init__(self, parent: QWidget):
         super().__init__(parent)
         self.setObjectName("rackLegend")
-        self.setStyleSheet("#rackLegend { background: rgba(255,255,255,230);"
-                           " border: 1px solid #cfd8dc; border-radius: 4px; }"
-                           " QLabel { background: transparent; }")
+        self.setStyleSheet(
+            "#rackLegend { background: rgba(255,255,255,230);"
+            " border: 1px solid #cfd8dc; border-radius: 4px; }"
+            " QLabel { background: transparent; }"
+        )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
         layout.setSpacing(10)
@@ -132,8 +143,9 @@ class _Legend(QFrame):
                 continue
             swatch = QLabel()
             swatch.setFixedSize(12, 12)
-            swatch.setStyleSheet(f"background: {fill}; border: 1px solid rgba(0,0,0,80);"
-                                 " border-radius: 2px;")
+            swatch.setStyleSheet(
+                f"background: {fill}; border: 1px solid rgba(0,0,0,80); border-radius: 2px;"
+            )
             text = QLabel(label)
             text.setStyleSheet("color: #37474f;")
             pair = QHBoxLayout()
@@ -164,11 +176,12 @@ class RackView(QGraphicsView):
         self._scene = QGraphicsScene(self)
         self._scene.setBackgroundBrush(QBrush(QColor("#eceff1")))
         self.setScene(self._scene)
-        self.setRenderHints(QPainter.RenderHint.Antialiasing
-                            | QPainter.RenderHint.TextAntialiasing)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
-        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState
-                                  | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
+        self.setOptimizationFlags(
+            QGraphicsView.OptimizationFlag.DontSavePainterState
+            | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing
+        )
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setDragMode(QGraphicsView.DragMode.NoDrag)
@@ -245,8 +258,12 @@ class RackView(QGraphicsView):
             for row in site.rows:
                 count = len(row.racks)
                 self._label(row.name, 0.0, y, 18, bold=True)
-                self._label(f"{count} rack{'s' if count != 1 else ''}",
-                            self._label_width(row.name, 18) + 14, y + 5, 12)
+                self._label(
+                    f"{count} rack{'s' if count != 1 else ''}",
+                    self._label_width(row.name, 18) + 14,
+                    y + 5,
+                    12,
+                )
                 y += ROW_LABEL_H
                 x, row_h = 0.0, 0.0
                 for rack in row.racks:
@@ -307,8 +324,10 @@ class RackView(QGraphicsView):
                 item.refresh()
 
     def _on_selection_changed(self, object_id: object) -> None:
-        for old in {self.rack_of(self._selected) if self._selected else None,
-                    self.rack_of(object_id) if isinstance(object_id, str) else None}:
+        for old in {
+            self.rack_of(self._selected) if self._selected else None,
+            self.rack_of(object_id) if isinstance(object_id, str) else None,
+        }:
             item = self._items.get(old) if old else None
             if item is not None:
                 item.update()
@@ -352,16 +371,22 @@ class RackView(QGraphicsView):
         # The rows will be taller than the view, so a vertical scroll bar takes its width:
         # fit the widest row into what is left, or a horizontal scroll bar appears too.
         width = self.viewport().width()
-        if self.verticalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff \
-                and not self.verticalScrollBar().isVisible():
+        if (
+            self.verticalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+            and not self.verticalScrollBar().isVisible()
+        ):
             width -= self.style().pixelMetric(self.style().PixelMetric.PM_ScrollBarExtent)
         width_zoom = width / max(self.sceneRect().width(), rect.width(), 1.0)
         readable = max(geo.MIN_TEXT_PX_PER_U / SCENE_SCALE, COMFORTABLE_ZOOM)
         target = min(max(width_zoom, readable), 1.0)
         self.resetTransform()
         self.scale(target, target)
-        self.centerOn(QPointF(rect.left() + self.viewport().width() / target / 2,
-                              rect.top() + self.viewport().height() / target / 2))
+        self.centerOn(
+            QPointF(
+                rect.left() + self.viewport().width() / target / 2,
+                rect.top() + self.viewport().height() / target / 2,
+            )
+        )
         self.zoomChanged.emit(self.zoom())
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt's name
@@ -411,11 +436,13 @@ class RackView(QGraphicsView):
     def _make_controls(self) -> QWidget:
         box = QFrame(self)
         box.setObjectName("rackControls")
-        box.setStyleSheet("#rackControls { background: rgba(255,255,255,230);"
-                          " border: 1px solid #cfd8dc; border-radius: 4px; }"
-                          " QToolButton { border: none; padding: 3px 8px; }"
-                          " QToolButton:checked { background: #cfd8dc; border-radius: 3px; }"
-                          " QToolButton:hover { background: #e3e8eb; border-radius: 3px; }")
+        box.setStyleSheet(
+            "#rackControls { background: rgba(255,255,255,230);"
+            " border: 1px solid #cfd8dc; border-radius: 4px; }"
+            " QToolButton { border: none; padding: 3px 8px; }"
+            " QToolButton:checked { background: #cfd8dc; border-radius: 3px; }"
+            " QToolButton:hover { background: #e3e8eb; border-radius: 3px; }"
+        )
         layout = QHBoxLayout(box)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
@@ -433,9 +460,11 @@ class RackView(QGraphicsView):
         sep.setFrameShape(QFrame.Shape.VLine)
         sep.setStyleSheet("color: #cfd8dc;")
         layout.addWidget(sep)
-        for text, tip, slot in (("−", "Zoom out (Ctrl+wheel)", lambda: self.zoom_by(1 / 1.25)),
-                                ("+", "Zoom in (Ctrl+wheel)", lambda: self.zoom_by(1.25)),
-                                ("Fit", "Show every rack (Ctrl+0)", self.fit)):
+        for text, tip, slot in (
+            ("−", "Zoom out (Ctrl+wheel)", lambda: self.zoom_by(1 / 1.25)),
+            ("+", "Zoom in (Ctrl+wheel)", lambda: self.zoom_by(1.25)),
+            ("Fit", "Show every rack (Ctrl+0)", self.fit),
+        ):
             button = QToolButton(box)
             button.setText(text)
             button.setToolTip(tip)
@@ -451,4 +480,3 @@ class RackView(QGraphicsView):
         self._legend.move(vp.left() + 10, vp.bottom() - self._legend.height() - 10)
         self._controls.adjustSize()
         self._controls.move(vp.right() - self._controls.width() - 10, vp.top() + 10)
-

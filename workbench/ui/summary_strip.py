@@ -43,8 +43,9 @@ def format_power(kw: float) -> str:
     return f"{kw:,.1f} kW"
 
 
-def training_days(design: Design, evaluate: Evaluate,
-                  preferred: str | None = None) -> tuple[str, float | None] | None:
+def training_days(
+    design: Design, evaluate: Evaluate, preferred: str | None = None
+) -> tuple[str, float | None] | None:
     """(workload name, days) of the training workload to show, or None without one.
 
     That is ``preferred`` (the workload open in the Estimates view) when it is a training
@@ -64,8 +65,9 @@ def training_days(design: Design, evaluate: Evaluate,
     return workload.name, getattr(result, "days", None)
 
 
-def summary_parts(summary: DesignSummary, design: Design, evaluate: Evaluate,
-                  preferred: str | None = None) -> list[tuple[str, str, str]]:
+def summary_parts(
+    summary: DesignSummary, design: Design, evaluate: Evaluate, preferred: str | None = None
+) -> list[tuple[str, str, str]]:
     """(key, text, tooltip) of each figure shown, in order; pure, for tests and the strip.
 
     ``evaluate`` and ``preferred`` are passed on to :func:`training_days`."""
@@ -73,21 +75,39 @@ def summary_parts(summary: DesignSummary, design: Design, evaluate: Evaluate,
     parts = [
         ("racks", format_count(summary.racks, "rack"), "Racks in the design"),
         ("devices", format_count(summary.devices, "device"), "Devices placed in racks"),
-        ("gpus", format_count(summary.gpus, "GPU"),
-         ", ".join(f"{n:,} × {slug}" for slug, n in summary.gpu_models.items()) or "No GPUs"),
-        ("bf16", f"{format_flops(bf16)} BF16 peak",
-         "Dense BF16 peak: GPUs × TFLOPS per GPU (no sparsity)"),
-        ("it", f"{format_power(summary.it_kw)} IT",
-         f"IT load at maximum draw; typical {format_power(summary.typical_kw)}"),
-        ("facility", f"{format_power(summary.facility_kw)} facility (PUE {summary.pue:g})",
-         "Facility power = IT power × PUE"),
+        (
+            "gpus",
+            format_count(summary.gpus, "GPU"),
+            ", ".join(f"{n:,} × {slug}" for slug, n in summary.gpu_models.items()) or "No GPUs",
+        ),
+        (
+            "bf16",
+            f"{format_flops(bf16)} BF16 peak",
+            "Dense BF16 peak: GPUs × TFLOPS per GPU (no sparsity)",
+        ),
+        (
+            "it",
+            f"{format_power(summary.it_kw)} IT",
+            f"IT load at maximum draw; typical {format_power(summary.typical_kw)}",
+        ),
+        (
+            "facility",
+            f"{format_power(summary.facility_kw)} facility (PUE {summary.pue:g})",
+            "Facility power = IT power × PUE",
+        ),
     ]
     days = training_days(design, evaluate, preferred)
     if days is not None:
         name, value = days
         text = f"{name}: {value:,.1f} days" if value is not None else f"{name}: days n/a"
-        parts.append(("days", text, "Training time of the workload open in Estimates "
-                      "(the first training workload until one is chosen)"))
+        parts.append(
+            (
+                "days",
+                text,
+                "Training time of the workload open in Estimates "
+                "(the first training workload until one is chosen)",
+            )
+        )
     return parts
 
 
@@ -114,9 +134,12 @@ class SummaryStrip(QWidget):
     def refresh(self) -> None:
         """Show the document's current figures now."""
         figures = self.document.figures
-        parts = summary_parts(figures.summary, self.document.design,
-                              lambda workload: figures.workload(workload.id),
-                              self.document.current_workload)
+        parts = summary_parts(
+            figures.summary,
+            self.document.design,
+            lambda workload: figures.workload(workload.id),
+            self.document.current_workload,
+        )
         shown = set()
         for key, text, tip in parts:
             label = self._labels.get(key)
@@ -145,8 +168,9 @@ class SummaryStrip(QWidget):
 
     def text(self) -> str:
         """Everything the strip shows, as one line."""
-        return SEPARATOR.join(label.text() for label in self._labels.values()
-                              if not label.isHidden())
+        return SEPARATOR.join(
+            label.text() for label in self._labels.values() if not label.isHidden()
+        )
 
     def figure(self, key: str) -> str:
         """The text of one figure ('gpus', 'bf16', 'it' ...)."""

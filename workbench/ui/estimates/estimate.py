@@ -69,8 +69,9 @@ class Estimate:
     def figure(self, key: str) -> Figure | None:
         """The figure called ``key`` (``deadline`` included), or None."""
         if key == "deadline":
-            return Figure("deadline", "GPUs to finish by the deadline", self.deadline_text,
-                          self.deadline)
+            return Figure(
+                "deadline", "GPUs to finish by the deadline", self.deadline_text, self.deadline
+            )
         for figure in self.figures:
             if figure.key == key:
                 return figure
@@ -97,8 +98,11 @@ def fmt(value: float | None, unit: str = "", digits: int = 3) -> str:
     elif magnitude >= 100:
         text = f"{value:,.0f}"
     elif magnitude >= 1:
-        text = f"{value:,.{max(digits - 1, 0)}f}".rstrip("0").rstrip(".") if magnitude < 10 \
+        text = (
+            f"{value:,.{max(digits - 1, 0)}f}".rstrip("0").rstrip(".")
+            if magnitude < 10
             else f"{value:,.1f}"
+        )
     elif magnitude == 0:
         text = "0"
     else:
@@ -106,8 +110,13 @@ def fmt(value: float | None, unit: str = "", digits: int = 3) -> str:
     return f"{text} {unit}".strip()
 
 
-def estimate(design: Design, workload: Workload, result: WorkloadResult,
-             deadline_days: str = "", nodes_per_su: str = "") -> Estimate:
+def estimate(
+    design: Design,
+    workload: Workload,
+    result: WorkloadResult,
+    deadline_days: str = "",
+    nodes_per_su: str = "",
+) -> Estimate:
     """Gather ``workload``'s figures on ``design`` for display (never raises for bad input).
 
     ``result`` is the workload's ``evaluate_workload`` result from the document's shared
@@ -131,8 +140,15 @@ def estimate(design: Design, workload: Workload, result: WorkloadResult,
     return out
 
 
-def _add(out: Estimate, result: WorkloadResult, key: str, label: str, value: float | None,
-         unit: str, explained: Explained | None = None) -> None:
+def _add(
+    out: Estimate,
+    result: WorkloadResult,
+    key: str,
+    label: str,
+    value: float | None,
+    unit: str,
+    explained: Explained | None = None,
+) -> None:
     """One figure row; the calculator's explanation under ``key`` unless one is given."""
     explained = explained or result.explanations.get(key)
     if not finite(value):
@@ -152,8 +168,9 @@ def _training_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
         out.memory_note = "Memory not computed: see the errors"
         return
     parts = breakdown.gb()
-    out.memory_gb = {key: parts.get(key) for key in ("weights", "gradients", "optimizer",
-                                                     "activations")}
+    out.memory_gb = {
+        key: parts.get(key) for key in ("weights", "gradients", "optimizer", "activations")
+    }
     total = parts["total"]
     _add(out, r, "memory_gb_per_gpu", "Memory per GPU", total, "GB")
     usable = breakdown.usable_bytes
@@ -164,12 +181,13 @@ def _training_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
         out.fit_text += " (activations not estimated)"
 
 
-def _fit_text(total: float | None, hbm: float | None, usable: float | None,
-              headroom: float) -> str:
+def _fit_text(total: float | None, hbm: float | None, usable: float | None, headroom: float) -> str:
     if not finite(total) or hbm is None or usable is None:
         return "HBM of the GPU unknown"
-    return (f"{fmt(total, 'GB')} per GPU against {fmt(usable, 'GB')} usable "
-            f"({fmt(hbm, 'GB')} HBM less {headroom:.0%} headroom)")
+    return (
+        f"{fmt(total, 'GB')} per GPU against {fmt(usable, 'GB')} usable "
+        f"({fmt(hbm, 'GB')} HBM less {headroom:.0%} headroom)"
+    )
 
 
 def _inference_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
@@ -180,16 +198,23 @@ def _inference_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
     _add(out, r, "max_concurrency", "Max concurrent sequences", r.max_concurrency, "sequences")
     _add(out, r, "decode_tokens_per_s", "Decode bound", r.decode_tokens_per_s, "tokens/s")
     if finite(r.decode_tokens_per_s_per_sequence) and finite(r.decode_tokens_per_s):
-        _add(out, r, "decode_per_sequence", "Decode bound per sequence",
-             r.decode_tokens_per_s_per_sequence, "tokens/s")
+        _add(
+            out,
+            r,
+            "decode_per_sequence",
+            "Decode bound per sequence",
+            r.decode_tokens_per_s_per_sequence,
+            "tokens/s",
+        )
     tp = w.tp if isinstance(w.tp, int) and w.tp > 0 else None
     if finite(r.weights_gb) and tp:
         kv_gb = (r.kv_cache_bytes or 0.0) / GB
         out.memory_gb = {"weights": r.weights_gb / tp, "kv_cache": kv_gb / tp}
         out.usable_gb = None if out.hbm_gb is None else out.hbm_gb * (1 - DEFAULT_HEADROOM)
         out.fits = r.fits
-        out.fit_text = _fit_text(r.inference_gb_per_gpu, out.hbm_gb, out.usable_gb,
-                                 DEFAULT_HEADROOM)
+        out.fit_text = _fit_text(
+            r.inference_gb_per_gpu, out.hbm_gb, out.usable_gb, DEFAULT_HEADROOM
+        )
     else:
         out.memory_note = "Memory not computed: see the errors"
 
@@ -229,8 +254,7 @@ def _gpus_per_node(design: Design, gpu_slug: str | None) -> int:
 
 
 #: How the deadline box's inputs are named on screen (the calculators use field names).
-DEADLINE_LABELS: dict[str, str] = {"deadline_days": "Deadline (days)",
-                                   "nodes_per_su": "SU (nodes)"}
+DEADLINE_LABELS: dict[str, str] = {"deadline_days": "Deadline (days)", "nodes_per_su": "SU (nodes)"}
 
 
 def _count(n: int, unit: str) -> str:
@@ -238,8 +262,9 @@ def _count(n: int, unit: str) -> str:
     return f"{n:,} {unit}{'' if n == 1 else 's'}"
 
 
-def _deadline(out: Estimate, r: WorkloadResult, w: Workload, design: Design,
-              days_text: str, su_text: str) -> None:
+def _deadline(
+    out: Estimate, r: WorkloadResult, w: Workload, design: Design, days_text: str, su_text: str
+) -> None:
     if not days_text.strip():
         out.deadline_text = "Type a number of days."
         return
@@ -257,8 +282,9 @@ def _deadline(out: Estimate, r: WorkloadResult, w: Workload, design: Design,
             raise ParseError(f"must be a whole number of nodes, got {su_text.strip()}")
         per_su = int(per_su)
         field_name = ""
-        sizing = gpus_for_deadline(r.total_flops, days, r.peak_tflops_per_gpu, w.mfu,
-                                   per_node, per_su)
+        sizing = gpus_for_deadline(
+            r.total_flops, days, r.peak_tflops_per_gpu, w.mfu, per_node, per_su
+        )
     except (InputError, ParseError) as exc:
         field_name = getattr(exc, "field", field_name) or "deadline_days"
         if field_name in DEADLINE_LABELS:
@@ -278,8 +304,9 @@ def _deadline(out: Estimate, r: WorkloadResult, w: Workload, design: Design,
     out.deadline = sizing.explanation
 
 
-def rack_power(loads: Mapping[str, RackLoad]
-               ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def rack_power(
+    loads: Mapping[str, RackLoad],
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Rack names and typical / maximum / limit kW arrays, in the order of ``loads``.
 
     ``loads`` are the document's shared ``rack_loads`` (site/row/rack order).

@@ -205,7 +205,8 @@ class WorkloadForm(QWidget):
         assert isinstance(params, QLineEdit)
         params.setReadOnly(workload.model != CUSTOM)
         params.setToolTip(
-            FIELD_BY_NAME["params"].tooltip if workload.model == CUSTOM
+            FIELD_BY_NAME["params"].tooltip
+            if workload.model == CUSTOM
             else "Set by the preset; choose Custom to type N."
         )
         self._paint_errors()
@@ -276,13 +277,17 @@ class WorkloadForm(QWidget):
 
     def error_lines(self) -> list[str]:
         """Every error as the user reads it: "<field label>: <message>"."""
-        lines = [f"{self._label_for(name)}: {message}" for name, message in self.parse_errors.items()]
+        lines = [
+            f"{self._label_for(name)}: {message}" for name, message in self.parse_errors.items()
+        ]
         for name, message in self._calc_errors:
             if name in self.parse_errors:
                 # The calculators judged the value still in the model, not the text the
                 # user just typed ("got 0.0" next to "'abc' is not a number" misleads).
                 continue
-            lines.append(f"{self._label_for(name)}: {percent_message(FIELD_BY_NAME.get(name), message)}")
+            lines.append(
+                f"{self._label_for(name)}: {percent_message(FIELD_BY_NAME.get(name), message)}"
+            )
         return lines
 
     def _label_for(self, field: str) -> str:

@@ -46,8 +46,12 @@ def _legend(plot: pg.PlotWidget) -> pg.LegendItem:
     """A legend on a translucent white card, so lines behind it do not cross its text."""
     # Bottom left: days fall with more GPUs, so that corner of the plot stays empty,
     # while the top right would cover the design's point and its label.
-    return plot.addLegend(offset=(10, -10), labelTextColor="#222",
-                          brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#ccc"))
+    return plot.addLegend(
+        offset=(10, -10),
+        labelTextColor="#222",
+        brush=pg.mkBrush(255, 255, 255, 215),
+        pen=pg.mkPen("#ccc"),
+    )
 
 
 _SWATCH = {"area": "■", "line": "━", "dashed": "┅"}
@@ -58,7 +62,7 @@ def _legend_label(entries: list[tuple[str, str, str]]) -> QLabel:
     onto more lines when the splitter makes the plot narrow, so it never covers data."""
     parts = [
         f'<span style="color:{colour}; font-size:large">{_SWATCH.get(kind, "■")}'
-        f'</span>&nbsp;{text.replace(" ", "&nbsp;")}'
+        f"</span>&nbsp;{text.replace(' ', '&nbsp;')}"
         for colour, text, kind in entries
     ]
     label = QLabel(" &nbsp;&nbsp; ".join(parts))
@@ -105,17 +109,24 @@ class DaysPlot(pg.PlotWidget):
         for mfu, colour in _MFU_PENS.items():
             width = 2.5 if mfu == 0.4 else 1.5
             style = Qt.PenStyle.SolidLine if mfu == 0.4 else Qt.PenStyle.DashLine
-            curve = self.plot([], [], pen=pg.mkPen(colour, width=width, style=style),
-                              name=f"MFU {mfu:.0%}")
+            curve = self.plot(
+                [], [], pen=pg.mkPen(colour, width=width, style=style), name=f"MFU {mfu:.0%}"
+            )
             self.curves[mfu] = curve
         band_colour = QColor("#0072B2")
         band_colour.setAlpha(35)
         self.band = pg.FillBetweenItem(self.curves[0.3], self.curves[0.5], brush=band_colour)
         self.addItem(self.band)
         # A PlotDataItem (not a bare ScatterPlotItem) so the plot's log mode applies to it.
-        self.point = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=13,
-                                     symbolBrush=pg.mkBrush("#c62828"),
-                                     symbolPen=pg.mkPen("w", width=1.5))
+        self.point = pg.PlotDataItem(
+            [],
+            [],
+            pen=None,
+            symbol="o",
+            symbolSize=13,
+            symbolBrush=pg.mkBrush("#c62828"),
+            symbolPen=pg.mkPen("w", width=1.5),
+        )
         self.point.setZValue(5)
         self.addItem(self.point)
         self.legend.addItem(self.point, "This design")
@@ -123,8 +134,13 @@ class DaysPlot(pg.PlotWidget):
         self.addItem(self.point_label, ignoreBounds=True)
         self.message = _message(self)
 
-    def set_curves(self, gpus: np.ndarray | None, days: dict[float, np.ndarray],
-                   point: tuple[float, float] | None, note: str = "") -> None:
+    def set_curves(
+        self,
+        gpus: np.ndarray | None,
+        days: dict[float, np.ndarray],
+        point: tuple[float, float] | None,
+        note: str = "",
+    ) -> None:
         """Feed the curves (GPU counts, days per MFU) and the design's own point."""
         if gpus is None or not days:
             for curve in self.curves.values():
@@ -170,18 +186,21 @@ class MemoryPlot(pg.PlotWidget):
         )
         self.bars: dict[str, pg.BarGraphItem] = {}
         for key, _label, colour in MEMORY_PARTS:
-            bar = pg.BarGraphItem(x=[0], height=[0], y0=[0], width=0.6,
-                                  brush=colour, pen=pg.mkPen("w", width=1))
+            bar = pg.BarGraphItem(
+                x=[0], height=[0], y0=[0], width=0.6, brush=colour, pen=pg.mkPen("w", width=1)
+            )
             self.addItem(bar)
             self.bars[key] = bar
-        self.hbm_line = pg.InfiniteLine(angle=0, movable=False,
-                                        pen=pg.mkPen("#c62828", width=2),
-                                        label="HBM {value:.0f} GB",
-                                        labelOpts={"position": 0.02, "color": "#c62828",
-                                                   "anchors": [(0, 1), (0, 1)]})
-        self.usable_line = pg.InfiniteLine(angle=0, movable=False,
-                                           pen=pg.mkPen("#c62828", width=1,
-                                                        style=Qt.PenStyle.DashLine))
+        self.hbm_line = pg.InfiniteLine(
+            angle=0,
+            movable=False,
+            pen=pg.mkPen("#c62828", width=2),
+            label="HBM {value:.0f} GB",
+            labelOpts={"position": 0.02, "color": "#c62828", "anchors": [(0, 1), (0, 1)]},
+        )
+        self.usable_line = pg.InfiniteLine(
+            angle=0, movable=False, pen=pg.mkPen("#c62828", width=1, style=Qt.PenStyle.DashLine)
+        )
         self.addItem(self.hbm_line)
         self.addItem(self.usable_line)
         self.usable_label = pg.TextItem("usable", color="#c62828", anchor=(1, 0))
@@ -189,8 +208,13 @@ class MemoryPlot(pg.PlotWidget):
         self.message = _message(self)
         self.setXRange(*self.X_RANGE, padding=0)
 
-    def set_breakdown(self, parts_gb: dict[str, float | None], hbm_gb: float | None,
-                      usable_gb: float | None = None, note: str = "") -> None:
+    def set_breakdown(
+        self,
+        parts_gb: dict[str, float | None],
+        hbm_gb: float | None,
+        usable_gb: float | None = None,
+        note: str = "",
+    ) -> None:
         """Stack the known parts (None/0 parts are drawn empty) and place the HBM lines."""
         base = 0.0
         for key, _label, _colour in MEMORY_PARTS:
@@ -221,18 +245,24 @@ class RackPowerPlot(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         _style(self, "Power per rack", "kW", "Rack")
-        self.legend_label = _legend_label([
-            ("#b0bec5", "Maximum draw", "area"), ("#0072B2", "Typical draw", "area"),
-            ("#c62828", "Over the rack limit", "area"), ("#c62828", "Rack limit", "line"),
-        ])
-        self.max_bars = pg.BarGraphItem(x=[], height=[], width=0.8,
-                                        brush=pg.mkBrush(120, 144, 156, 110), pen=None)
-        self.typical_bars = pg.BarGraphItem(x=[], height=[], width=0.8,
-                                            brush=pg.mkBrush("#0072B2"), pen=None)
-        self.over_bars = pg.BarGraphItem(x=[], height=[], width=0.8,
-                                         brush=pg.mkBrush("#c62828"), pen=None)
-        self.limit = pg.PlotDataItem([], [], pen=pg.mkPen("#c62828", width=2),
-                                     stepMode="center")
+        self.legend_label = _legend_label(
+            [
+                ("#b0bec5", "Maximum draw", "area"),
+                ("#0072B2", "Typical draw", "area"),
+                ("#c62828", "Over the rack limit", "area"),
+                ("#c62828", "Rack limit", "line"),
+            ]
+        )
+        self.max_bars = pg.BarGraphItem(
+            x=[], height=[], width=0.8, brush=pg.mkBrush(120, 144, 156, 110), pen=None
+        )
+        self.typical_bars = pg.BarGraphItem(
+            x=[], height=[], width=0.8, brush=pg.mkBrush("#0072B2"), pen=None
+        )
+        self.over_bars = pg.BarGraphItem(
+            x=[], height=[], width=0.8, brush=pg.mkBrush("#c62828"), pen=None
+        )
+        self.limit = pg.PlotDataItem([], [], pen=pg.mkPen("#c62828", width=2), stepMode="center")
         self.addItem(self.max_bars)
         self.addItem(self.typical_bars)
         self.addItem(self.over_bars)
@@ -240,8 +270,9 @@ class RackPowerPlot(pg.PlotWidget):
         self.message = _message(self)
         self.rack_names: list[str] = []
 
-    def set_loads(self, names: list[str], typical_kw: np.ndarray, max_kw: np.ndarray,
-                  limit_kw: np.ndarray) -> None:
+    def set_loads(
+        self, names: list[str], typical_kw: np.ndarray, max_kw: np.ndarray, limit_kw: np.ndarray
+    ) -> None:
         """One bar per rack (maximum behind typical); racks whose maximum exceeds their
         limit are drawn red."""
         n = len(names)

@@ -28,8 +28,10 @@ from workbench.calc.explain import Explained, num
 from workbench.ui.estimates.estimate import DEFAULT_NODES_PER_SU, Estimate, Figure
 
 _ERROR_STYLE = "border: 1px solid #c62828; background: #fdecea;"
-_LINK_STYLE = ("QToolButton { color: #1565c0; text-decoration: underline; border: none; "
-               "padding: 0 2px; } QToolButton:hover { color: #0d47a1; }")
+_LINK_STYLE = (
+    "QToolButton { color: #1565c0; text-decoration: underline; border: none; "
+    "padding: 0 2px; } QToolButton:hover { color: #0d47a1; }"
+)
 
 
 class ExplainButton(QToolButton):
@@ -76,8 +78,10 @@ class ResultsPanel(QGroupBox):
         self.su_edit = QLineEdit(str(DEFAULT_NODES_PER_SU))
         self.su_edit.setObjectName("nodesPerSu")
         self.su_edit.setMaximumWidth(60)
-        self.su_edit.setToolTip("Nodes per scalable unit; the answer rounds up to whole SUs "
-                                "(DGX SuperPOD: 32). 1 means no SU rounding.")
+        self.su_edit.setToolTip(
+            "Nodes per scalable unit; the answer rounds up to whole SUs "
+            "(DGX SuperPOD: 32). 1 means no SU rounding."
+        )
         self.su_edit.editingFinished.connect(self.deadlineChanged)
         self.deadline_answer = QLabel("—")
         self.deadline_answer.setObjectName("deadlineAnswer")

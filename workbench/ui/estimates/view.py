@@ -47,14 +47,23 @@ class _AdaptiveSplitter(QSplitter):
         self.setChildrenCollapsible(False)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        wanted = (Qt.Orientation.Horizontal if event.size().width() >= self.min_side_by_side
-                  else Qt.Orientation.Vertical)
+        wanted = (
+            Qt.Orientation.Horizontal
+            if event.size().width() >= self.min_side_by_side
+            else Qt.Orientation.Vertical
+        )
         if wanted != self.orientation():
             self.setOrientation(wanted)
-            extent = (event.size().width() if wanted == Qt.Orientation.Horizontal
-                      else event.size().height())
-            self.setSizes([extent * 2 // 5, extent * 3 // 5] if wanted == Qt.Orientation.Horizontal
-                          else [extent // 2, extent // 2])
+            extent = (
+                event.size().width()
+                if wanted == Qt.Orientation.Horizontal
+                else event.size().height()
+            )
+            self.setSizes(
+                [extent * 2 // 5, extent * 3 // 5]
+                if wanted == Qt.Orientation.Horizontal
+                else [extent // 2, extent // 2]
+            )
         super().resizeEvent(event)
 
 
@@ -213,8 +222,15 @@ class EstimatesView(QWidget):
         workload_id = f"workload-{number}"
         same_kind = sum(1 for w in self.document.design.workloads if w.kind == kind)
         if kind == "inference":
-            workload = Workload(id=workload_id, name=f"Inference service {same_kind + 1}",
-                                kind="inference", tp=8, pp=1, context=8192, concurrency=32)
+            workload = Workload(
+                id=workload_id,
+                name=f"Inference service {same_kind + 1}",
+                kind="inference",
+                tp=8,
+                pp=1,
+                context=8192,
+                concurrency=32,
+            )
         else:
             workload = Workload(id=workload_id, name=f"Training job {same_kind + 1}")
         self.current_id = workload_id
@@ -256,8 +272,7 @@ class EstimatesView(QWidget):
         result = self.document.figures.workload(workload.id) if workload is not None else None
         inputs = (result, self.results.deadline_text(), self.results.su_text())
         shown = self._estimate_inputs
-        if (only_if_changed and shown is not None and shown[0] is result
-                and shown[1:] == inputs[1:]):
+        if only_if_changed and shown is not None and shown[0] is result and shown[1:] == inputs[1:]:
             return
         self._estimate_inputs = inputs
         if workload is None:
@@ -267,8 +282,13 @@ class EstimatesView(QWidget):
             self.days_plot.set_curves(None, {}, None, "Add a training job to see its curve")
             self.memory_plot.set_breakdown({}, None, None, "No workload selected")
         else:
-            self.estimate = est.estimate(self.document.design, workload, result,
-                                         self.results.deadline_text(), self.results.su_text())
+            self.estimate = est.estimate(
+                self.document.design,
+                workload,
+                result,
+                self.results.deadline_text(),
+                self.results.su_text(),
+            )
             self.results.set_estimate(self.estimate)
             self.form.show_errors(self.estimate.errors)
             e = self.estimate

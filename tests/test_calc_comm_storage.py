@@ -67,13 +67,8 @@ def test_checkpoint_size_write_time_and_interval():
     assert write / interval == pytest.approx(0.05)
 
 
-def test_dataset_bandwidth_and_hot_tier_rule():
+def test_dataset_bandwidth():
     assert storage.dataset_read_gbs(1e6, 4) == pytest.approx(0.004)
-    assert storage.hot_tier_verdict(32, 10).ok  # rule applies above 40 GPUs
-    below = storage.hot_tier_verdict(1024, 40)
-    assert not below.ok and "50 GB/s" in below.message and "1024" in below.message
-    assert storage.hot_tier_verdict(41, 50).ok
-    assert not storage.hot_tier_verdict(41, 49.9).ok
 
 
 @pytest.mark.parametrize(
@@ -88,7 +83,6 @@ def test_dataset_bandwidth_and_hot_tier_rule():
         (lambda: comm.bus_bandwidth_gbs(8, 8, 900, 400, efficiency=0), "efficiency"),
         (lambda: storage.checkpoint_write_seconds(1e12, 0), "write_gbs"),
         (lambda: storage.min_checkpoint_interval_s(10, max_overhead=2), "max_overhead"),
-        (lambda: storage.hot_tier_verdict(-5, 50), "gpus"),
         (lambda: storage.checkpoint_bytes(175e9, "int3"), "precision"),
     ],
 )

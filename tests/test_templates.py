@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.calc.storage import hot_tier_verdict
 from workbench.calc.summary import rack_loads, summarize
 from workbench.catalog import load_catalog
 from workbench.model.placement import clashes, out_of_rack
+from workbench.rules.storage import hot_tier, hot_tier_required_gbs
 from workbench.templates import (
     TEMPLATES,
     TemplateError,
@@ -70,7 +70,8 @@ def test_sample_is_the_first_customer_design(catalog) -> None:
     assert {"server", "switch", "storage", "pdu"} <= roles
     assert_within_budgets(design)
     # Domain brief §4: ≥ 50 GB/s hot-tier read for clusters above 40 GPUs.
-    assert hot_tier_verdict(summary.gpus, hot_read_gbs(design)).ok
+    assert hot_read_gbs(design) >= hot_tier_required_gbs(summary.gpus) == 50.0
+    assert hot_tier(design).read_gbs == hot_read_gbs(design)
 
 
 @pytest.mark.parametrize("name", sorted(TEMPLATES))

@@ -552,7 +552,7 @@ def test_a_complaint_about_n_goes_when_a_preset_takes_n_back(qtbot, view, docume
 
 
 def test_days_read_the_same_everywhere_and_short_jobs_in_hours() -> None:
-    from workbench.ui.estimates.estimate import fmt
+    from workbench.units import format_quantity as fmt
 
     # The status strip and the plot label print days with one decimal.
     assert fmt(181.3313, "days") == "181.3 days"

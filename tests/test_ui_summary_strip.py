@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.ui.summary_strip import format_count, format_flops, format_power
+from workbench.units import format_count, format_flops, format_power
 
 
 def test_units_switch_at_a_thousand():

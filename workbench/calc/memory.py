@@ -286,3 +286,15 @@ def gpus_to_hold_state(
     state = model_state_bytes(params, precision).total_bytes
     usable = positive("hbm_gb", hbm_gb, 100_000) * GB * (1 - check_headroom(headroom))
     return int(-(-state // usable))
+
+
+def data_parallel(gpus: int, tp: int, pp: int) -> int:
+    """The data-parallel degree ``gpus / (tp·pp)``: the one check that a layout of
+    tensor and pipeline parallelism tiles the GPUs (every replica needs tp·pp GPUs).
+
+    >>> data_parallel(1024, 8, 4)
+    32
+    """
+    if gpus % (tp * pp):
+        raise InputError("tp", f"tp·pp = {tp * pp} does not divide the {gpus} GPUs")
+    return gpus // (tp * pp)

@@ -9,22 +9,17 @@ Domain brief §4 (from the seed articles):
 * One save should cost ≤ 5 % of the interval between saves, so the interval is at least
   ``write_time / 0.05`` (= 20 × the write time).
 * The hot tier must feed the GPUs: ≥ 50 GB/s of read bandwidth for clusters above ~40
-  GPUs.
+  GPUs.  That is a rule, so it lives in :mod:`workbench.rules.storage`.
 * Dataset read bandwidth = training tokens/s × stored bytes per token.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from workbench.calc.errors import MAX_GPUS, MAX_PARAMS, choice, fraction, positive, positive_int
+from workbench.calc.errors import MAX_PARAMS, choice, fraction, positive
 from workbench.calc.memory import ADAM_STATE_BYTES, GB
 
 #: Share of training time one checkpoint save may take (domain brief §4).
 MAX_CHECKPOINT_OVERHEAD = 0.05
-#: Hot-tier read bandwidth floor and the cluster size above which it applies (brief §4).
-HOT_TIER_MIN_READ_GBS = 50.0
-HOT_TIER_RULE_ABOVE_GPUS = 40
 #: Bytes per stored token of a pre-tokenised dataset: int32 ids (uint16 suffices for
 #: vocabularies under 65,536, e.g. Megatron's indexed datasets; Llama 3's 128k needs 4).
 DEFAULT_BYTES_PER_TOKEN = 4.0
@@ -63,31 +58,4 @@ def dataset_read_gbs(
         positive("tokens_per_s", tokens_per_s)
         * positive("bytes_per_token", bytes_per_token, 1e6)
         / GB
-    )
-
-
-@dataclass(frozen=True)
-class StorageVerdict:
-    """Whether the hot tier meets the read-bandwidth rule, and why."""
-
-    ok: bool
-    required_gbs: float
-    read_gbs: float
-    message: str
-
-
-def hot_tier_verdict(gpus: int, read_gbs: float) -> StorageVerdict:
-    """The ≥ 50 GB/s rule for clusters above 40 GPUs (domain brief §4)."""
-    g = positive_int("gpus", gpus, MAX_GPUS)
-    read = positive("read_gbs", read_gbs, 1e6)
-    if g <= HOT_TIER_RULE_ABOVE_GPUS:
-        return StorageVerdict(True, 0.0, read, f"{g} GPUs: the 50 GB/s rule applies above 40 GPUs")
-    ok = read >= HOT_TIER_MIN_READ_GBS
-    verdict = "meets" if ok else "is below"
-    return StorageVerdict(
-        ok,
-        HOT_TIER_MIN_READ_GBS,
-        read,
-        f"hot tier read {read:g} GB/s {verdict} the {HOT_TIER_MIN_READ_GBS:g} GB/s needed "
-        f"for {g} GPUs (more than {HOT_TIER_RULE_ABOVE_GPUS})",
     )

@@ -20,6 +20,7 @@ from the installed catalog:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,13 +144,30 @@ class DesignSummary:
         }
 
 
-def summarize(design: Design, pue: float | None = None) -> DesignSummary:
-    """Racks, devices, GPUs, power, heat and peak PFLOPS of ``design`` in one pass."""
+def type_counts(design: Design) -> tuple[int, Counter[str]]:
+    """(racks, devices per catalog slug): the one linear pass a summary needs."""
     racks = 0
     counts: Counter[str] = Counter()
     for rack in design.iter_racks():
         racks += 1
         counts.update(device.device_type for device in rack.devices)
+    return racks, counts
+
+
+def summarize(design: Design, pue: float | None = None) -> DesignSummary:
+    """Racks, devices, GPUs, power, heat and peak PFLOPS of ``design`` in one pass."""
+    racks, counts = type_counts(design)
+    return summary_from_counts(design, racks, counts, pue)
+
+
+def summary_from_counts(
+    design: Design, racks: int, counts: Mapping[str, int], pue: float | None = None
+) -> DesignSummary:
+    """The summary of a design with ``racks`` racks holding ``counts`` devices per slug.
+
+    Costs one step per catalog type, not per device, so a view that keeps the counts up
+    to date edit by edit (the window's live figures) gets a new summary at once.
+    """
     it_w = typical_w = hbm_gb = 0.0
     gpus = without_power = 0
     peak: dict[str, float] = {}
@@ -157,6 +175,8 @@ def summarize(design: Design, pue: float | None = None) -> DesignSummary:
     gpu_servers: Counter[str] = Counter()
     unknown: list[str] = []
     for slug, count in counts.items():
+        if count <= 0:
+            continue
         item = design.device_types.get(slug)
         if item is None:
             unknown.append(slug)
@@ -178,7 +198,7 @@ def summarize(design: Design, pue: float | None = None) -> DesignSummary:
     heat = it_w * BTU_H_PER_W
     return DesignSummary(
         racks=racks,
-        devices=sum(counts.values()),
+        devices=sum(n for n in counts.values() if n > 0),
         gpus=gpus,
         it_kw=it_w / 1000.0,
         typical_kw=typical_w / 1000.0,
@@ -213,26 +233,28 @@ class RackLoad:
     max_weight_kg: float | None
     gpus: int
 
-    @property
-    def over_power(self) -> bool:
-        return self.kw_max > self.limit_kw
 
-    @property
-    def power_share(self) -> float:
-        """kw_max / limit_kw (0 when the limit is 0)."""
-        return self.kw_max / self.limit_kw if self.limit_kw > 0 else 0.0
+class LoadCache:
+    """Per-type figures (max W, typical W, U, kg, GPUs) and per-rack-type limits (U, max
+    kg), shared by every rack load computed with it.
+
+    Valid while the design's catalog snapshot stays the same: a caller that keeps one
+    across edits (the window's live figures, the rules) drops it when the snapshot
+    changes.
+    """
+
+    def __init__(self) -> None:
+        self.per_type: dict[str, tuple[float, float, float, float, int]] = {}
+        self.rack_types: dict[str, tuple[float, float | None]] = {}
 
 
-#: Per-type (max W, typical W, U, kg, GPUs) and per-rack-type (U, max kg) lookups shared
-#: by the racks of one pass.
-_TypeCache = dict[str, tuple[float, float, float, float, int]]
-_RackTypeCache = dict[str, tuple[float, float | None]]
+def rack_load(design: Design, rack: Rack, cache: LoadCache | None = None) -> RackLoad:
+    """The load of one rack: the same figures as its ``rack_loads`` entry.
 
-
-def _rack_load(
-    design: Design, rack: Rack, per_type: _TypeCache, rack_types: _RackTypeCache
-) -> RackLoad:
-    """One rack's load, reusing (and filling) the per-type caches of the caller's pass."""
+    Lets a live view refresh only the racks an edit touched instead of every rack.
+    """
+    cache = cache if cache is not None else LoadCache()
+    per_type = cache.per_type
     kw = kw_typ = u = weight = 0.0
     gpus = 0
     for device in rack.devices:
@@ -245,12 +267,12 @@ def _rack_load(
         u += fig[2]
         weight += fig[3]
         gpus += fig[4]
-    limits = rack_types.get(rack.rack_type)
+    limits = cache.rack_types.get(rack.rack_type)
     if limits is None:
         item = design.device_types.get(rack.rack_type)
         u_total = float(rack_height(design, rack))
         max_weight = item.props.get("max_weight_kg") if item else None
-        limits = rack_types[rack.rack_type] = (
+        limits = cache.rack_types[rack.rack_type] = (
             u_total,
             float(max_weight) if max_weight is not None else None,
         )
@@ -268,20 +290,11 @@ def _rack_load(
     )
 
 
-def rack_load(design: Design, rack: Rack) -> RackLoad:
-    """The load of one rack: the same figures as its ``rack_loads`` entry.
-
-    Lets a live view refresh only the racks an edit touched instead of every rack.
-    """
-    return _rack_load(design, rack, {}, {})
-
-
 def rack_loads(design: Design) -> dict[str, RackLoad]:
     """Per-rack loads keyed by rack id, in site/row/rack order (weight: devices only).
 
     Per-type figures and rack limits are looked up once per type, so the pass over
     ~12,500 devices stays within a few milliseconds.
     """
-    per_type: _TypeCache = {}
-    rack_types: _RackTypeCache = {}
-    return {rack.id: _rack_load(design, rack, per_type, rack_types) for rack in design.iter_racks()}
+    cache = LoadCache()
+    return {rack.id: rack_load(design, rack, cache) for rack in design.iter_racks()}

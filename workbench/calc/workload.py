@@ -257,12 +257,9 @@ def _training_memory(result: WorkloadResult, w: Workload, gpu: CatalogItem | Non
         return
     dp = 1
     if gpus:
-        if gpus % (tp * pp):
-            result.errors.append(
-                InputError("tp", f"tp·pp = {tp * pp} does not divide the {gpus} GPUs")
-            )
+        dp = _attempt(result, memory.data_parallel, gpus, tp, pp)
+        if dp is None:
             return
-        dp = gpus // (tp * pp)
     result.dp = dp
     arch = model.has_architecture
     if not arch:

@@ -9,7 +9,6 @@ device type imported from the community library, which never says "server" or "s
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -46,10 +45,6 @@ SERVER_WORDS: tuple[str, ...] = (
     "ucs-c",
     "gpu",
 )
-
-#: A switch whose most common data port is at least this fast serves the compute or
-#: storage fabric; slower ones are management switches.
-FABRIC_SPEED_GBPS = 100.0
 
 
 def interface_speed_gbps(type_name: str) -> float | None:
@@ -99,19 +94,3 @@ def infer_kind(mapping: Mapping[str, Any]) -> str:
     if len(ports) >= SWITCH_PORT_THRESHOLD or "switch" in text:
         return "switch"
     return "server"
-
-
-def default_role(kind: str, gpu_count: int, interfaces: Sequence[Mapping[str, Any]]) -> str:
-    """The role a device gets when the file names none (roles colour the rack view)."""
-    if kind == "server":
-        return "gpu-server" if gpu_count > 0 else "cpu-server"
-    if kind == "switch":
-        speeds = Counter(
-            interface_speed_gbps(str(entry.get("type", "")))
-            for entry in data_interfaces(interfaces)
-        )
-        if not speeds:
-            return "management-switch"
-        common = speeds.most_common(1)[0][0] or 0.0
-        return "compute-switch" if common >= FABRIC_SPEED_GBPS else "management-switch"
-    return kind

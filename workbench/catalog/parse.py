@@ -21,8 +21,9 @@ from typing import Any
 
 from workbench.catalog.errors import CatalogEntryErrors, CatalogError, CatalogWarning
 from workbench.catalog.item import KINDS, PRECISIONS, CatalogItem, Interface, PowerPort
-from workbench.catalog.netbox import default_role, infer_kind
+from workbench.catalog.netbox import infer_kind, interface_speed_gbps
 from workbench.catalog.props import check_props
+from workbench.catalog.vocabulary import derive_role
 from workbench.catalog.yaml_source import LineMap
 
 #: NetBox's slug convention: lower-case words joined by single hyphens.
@@ -241,7 +242,13 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
             with ctx.check():
                 values["sources"][key] = ctx.text(text, ("sources", key))
     if "role" not in values and mapping.get("role") is None:
-        values["role"] = default_role(kind, values["gpu_count"], [e for _, e in interfaces])
+        speeds = [
+            interface_speed_gbps(str(e.get("type", "")))
+            for _, e in interfaces
+            if isinstance(e, dict) and not e.get("mgmt_only")
+        ]
+        name = f"{values.get('model', '')} {slug}"
+        values["role"] = derive_role(kind, values["gpu_count"], speeds, name)
     if not ctx.failed(("max_power_w",), ("typical_power_w",), ("power-ports",)):
         with ctx.check():
             _resolve_power(ctx, kind, values)

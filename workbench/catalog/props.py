@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from workbench.catalog.vocabulary import COOLING_TYPES
+
 if TYPE_CHECKING:  # only for the annotation: parse imports this module
     from workbench.catalog.parse import _Context
 
@@ -42,7 +44,7 @@ NUMERIC_PROPS: frozenset[str] = frozenset(
 
 #: Props whose value must be one of a few words.
 CHOICE_PROPS: dict[str, tuple[str, ...]] = {
-    "cooling": ("air", "rear-door", "liquid"),
+    "cooling": tuple(COOLING_TYPES),
     "media": ("nvme", "ssd", "hdd", "hybrid"),
     "fiber": ("mmf", "smf", "copper"),
 }

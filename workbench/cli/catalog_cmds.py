@@ -26,6 +26,7 @@ from workbench.catalog.loader import load_file
 from workbench.cli.errors import CliError
 from workbench.store.atomic import write_bytes_atomic
 from workbench.store.errors import os_reason
+from workbench.units import format_count
 
 #: Columns of ``catalog list`` (and the keys of each ``--json`` object).
 LIST_FIELDS: tuple[str, ...] = ("slug", "kind", "manufacturer", "model", "u_height", "role")
@@ -91,11 +92,6 @@ def _load(folder: Path | None) -> tuple[Catalog, list[CatalogItem]]:
     return catalog, mine
 
 
-def _count(n: int, word: str) -> str:
-    """'1 error', '2 errors'."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _validate(args: argparse.Namespace) -> int:
     catalog, items = _load(args.dir)
     for error in catalog.errors:
@@ -104,7 +100,7 @@ def _validate(args: argparse.Namespace) -> int:
         print(f"warning: {warning}")
     where = display_path(args.dir) if args.dir else ", ".join(display_path(d) for d in catalog.dirs)
     counts = ", ".join(
-        _count(n, word)
+        format_count(n, word)
         for n, word in (
             (len(items), "item"),
             (len(catalog.errors), "error"),

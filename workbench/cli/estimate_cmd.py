@@ -190,9 +190,7 @@ def _memory(args, model: ModelConfig, gpus: int | None, hbm_gb: float | None) ->
         if gpus is not None and tp * pp * dp != gpus:
             raise InputError("dp", f"tp·pp·dp = {tp * pp * dp} but --gpus is {gpus}")
     elif gpus is not None:
-        if gpus % (tp * pp):
-            raise InputError("tp", f"tp·pp = {tp * pp} does not divide the {gpus} GPUs")
-        dp = gpus // (tp * pp)
+        dp = memory.data_parallel(gpus, tp, pp)
     else:
         dp = 1
     zero = args.zero

@@ -1,7 +1,9 @@
-"""Plain dataclasses for a cluster design; no Qt, no I/O."""
+"""Plain dataclasses for a cluster design, its id index and its edits; no Qt, no I/O."""
 
+from workbench.model.change import Change
 from workbench.model.design import (
     COOLING_LIMITS_KW,
+    COOLING_TYPES,
     DEVICE_ROLES,
     FACES,
     PLANES,
@@ -14,14 +16,17 @@ from workbench.model.design import (
     Site,
     SoftwareStack,
     StorageTier,
+    Waiver,
     Workload,
 )
 
 __all__ = [
     "COOLING_LIMITS_KW",
+    "COOLING_TYPES",
     "DEVICE_ROLES",
     "FACES",
     "PLANES",
+    "Change",
     "Design",
     "Device",
     "Link",
@@ -31,5 +36,6 @@ __all__ = [
     "Site",
     "SoftwareStack",
     "StorageTier",
+    "Waiver",
     "Workload",
 ]

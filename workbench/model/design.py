@@ -2,8 +2,9 @@
 
 Everything a user edits lives here and nowhere else; views mirror it and the project file
 stores it.  The classes hold no Qt and no I/O.  Mutations that the window performs go
-through the functions in :mod:`workbench.model.edit`, so that the id index below stays
-correct and every change can be undone by a QUndoCommand calling the inverse function.
+through :mod:`workbench.model.edit` (fields) and :mod:`workbench.model.ops` (adding,
+removing and moving objects), so that the id index (:attr:`Design.index`) stays correct
+and every change can be undone by applying its exact inverse.
 
 Ports are not stored per device: a device's ports are the interfaces of its catalog
 item (thousands of identical servers would otherwise repeat the same rows).  Links name
@@ -16,27 +17,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.catalog.item import CatalogItem
-
-#: Which side of the rack a device is mounted on (NetBox's rack faces).
-FACES: tuple[str, ...] = ("front", "rear")
-
-#: Cooling types of a rack, and the planning limit in kW each allows by default.
-#: Air-cooled racks top out around 8-12 kW (domain brief §5); a rear-door heat
-#: exchanger lifts that to roughly 40-50 kW; direct liquid cooling to about 120 kW.
-COOLING_LIMITS_KW: dict[str, float] = {"air": 12.0, "rear-door": 50.0, "liquid": 120.0}
-
-#: What a device can do in the cluster (``Device.role``; catalog items name one too).
-#: The model owns this vocabulary; the drawing gives each a colour.
-DEVICE_ROLES: tuple[str, ...] = (
-    "gpu-server",
-    "cpu-server",
-    "storage",
-    "compute-switch",
-    "storage-switch",
-    "management-switch",
-    "pdu",
-    "other",
+from workbench.catalog.vocabulary import (  # noqa: F401 - the model's vocabulary, re-exported
+    COOLING_TYPES,
+    DEVICE_ROLES,
+    FACES,
 )
+from workbench.model.index import DesignIndex
+
+#: Cooling types and their default kW limits, derived from the one table of cooling
+#: types (:data:`workbench.catalog.vocabulary.COOLING_TYPES`).
+COOLING_LIMITS_KW: dict[str, float] = {k: c.limit_kw for k, c in COOLING_TYPES.items()}
 
 #: Network planes (domain brief §3).
 PLANES: tuple[str, ...] = ("compute", "storage", "management", "oob")
@@ -163,6 +153,9 @@ class Workload:
     context: int = 4096
     concurrency: int = 1
     kv_precision: str = "bf16"
+    #: The business window for a training job, in days; the rules warn when the
+    #: estimate runs past it.  None: no target set.
+    target_days: float | None = None
 
 
 @dataclass
@@ -173,6 +166,21 @@ class SoftwareStack:
     name: str
     components: dict[str, str] = field(default_factory=dict)
     revision: int = 1
+
+
+@dataclass
+class Waiver:
+    """A finding the team has looked at and accepted, with the reason.
+
+    It names the rule and the object the finding is about, so it keeps applying while the
+    finding stays, whatever its numbers become, and stops mattering once the object goes.
+    """
+
+    rule: str
+    object_id: str
+    note: str
+    #: When it was made (ISO 8601 text), for the review record.
+    created_at: str = ""
 
 
 @dataclass
@@ -193,6 +201,20 @@ class Design:
     workloads: list[Workload] = field(default_factory=list)
     software_stacks: list[SoftwareStack] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
+    waivers: list[Waiver] = field(default_factory=list)
+    #: Built on first use and kept correct by :mod:`workbench.model.ops`.
+    _index: DesignIndex | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def index(self) -> DesignIndex:
+        """Every object by id (see :mod:`workbench.model.index`)."""
+        if self._index is None:
+            self._index = DesignIndex(self)
+        return self._index
+
+    def reindex(self) -> None:
+        """Forget the index, for code that rebuilt the lists by hand (readers, builders)."""
+        self._index = None
 
     # -- traversal ---------------------------------------------------------------
     def iter_racks(self):
@@ -216,14 +238,13 @@ class Design:
 
     def find_rack(self, rack_id: str) -> Rack | None:
         """The rack with this id, or None."""
-        for rack in self.iter_racks():
-            if rack.id == rack_id:
-                return rack
-        return None
+        placed = self.index.racks.get(rack_id)
+        return placed[1] if placed is not None else None
 
     def find_device(self, device_id: str) -> tuple[Rack, Device] | None:
         """The (rack, device) with this device id, or None."""
-        for rack, device in self.iter_devices():
-            if device.id == device_id:
-                return rack, device
-        return None
+        return self.index.devices.get(device_id)
+
+    def find_workload(self, workload_id: str) -> Workload | None:
+        """The workload with this id, or None."""
+        return self.index.workloads.get(workload_id)

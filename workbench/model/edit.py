@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from workbench.model.design import COOLING_LIMITS_KW, DEVICE_ROLES, Design, Device, Rack, Workload
+from workbench.model.errors import EditError
 
 #: Device fields :func:`set_device_field` edits, with the words a message uses for them.
 DEVICE_FIELDS: dict[str, str] = {"serial": "serial", "asset_tag": "asset tag", "role": "role"}
@@ -22,10 +23,6 @@ DEVICE_FIELDS: dict[str, str] = {"serial": "serial", "asset_tag": "asset tag", "
 #: The longest serial or asset tag accepted: real serials and tags are far shorter, and
 #: the limit stops a pasted paragraph from landing in a field printed on labels.
 MAX_LABEL_CHARS = 64
-
-
-class EditError(ValueError):
-    """An edit the model refuses, with a message fit for the user."""
 
 
 def _rack(design: Design, rack_id: str) -> Rack:
@@ -159,11 +156,12 @@ def restore_rack_cooling(design: Design, rack_id: str, cooling: str, power_limit
 
 def add_workload(design: Design, workload: Workload, index: int | None = None) -> int:
     """Insert a workload; returns the index it landed at (for undo)."""
-    if any(w.id == workload.id for w in design.workloads):
-        raise EditError(f"A workload with id {workload.id!r} already exists.")
+    if design.index.in_use(workload.id):
+        raise EditError(f"The id {workload.id!r} is already in use.")
     if index is None:
         index = len(design.workloads)
     design.workloads.insert(index, workload)
+    design.index.workloads[workload.id] = workload
     return index
 
 
@@ -172,6 +170,7 @@ def remove_workload(design: Design, workload_id: str) -> tuple[int, Workload]:
     for i, w in enumerate(design.workloads):
         if w.id == workload_id:
             del design.workloads[i]
+            design.index.workloads.pop(workload_id, None)
             return i, w
     raise EditError(f"No workload with id {workload_id!r}.")
 
@@ -180,7 +179,7 @@ def update_workload(design: Design, workload_id: str, **changes) -> Workload:
     """Replace fields of a workload; returns the previous value (a copy) for undo."""
     for i, w in enumerate(design.workloads):
         if w.id == workload_id:
-            design.workloads[i] = replace(w, **changes)
+            design.workloads[i] = design.index.workloads[w.id] = replace(w, **changes)
             return w
     raise EditError(f"No workload with id {workload_id!r}.")
 
@@ -189,6 +188,6 @@ def replace_workload(design: Design, workload: Workload) -> None:
     """Put ``workload`` in place of the one with its id (undo of :func:`update_workload`)."""
     for i, w in enumerate(design.workloads):
         if w.id == workload.id:
-            design.workloads[i] = workload
+            design.workloads[i] = design.index.workloads[w.id] = workload
             return
     raise EditError(f"No workload with id {workload.id!r}.")

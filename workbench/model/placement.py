@@ -1,35 +1,61 @@
-"""Where devices sit in a rack: occupied units, clashes and free ranges.
+"""Where devices sit in a rack: occupied units, clashes, free ranges and drop verdicts.
 
-One function per rule, used by the rack drawing and the budget figures now (rack height)
-and by drop highlighting, validation and exports later (architecture: placement rules
-live on the model); the template tests check every generated rack with them.  A full-depth
-device blocks its units on both faces; a half-depth one only on its own face, so a
-half-depth switch at the rear may share units with a half-depth patch panel at the front.
+The geometry rules of a rack live here once: the drawing, the inspector, the budget
+figures, the rules engine and drag-and-drop all ask these functions (architecture:
+placement rules live on the model).  A full-depth device blocks its units on both faces;
+a half-depth one only on its own face, so a half-depth switch at the rear may share
+units with a half-depth patch panel at the front.
+
+Half-unit heights are legal in NetBox device types (a 0.5U patch panel, a 1.5U server).
+Positions are whole units, so a device covers every unit it reaches into: 0.5U at U20
+covers U20, 1.5U at U30 covers U30 and U31 (the drawing shows its true height).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
+from workbench.catalog.item import RACKABLE_KINDS, CatalogItem
 from workbench.model.design import Design, Device, Rack
 
 
-def units_of(device: Device, u_height: float) -> range:
-    """The rack units a device covers (empty for 0U or unplaced devices)."""
-    if device.position is None or u_height <= 0:
+def covered_units(position: int | None, u_height: float) -> range:
+    """The rack units a device of ``u_height`` at ``position`` covers: every unit it
+    reaches into, so half-U heights round up (empty for 0U or unplaced devices)."""
+    if position is None or not u_height > 0:
         return range(0)
-    return range(device.position, device.position + max(1, math.ceil(u_height)))
+    return range(position, position + max(1, math.ceil(u_height)))
+
+
+def units_of(device: Device, u_height: float) -> range:
+    """The rack units ``device`` covers (see :func:`covered_units`)."""
+    return covered_units(device.position, u_height)
+
+
+def units_label(position: int | None, u_height: float) -> str:
+    """How a position reads to a person: "U20 (0.5U)", "U30–U31 (1.5U)", "0U"."""
+    units = covered_units(position, u_height)
+    if not units:
+        return "0U"
+    span = f"U{units.start}" if len(units) == 1 else f"U{units.start}–U{units[-1]}"
+    return f"{span} ({u_height:g}U)"
 
 
 def _faces(device: Device, full_depth: bool) -> tuple[str, ...]:
     return ("front", "rear") if full_depth else (device.face,)
 
 
-def occupancy(design: Design, rack: Rack) -> dict[tuple[int, str], Device]:
-    """Map (unit, face) → the device holding it; later clashing devices are left out."""
+def occupancy(
+    design: Design, rack: Rack, ignore: frozenset[str] = frozenset()
+) -> dict[tuple[int, str], Device]:
+    """Map (unit, face) → the device holding it; later clashing devices are left out,
+    and so are the devices in ``ignore`` (those being dragged)."""
     taken: dict[tuple[int, str], Device] = {}
     for device, cells in _cells(design, rack):
+        if device.id in ignore:
+            continue
         for cell in cells:
             taken.setdefault(cell, device)
     return taken
@@ -61,7 +87,10 @@ def rack_height(design: Design, rack: Rack) -> int:
 
 
 def clashes(design: Design, rack: Rack) -> list[tuple[Device, Device]]:
-    """Pairs of devices that claim the same unit on the same face."""
+    """Pairs of devices that claim the same unit on the same face (a full-depth device
+    claims both faces)."""
+    if not _may_clash(design, rack):
+        return []
     taken: dict[tuple[int, str], Device] = {}
     found: list[tuple[Device, Device]] = []
     seen: set[tuple[str, str]] = set()
@@ -74,6 +103,35 @@ def clashes(design: Design, rack: Rack) -> list[tuple[Device, Device]]:
                 seen.add((other.id, device.id))
                 found.append((other, device))
     return found
+
+
+def _may_clash(design: Design, rack: Rack) -> bool:
+    """Quick test with one bit per unit and face: does any unit hold two devices?
+
+    Checking 3,500 racks cell by cell took ~60 ms at 100,000 GPUs; the bit masks answer
+    the common case (no clash) in a few machine operations per device.
+    """
+    front = rear = 0
+    types = design.device_types
+    for device in rack.devices:
+        item = types.get(device.device_type)
+        if item is None:
+            continue
+        units = units_of(device, item.u_height)
+        if not units:
+            continue
+        if units.start < 0:
+            return True  # negative shifts are not masks; let the slow path answer
+        mask = ((1 << len(units)) - 1) << units.start
+        on_front = item.is_full_depth or device.face != "rear"
+        on_rear = item.is_full_depth or device.face == "rear"
+        if (on_front and front & mask) or (on_rear and rear & mask):
+            return True
+        if on_front:
+            front |= mask
+        if on_rear:
+            rear |= mask
+    return False
 
 
 def out_of_rack(design: Design, rack: Rack) -> list[Device]:
@@ -103,3 +161,67 @@ def free_ranges(design: Design, rack: Rack, face: str = "front") -> list[range]:
     if start is not None:
         runs.append(range(start, rack_height(design, rack) + 1))
     return runs
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Whether an item may go at a unit and face of a rack, and if not, why.
+
+    ``units`` are the units it would cover (empty for 0U items, which go in the 0U
+    strip); ``blocking`` names the devices in the way.
+    """
+
+    ok: bool
+    reason: str
+    units: range = range(0)
+    blocking: tuple[str, ...] = ()
+
+
+def can_place(
+    design: Design,
+    rack: Rack,
+    item: CatalogItem,
+    u: int | None,
+    face: str = "front",
+    ignore: frozenset[str] = frozenset(),
+) -> Placement:
+    """May ``item`` be mounted in ``rack`` with its lowest unit at ``u`` on ``face``?
+
+    ``ignore`` holds the ids of devices being moved (their own units are free for them).
+    The verdict is about room only; budgets (power, cooling, weight) are the rules'
+    business and are reported, not refused, so a planner can see what would be over.
+    """
+    if item.kind not in RACKABLE_KINDS:
+        return Placement(False, f"{item.label} is a {item.kind}, not something mounted in a rack.")
+    if not item.u_height > 0:
+        return Placement(True, f"{item.label} is 0U: it goes in the rack's side strip.")
+    if u is None:
+        return Placement(False, "Point at a rack unit to place it.")
+    units = covered_units(u, item.u_height)
+    top = rack_height(design, rack)
+    label = units_label(u, item.u_height)
+    if units.start < 1 or units[-1] > top:
+        return Placement(
+            False, f"{item.label} needs {label}, but {rack.name} has U1–U{top}.", units
+        )
+    taken = occupancy(design, rack, ignore)
+    faces = ("front", "rear") if item.is_full_depth else (face,)
+    blocking: dict[str, Device] = {}
+    for unit in units:
+        for f in faces:
+            other = taken.get((unit, f))
+            if other is not None:
+                blocking.setdefault(other.id, other)
+    if blocking:
+        names = ", ".join(
+            f"{d.name} ({units_label(d.position, _height(design, d))})" for d in blocking.values()
+        )
+        return Placement(
+            False, f"{label} of {rack.name} is taken by {names}.", units, tuple(blocking)
+        )
+    return Placement(True, f"{label} of {rack.name} is free.", units)
+
+
+def _height(design: Design, device: Device) -> float:
+    item = design.device_types.get(device.device_type)
+    return float(item.u_height) if item is not None else 0.0

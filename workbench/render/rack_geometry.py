@@ -18,6 +18,7 @@ from typing import NamedTuple
 from workbench.model.design import Design, Rack
 from workbench.model.placement import rack_height
 from workbench.render.colors import role_of
+from workbench.units import short_number
 
 #: Widths and heights in U.  A 19" rack is ~600 mm wide against 44.45 mm per U, so the
 #: mounting width (482.6 mm) is ~10.9 U; 11 U keeps device labels legible.
@@ -218,14 +219,8 @@ def load_fraction(used: float, limit: float) -> float:
 
 def footer_text(u_used: float, u_total: int, kw: float | None, limit_kw: float | None) -> str:
     """The figures written under a rack: "16/42 U · 40.8/50 kW"."""
-    text = f"{_num(u_used)}/{u_total} U"
+    text = f"{short_number(u_used)}/{u_total} U"
     if kw is not None:
         text += f" · {kw:,.1f}"
-        text += f"/{_num(limit_kw)} kW" if limit_kw else " kW"
+        text += f"/{short_number(limit_kw)} kW" if limit_kw else " kW"
     return text
-
-
-def _num(value: float | None) -> str:
-    if value is None:
-        return "?"
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"

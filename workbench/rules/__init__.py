@@ -1,3 +1,38 @@
-"""Design rule checks (roadmap): each rule returns findings with an id, a severity and a
-source.  Empty until the rules engine lands; the package exists so the layer test already
-guards it against Qt imports."""
+"""Design rule checks: each rule is registered once, with an id, a severity, what it looks
+at and its source, and returns findings with the numbers in their messages.
+
+Importing the package registers every rule.  The window, the command line (``workbench
+check``), the template builder and the exports read verdicts from here; none keeps a
+copy of a rule (see :mod:`workbench.rules.engine`).
+"""
+
+from workbench.rules import nodes, racks, snapshot, storage, workloads  # noqa: F401 - register
+from workbench.rules.engine import (
+    INTERNAL_ERROR,
+    REGISTRY,
+    Checker,
+    Counts,
+    Finding,
+    Rule,
+    RuleContext,
+    Severity,
+    check_design,
+    count,
+    rule,
+    waived_keys,
+)
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "REGISTRY",
+    "Checker",
+    "Counts",
+    "Finding",
+    "Rule",
+    "RuleContext",
+    "Severity",
+    "check_design",
+    "count",
+    "rule",
+    "waived_keys",
+]

@@ -9,7 +9,10 @@ The sizes follow the rules of the domain brief rather than fixed counts, so
   down and half up (non-blocking), two tiers while ``k²/2`` hosts fit, else three (§3).
   This is a sizing for the bill of switches; the fabric generator (roadmap) draws links.
 * Storage: the hot tier reads at least ``read_gbs_per_node`` per GPU node and never less
-  than 50 GB/s above 40 GPUs (§4); a warm object tier of at least two nodes.
+  than the rules' hot-tier floor (50 GB/s above 40 GPUs, §4); a warm object tier of at
+  least two nodes.
+* Workload: the largest training job the workload rules accept on the design
+  (:mod:`workbench.templates.workload_choice`).
 * Management: one in-band switch per compute rack, aggregated in a services rack that
   also holds the head nodes (scheduler, login, monitoring).
 """
@@ -30,12 +33,11 @@ from workbench.model import (
     Site,
     SoftwareStack,
     StorageTier,
-    Workload,
 )
+from workbench.rules.storage import hot_tier_required_gbs
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
+from workbench.templates.workload_choice import choose_workload
 
-HOT_TIER_FLOOR_GBS = 50.0
-HOT_TIER_FLOOR_ABOVE_GPUS = 40
 HEAD_NODES = 3
 HEAD_NODE = "generic-cpu-storage-server"
 HOT_NODE = "generic-allflash-pfs-node"
@@ -194,25 +196,12 @@ class _Builder:
             sites=[Site(id="site1", name="Hall 1", rows=rows)],
             networks=self._networks(),
             storage_tiers=self._tiers(rows),
-            workloads=[
-                Workload(
-                    id="wl-1",
-                    name="Llama 3 70B pre-training",
-                    kind="training",
-                    model="llama3-70b",
-                    tokens=15e12,
-                    precision="bf16",
-                    mfu=0.4,
-                    tp=8,
-                    pp=4,
-                    zero=1,
-                    recompute="selective",
-                )
-            ],
             software_stacks=[stack],
             properties={"template": spec.name, "requested_gpus": str(gpus)},
         )
         design.device_types = snapshot_for(self.catalog, sorted(self.used))
+        design.workloads = [choose_workload(design, server.gpu_count)]
+        design.reindex()
         return design
 
     @staticmethod
@@ -304,9 +293,7 @@ class _Builder:
 
     def _storage_racks(self, gpus: int, nodes: int) -> list[Rack]:
         hot = self.item(HOT_NODE)
-        need = nodes * self.spec.read_gbs_per_node
-        if gpus > HOT_TIER_FLOOR_ABOVE_GPUS:
-            need = max(need, HOT_TIER_FLOOR_GBS)
+        need = max(nodes * self.spec.read_gbs_per_node, hot_tier_required_gbs(gpus))
         read = float(hot.props.get("read_gbs", 0) or 0)
         hot_nodes = max(2, math.ceil(need / read)) if read > 0 else 2
         warm_nodes = max(2, math.ceil(nodes / 64))

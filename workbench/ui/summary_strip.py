@@ -14,33 +14,12 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from workbench.calc.summary import DesignSummary
 from workbench.model import Design, Workload
 from workbench.ui.document import Change, Document
+from workbench.units import format_count, format_flops, format_power
 
 #: Evaluates a workload (``evaluate_workload`` or the document's cached result).
 Evaluate = Callable[[Workload], object]
 
 SEPARATOR = " · "
-
-
-def format_count(n: int, unit: str, plural: str | None = None) -> str:
-    """'1,024 GPUs', '1 rack'."""
-    word = unit if n == 1 else (plural or unit + "s")
-    return f"{n:,} {word}"
-
-
-def format_flops(pflops: float) -> str:
-    """PFLOPS below 1,000, EF (exaFLOPS) from 1,000 PF up: '989.4 PF', '1.01 EF'."""
-    if pflops >= 1000:
-        return f"{pflops / 1000:,.2f} EF"
-    if pflops >= 100:
-        return f"{pflops:,.0f} PF"
-    return f"{pflops:,.1f} PF"
-
-
-def format_power(kw: float) -> str:
-    """kW below 1,000, MW from 1,000 kW up: '40.8 kW', '1.31 MW'."""
-    if kw >= 1000:
-        return f"{kw / 1000:,.2f} MW"
-    return f"{kw:,.1f} kW"
 
 
 def training_days(

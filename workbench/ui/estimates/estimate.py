@@ -9,7 +9,6 @@ arithmetic of its own beyond unit scaling for display, so the numbers on screen 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -23,6 +22,8 @@ from workbench.calc.summary import RackLoad
 from workbench.calc.workload import WorkloadResult, training_days_curve
 from workbench.model import Design, Workload
 from workbench.ui.estimates.fields import ParseError, parse_quantity
+from workbench.units import finite, format_count
+from workbench.units import format_quantity as fmt
 
 #: MFU values of the curve band (domain brief §1: 30-50 % for training).
 CURVE_MFUS: tuple[float, ...] = (0.3, 0.4, 0.5)
@@ -76,38 +77,6 @@ class Estimate:
             if figure.key == key:
                 return figure
         return None
-
-
-def finite(value: object) -> bool:
-    """True for a real, finite number (never print NaN or inf)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def fmt(value: float | None, unit: str = "", digits: int = 3) -> str:
-    """A readable figure: thousands separators for big counts, 3 significant digits else."""
-    if not finite(value):
-        return "—"
-    assert value is not None
-    magnitude = abs(value)
-    if unit == "days":
-        # One decimal, as the status strip and the plot label print it; a job shorter
-        # than a tenth of a day reads better in hours than as "0.0 days".
-        return f"{value:,.1f} days" if magnitude >= 0.1 else fmt(value * 24, "hours")
-    if magnitude >= 1e15 and unit in ("FLOPs", "FLOP"):
-        text = f"{value:.3e}".replace("e+", "e")
-    elif magnitude >= 100:
-        text = f"{value:,.0f}"
-    elif magnitude >= 1:
-        text = (
-            f"{value:,.{max(digits - 1, 0)}f}".rstrip("0").rstrip(".")
-            if magnitude < 10
-            else f"{value:,.1f}"
-        )
-    elif magnitude == 0:
-        text = "0"
-    else:
-        text = f"{value:.{digits}g}"
-    return f"{text} {unit}".strip()
 
 
 def estimate(
@@ -257,11 +226,6 @@ def _gpus_per_node(design: Design, gpu_slug: str | None) -> int:
 DEADLINE_LABELS: dict[str, str] = {"deadline_days": "Deadline (days)", "nodes_per_su": "SU (nodes)"}
 
 
-def _count(n: int, unit: str) -> str:
-    """'1 node', '1,056 nodes'."""
-    return f"{n:,} {unit}{'' if n == 1 else 's'}"
-
-
 def _deadline(
     out: Estimate, r: WorkloadResult, w: Workload, design: Design, days_text: str, su_text: str
 ) -> None:
@@ -295,9 +259,9 @@ def _deadline(
         out.deadline_error = True
         return
     out.deadline_text = (
-        f"{_count(sizing.gpus_needed, 'GPU')} → {_count(sizing.nodes, 'node')} "
-        f"({sizing.scalable_units:,} SU × {_count(per_su, 'node')} = "
-        f"{_count(sizing.gpus_provisioned, 'GPU')})\n"
+        f"{format_count(sizing.gpus_needed, 'GPU')} → {format_count(sizing.nodes, 'node')} "
+        f"({sizing.scalable_units:,} SU × {format_count(per_su, 'node')} = "
+        f"{format_count(sizing.gpus_provisioned, 'GPU')})\n"
         f"needs {fmt(sizing.effective_pflops_needed, 'PFLOP/s')} effective, "
         f"{fmt(sizing.physical_pflops_needed, 'PFLOP/s')} peak"
     )

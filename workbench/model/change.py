@@ -1,0 +1,79 @@
+"""What one edit touched, precisely enough that nobody has to refresh the whole hall.
+
+Every edit (a field change in :mod:`workbench.model.edit`, a structural one in
+:mod:`workbench.model.ops`) describes itself as a :class:`Change`.  The window's document
+emits it; the rack view refreshes the racks named in it and lays out again only when
+racks came or went, the live figures recompute the loads of those racks, and the rules
+engine re-runs only the rules that look at what changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+_EMPTY: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Change:
+    """Ids of what an edit touched.
+
+    * ``racks``: racks whose contents or properties differ (a device added to, removed
+      from or moved within or between them; a rename; a cooling change).
+    * ``devices``, ``workloads``, ``links``: objects whose fields differ, or that were
+      added, removed or moved.
+    * ``added``, ``removed``, ``moved``: ids of objects that came, went or changed
+      place (rows, racks, devices, links, workloads), a subset of the above plus rows.
+    * ``layout``: rows or racks came, went or moved, so the hall is laid out anew.
+    * ``waivers``: a finding was waived or unwaived.
+    * ``everything``: the extent is unknown (a new design): refresh all.
+    """
+
+    racks: frozenset[str] = _EMPTY
+    devices: frozenset[str] = _EMPTY
+    workloads: frozenset[str] = _EMPTY
+    links: frozenset[str] = _EMPTY
+    added: frozenset[str] = _EMPTY
+    removed: frozenset[str] = _EMPTY
+    moved: frozenset[str] = _EMPTY
+    layout: bool = False
+    waivers: bool = False
+    everything: bool = False
+    #: Design-wide fields (name, properties such as the PUE, the catalog snapshot).
+    design: bool = False
+    #: Storage tiers whose membership changed.
+    tiers: frozenset[str] = field(default=_EMPTY)
+
+    @staticmethod
+    def all() -> Change:
+        """A change that tells every view to refresh fully (anything may differ)."""
+        return Change(everything=True)
+
+    @property
+    def structural(self) -> bool:
+        """Objects came, went or moved (not only fields edited)."""
+        return self.everything or self.layout or bool(self.added or self.removed or self.moved)
+
+    @property
+    def is_empty(self) -> bool:
+        return self == _NOTHING
+
+    def __or__(self, other: Change) -> Change:
+        """Both changes at once (a batch of edits is announced as one change)."""
+        return Change(
+            racks=self.racks | other.racks,
+            devices=self.devices | other.devices,
+            workloads=self.workloads | other.workloads,
+            links=self.links | other.links,
+            added=(self.added - other.removed) | other.added,
+            removed=(self.removed - other.added) | other.removed,
+            moved=self.moved | other.moved,
+            layout=self.layout or other.layout,
+            waivers=self.waivers or other.waivers,
+            everything=self.everything or other.everything,
+            design=self.design or other.design,
+            tiers=self.tiers | other.tiers,
+        )
+
+
+_NOTHING = Change()

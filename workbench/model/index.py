@@ -1,0 +1,195 @@
+"""The design's id index: every object by id, with its parent, kept correct by the edits.
+
+A 100,000-GPU design holds ~3,500 racks, ~19,000 devices and ~110,000 links; scanning
+them to find one id (what ``Design.find_device`` used to do) costs milliseconds per
+lookup, and every view used to build its own map to avoid that.  The index is built once,
+lazily, on first use, and from then on the structural edits in
+:mod:`workbench.model.ops` keep it up to date, so views, rules and commands all ask the
+model and never keep identity of their own.
+
+Ids are unique within a kind (two racks never share an id) and, for what the window
+selects (sites, rows, racks, devices, links, workloads), across kinds as well; the
+allocator hands out ids that are free in every kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workbench.model.design import Design, Device, Link, Rack, Row, Site, Workload
+
+#: Prefix and digits of the ids the allocator makes for each kind (the templates use the
+#: same shapes: ``d000001``, ``r00001``, ``row001``).
+ID_SHAPES: dict[str, tuple[str, int]] = {
+    "site": ("site", 1),
+    "row": ("row", 3),
+    "rack": ("r", 5),
+    "device": ("d", 6),
+    "link": ("l", 6),
+    "workload": ("wl-", 1),
+}
+
+
+class DesignIndex:
+    """Id → object (and parent) maps of one design.
+
+    Read it freely; only :mod:`workbench.model.ops` changes it, in step with the lists.
+    """
+
+    def __init__(self, design: Design):
+        self.sites: dict[str, Site] = {}
+        #: row id → (site, row)
+        self.rows: dict[str, tuple[Site, Row]] = {}
+        #: rack id → (row, rack)
+        self.racks: dict[str, tuple[Row, Rack]] = {}
+        #: device id → (rack, device)
+        self.devices: dict[str, tuple[Rack, Device]] = {}
+        self.links: dict[str, Link] = {}
+        #: device id → ids of the links with an end on it
+        self.device_links: defaultdict[str, set[str]] = defaultdict(set)
+        self.workloads: dict[str, Workload] = {}
+        #: Next number to try per kind (see :meth:`new_id`).
+        self._next: dict[str, int] = {}
+        for site in design.sites:
+            self.add_site(site)
+            for row in site.rows:
+                self.add_row(site, row)
+        for link in design.links:
+            self.add_link(link)
+        for workload in design.workloads:
+            self.workloads[workload.id] = workload
+
+    # -- kept in step by the edits ------------------------------------------------------
+    def add_site(self, site: Site) -> None:
+        self.sites[site.id] = site
+
+    def add_row(self, site: Site, row: Row) -> None:
+        self.rows[row.id] = (site, row)
+        for rack in row.racks:
+            self.add_rack(row, rack)
+
+    def add_rack(self, row: Row, rack: Rack) -> None:
+        self.racks[rack.id] = (row, rack)
+        for device in rack.devices:
+            self.devices[device.id] = (rack, device)
+
+    def drop_row(self, row: Row) -> None:
+        self.rows.pop(row.id, None)
+        for rack in row.racks:
+            self.drop_rack(rack)
+
+    def drop_rack(self, rack: Rack) -> None:
+        self.racks.pop(rack.id, None)
+        for device in rack.devices:
+            self.devices.pop(device.id, None)
+
+    def add_link(self, link: Link) -> None:
+        self.links[link.id] = link
+        self.device_links[link.a_device].add(link.id)
+        self.device_links[link.b_device].add(link.id)
+
+    def drop_link(self, link: Link) -> None:
+        self.links.pop(link.id, None)
+        for end in (link.a_device, link.b_device):
+            ids = self.device_links.get(end)
+            if ids is not None:
+                ids.discard(link.id)
+                if not ids:
+                    del self.device_links[end]
+
+    # -- questions ----------------------------------------------------------------------
+    def kind_of(self, object_id: str) -> str | None:
+        """``"device"``, ``"rack"``, ``"row"``, ``"site"``, ``"link"``, ``"workload"`` or None."""
+        for kind, table in (
+            ("device", self.devices),
+            ("rack", self.racks),
+            ("row", self.rows),
+            ("site", self.sites),
+            ("link", self.links),
+            ("workload", self.workloads),
+        ):
+            if object_id in table:
+                return kind
+        return None
+
+    def rack_of(self, object_id: str) -> Rack | None:
+        """The rack that is ``object_id`` or holds the device ``object_id``."""
+        found = self.devices.get(object_id)
+        if found is not None:
+            return found[0]
+        placed = self.racks.get(object_id)
+        return placed[1] if placed is not None else None
+
+    def row_of_rack(self, rack_id: str) -> Row | None:
+        placed = self.racks.get(rack_id)
+        return placed[0] if placed is not None else None
+
+    def site_of_row(self, row_id: str) -> Site | None:
+        placed = self.rows.get(row_id)
+        return placed[0] if placed is not None else None
+
+    def links_of(self, device_id: str) -> set[str]:
+        """Ids of the links with an end on ``device_id`` (empty when none)."""
+        return set(self.device_links.get(device_id, ()))
+
+    def in_use(self, object_id: str) -> bool:
+        return self.kind_of(object_id) is not None
+
+    def new_id(self, kind: str) -> str:
+        """An id for a new object of ``kind`` that no object of any kind has.
+
+        Numbers continue after the highest one in use with the same prefix, so new ids
+        sort after the template's and are never reused within a session.
+        """
+        prefix, digits = ID_SHAPES[kind]
+        n = self._next.get(kind)
+        if n is None:
+            n = self._highest(prefix) + 1
+        while True:
+            candidate = f"{prefix}{n:0{digits}d}"
+            n += 1
+            if not self.in_use(candidate):
+                self._next[kind] = n
+                return candidate
+
+    def _highest(self, prefix: str) -> int:
+        pattern = re.compile(rf"^{re.escape(prefix)}(\d+)$")
+        best = 0
+        for table in (
+            self.devices,
+            self.racks,
+            self.rows,
+            self.sites,
+            self.links,
+            self.workloads,
+        ):
+            for object_id in table:
+                match = pattern.match(object_id)
+                if match:
+                    best = max(best, int(match.group(1)))
+        return best
+
+
+def index_problems(design: Design) -> list[str]:
+    """Where ``design``'s index disagrees with a fresh one (for tests; empty when right)."""
+    current = design.index
+    fresh = DesignIndex(design)
+    problems = []
+    for name in ("sites", "rows", "racks", "devices", "links", "workloads"):
+        have, want = getattr(current, name), getattr(fresh, name)
+        if have.keys() != want.keys():
+            extra, missing = sorted(have.keys() - want.keys()), sorted(want.keys() - have.keys())
+            problems.append(f"{name}: extra {extra[:5]}, missing {missing[:5]}")
+            continue
+        for key, value in want.items():
+            mine = have[key]
+            pairs = zip(mine, value, strict=True) if isinstance(value, tuple) else [(mine, value)]
+            if any(a is not b for a, b in pairs):
+                problems.append(f"{name}: {key!r} points at a stale object")
+    have_links = {k: v for k, v in current.device_links.items() if v}
+    if have_links != dict(fresh.device_links):
+        problems.append("device_links differ")
+    return problems

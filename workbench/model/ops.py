@@ -1,0 +1,551 @@
+"""Structural edits as data: add, remove and move rows, racks, devices and links.
+
+Each edit is a small frozen dataclass; :func:`apply` carries it out on a design and
+returns its exact inverse together with the :class:`~workbench.model.change.Change` it
+made.  Applying the inverse puts back precisely what was there: the same objects, in the
+same places in their lists, with the links and storage-tier memberships that went with
+a removed device.  So the window's undo command only keeps an edit and its inverse, the
+command line and scripts make the very same edits, and a property test can run random
+edits forwards and backwards and compare the whole model with the start.
+
+The operations check structure (ids exist, new ids are free, positions are in range)
+and keep :attr:`Design.index` correct.  Whether a device *may* go somewhere (free units,
+the rack's budgets) is a placement question asked before an edit is made
+(:func:`workbench.model.placement.can_place`); the rules report whatever a design holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Union
+
+from workbench.catalog.item import CatalogItem
+from workbench.model.change import Change
+from workbench.model.design import Design, Device, Link, Rack, Row, Waiver
+from workbench.model.errors import EditError
+
+
+@dataclass(frozen=True)
+class Detached:
+    """Links and storage-tier memberships removed together with devices.
+
+    Positions are ascending, so putting them back in that order restores each list
+    exactly as it was.
+    """
+
+    #: (position in ``design.links``, link)
+    links: tuple[tuple[int, Link], ...] = ()
+    #: (storage tier id, position in its ``device_ids``, device id)
+    tiers: tuple[tuple[str, int, str], ...] = ()
+
+
+_NONE = Detached()
+
+
+@dataclass(frozen=True)
+class AddRow:
+    site_id: str
+    row: Row
+    index: int | None = None
+    detached: Detached = _NONE
+
+
+@dataclass(frozen=True)
+class RemoveRow:
+    row_id: str
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    row_id: str
+    site_id: str
+    index: int
+
+
+@dataclass(frozen=True)
+class AddRack:
+    row_id: str
+    rack: Rack
+    index: int | None = None
+    detached: Detached = _NONE
+
+
+@dataclass(frozen=True)
+class RemoveRack:
+    rack_id: str
+
+
+@dataclass(frozen=True)
+class MoveRack:
+    rack_id: str
+    row_id: str
+    index: int
+
+
+@dataclass(frozen=True)
+class AddDevice:
+    rack_id: str
+    device: Device
+    index: int | None = None
+    detached: Detached = _NONE
+
+
+@dataclass(frozen=True)
+class RemoveDevice:
+    device_id: str
+
+
+@dataclass(frozen=True)
+class MoveDevice:
+    """Put a device at ``position``/``face`` in ``rack_id`` (its own rack or another).
+
+    ``index`` is its place in the rack's device list; None keeps it (same rack) or
+    appends it (another rack).
+    """
+
+    device_id: str
+    rack_id: str
+    position: int | None
+    face: str
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class AddLink:
+    link: Link
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class RemoveLink:
+    link_id: str
+
+
+@dataclass(frozen=True)
+class AddDeviceType:
+    """Put a catalog item into the design's snapshot (before the first device of it)."""
+
+    item: CatalogItem
+
+
+@dataclass(frozen=True)
+class RemoveDeviceType:
+    slug: str
+
+
+@dataclass(frozen=True)
+class AddWaiver:
+    waiver: Waiver
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class RemoveWaiver:
+    rule: str
+    object_id: str
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Several edits as one (a drag of several devices, a removal of a selection).
+
+    Applied in order; if one fails, those already applied are undone before the error
+    is raised, so a batch happens completely or not at all.
+    """
+
+    ops: tuple[Op, ...] = field(default_factory=tuple)
+
+
+Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 3.10+ anyway
+    AddRow,
+    RemoveRow,
+    MoveRow,
+    AddRack,
+    RemoveRack,
+    MoveRack,
+    AddDevice,
+    RemoveDevice,
+    MoveDevice,
+    AddLink,
+    RemoveLink,
+    AddDeviceType,
+    RemoveDeviceType,
+    AddWaiver,
+    RemoveWaiver,
+    Batch,
+]
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What :func:`apply` did: the edit that undoes it, and what it touched."""
+
+    inverse: Op
+    change: Change
+
+
+def apply(design: Design, op: Op) -> Applied:
+    """Carry out ``op`` on ``design``; raise :class:`EditError` (changing nothing) when
+    the structure does not allow it."""
+    handler = _HANDLERS.get(type(op))
+    if handler is None:
+        raise EditError(f"Unknown edit {type(op).__name__}.")
+    return handler(design, op)
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _position(items: Sequence[object], obj: object) -> int:
+    """Where ``obj`` (this very object) is in ``items``."""
+    for i, candidate in enumerate(items):
+        if candidate is obj:
+            return i
+    raise EditError("The model's index and its lists disagree.")  # a bug, not user input
+
+
+def _insert_at(items: list, obj: object, index: int | None, what: str) -> int:
+    if index is None:
+        index = len(items)
+    if not 0 <= index <= len(items):
+        raise EditError(f"Position {index} is outside the {len(items)} {what}.")
+    items.insert(index, obj)
+    return index
+
+
+def _devices_of(racks: Iterable[Rack]) -> list[Device]:
+    return [device for rack in racks for device in rack.devices]
+
+
+def _check_free(design: Design, ids: Iterable[str]) -> None:
+    seen: set[str] = set()
+    for object_id in ids:
+        if not isinstance(object_id, str) or not object_id:
+            raise EditError("Every object needs a non-empty id.")
+        if object_id in seen or design.index.in_use(object_id):
+            raise EditError(f"The id {object_id!r} is already in use.")
+        seen.add(object_id)
+
+
+def _detach(design: Design, devices: Sequence[Device]) -> Detached:
+    """Take the links and tier memberships of ``devices`` out of the design."""
+    index = design.index
+    ids = {d.id for d in devices}
+    link_ids: set[str] = set()
+    for device_id in ids:
+        link_ids |= index.links_of(device_id)
+    links: list[tuple[int, Link]] = []
+    if link_ids:
+        kept = []
+        for i, link in enumerate(design.links):
+            if link.id in link_ids:
+                links.append((i, link))
+            else:
+                kept.append(link)
+        design.links[:] = kept
+        for _, link in links:
+            index.drop_link(link)
+    tiers: list[tuple[str, int, str]] = []
+    for tier in design.storage_tiers:
+        if not ids.isdisjoint(tier.device_ids):
+            positions = [(i, d) for i, d in enumerate(tier.device_ids) if d in ids]
+            tiers += [(tier.id, i, d) for i, d in positions]
+            tier.device_ids[:] = [d for d in tier.device_ids if d not in ids]
+    return Detached(tuple(links), tuple(tiers))
+
+
+def _reattach(design: Design, detached: Detached) -> None:
+    for i, link in detached.links:
+        design.links.insert(i, link)
+        design.index.add_link(link)
+    by_id = {tier.id: tier for tier in design.storage_tiers}
+    for tier_id, i, device_id in detached.tiers:
+        tier = by_id.get(tier_id)
+        if tier is not None:
+            tier.device_ids.insert(i, device_id)
+
+
+def _subtree_change(
+    racks: Sequence[Rack], rows: Sequence[Row], detached: Detached, *, added: bool
+) -> Change:
+    devices = frozenset(d.id for d in _devices_of(racks))
+    rack_ids = frozenset(r.id for r in racks)
+    ids = devices | rack_ids | frozenset(r.id for r in rows)
+    links = frozenset(link.id for _, link in detached.links)
+    tiers = frozenset(t for t, _, _ in detached.tiers)
+    return Change(
+        racks=rack_ids,
+        devices=devices,
+        links=links,
+        tiers=tiers,
+        added=ids | links if added else frozenset(),
+        removed=frozenset() if added else ids | links,
+        layout=True,
+    )
+
+
+# -- rows -------------------------------------------------------------------------------------
+
+
+def _add_row(design: Design, op: AddRow) -> Applied:
+    site = design.index.sites.get(op.site_id)
+    if site is None:
+        raise EditError(f"No site with id {op.site_id!r}.")
+    racks = op.row.racks
+    _check_free(design, [op.row.id, *(r.id for r in racks), *(d.id for d in _devices_of(racks))])
+    _insert_at(site.rows, op.row, op.index, "rows of the site")
+    design.index.add_row(site, op.row)
+    _reattach(design, op.detached)
+    return Applied(RemoveRow(op.row.id), _subtree_change(racks, [op.row], op.detached, added=True))
+
+
+def _remove_row(design: Design, op: RemoveRow) -> Applied:
+    placed = design.index.rows.get(op.row_id)
+    if placed is None:
+        raise EditError(f"No row with id {op.row_id!r}.")
+    site, row = placed
+    i = _position(site.rows, row)
+    detached = _detach(design, _devices_of(row.racks))
+    del site.rows[i]
+    design.index.drop_row(row)
+    change = _subtree_change(row.racks, [row], detached, added=False)
+    return Applied(AddRow(site.id, row, i, detached), change)
+
+
+def _move_row(design: Design, op: MoveRow) -> Applied:
+    placed = design.index.rows.get(op.row_id)
+    target = design.index.sites.get(op.site_id)
+    if placed is None or target is None:
+        raise EditError(f"No row {op.row_id!r} or no site {op.site_id!r}.")
+    site, row = placed
+    old = _position(site.rows, row)
+    del site.rows[old]
+    try:
+        _insert_at(target.rows, row, op.index, "rows of the site")
+    except EditError:
+        site.rows.insert(old, row)
+        raise
+    design.index.rows[row.id] = (target, row)
+    change = Change(
+        racks=frozenset(r.id for r in row.racks), moved=frozenset({row.id}), layout=True
+    )
+    return Applied(MoveRow(row.id, site.id, old), change)
+
+
+# -- racks ------------------------------------------------------------------------------------
+
+
+def _add_rack(design: Design, op: AddRack) -> Applied:
+    placed = design.index.rows.get(op.row_id)
+    if placed is None:
+        raise EditError(f"No row with id {op.row_id!r}.")
+    row = placed[1]
+    _check_free(design, [op.rack.id, *(d.id for d in op.rack.devices)])
+    _insert_at(row.racks, op.rack, op.index, "racks of the row")
+    design.index.add_rack(row, op.rack)
+    _reattach(design, op.detached)
+    return Applied(RemoveRack(op.rack.id), _subtree_change([op.rack], [], op.detached, added=True))
+
+
+def _remove_rack(design: Design, op: RemoveRack) -> Applied:
+    placed = design.index.racks.get(op.rack_id)
+    if placed is None:
+        raise EditError(f"No rack with id {op.rack_id!r}.")
+    row, rack = placed
+    i = _position(row.racks, rack)
+    detached = _detach(design, rack.devices)
+    del row.racks[i]
+    design.index.drop_rack(rack)
+    change = _subtree_change([rack], [], detached, added=False)
+    return Applied(AddRack(row.id, rack, i, detached), change)
+
+
+def _move_rack(design: Design, op: MoveRack) -> Applied:
+    placed = design.index.racks.get(op.rack_id)
+    target = design.index.rows.get(op.row_id)
+    if placed is None or target is None:
+        raise EditError(f"No rack {op.rack_id!r} or no row {op.row_id!r}.")
+    row, rack = placed
+    new_row = target[1]
+    old = _position(row.racks, rack)
+    del row.racks[old]
+    try:
+        _insert_at(new_row.racks, rack, op.index, "racks of the row")
+    except EditError:
+        row.racks.insert(old, rack)
+        raise
+    design.index.racks[rack.id] = (new_row, rack)
+    change = Change(racks=frozenset({rack.id}), moved=frozenset({rack.id}), layout=True)
+    return Applied(MoveRack(rack.id, row.id, old), change)
+
+
+# -- devices ----------------------------------------------------------------------------------
+
+
+def _add_device(design: Design, op: AddDevice) -> Applied:
+    placed = design.index.racks.get(op.rack_id)
+    if placed is None:
+        raise EditError(f"No rack with id {op.rack_id!r}.")
+    rack = placed[1]
+    _check_free(design, [op.device.id])
+    _insert_at(rack.devices, op.device, op.index, "devices of the rack")
+    design.index.devices[op.device.id] = (rack, op.device)
+    _reattach(design, op.detached)
+    links = frozenset(link.id for _, link in op.detached.links)
+    change = Change(
+        racks=frozenset({rack.id}),
+        devices=frozenset({op.device.id}),
+        links=links,
+        tiers=frozenset(t for t, _, _ in op.detached.tiers),
+        added=frozenset({op.device.id}) | links,
+    )
+    return Applied(RemoveDevice(op.device.id), change)
+
+
+def _remove_device(design: Design, op: RemoveDevice) -> Applied:
+    found = design.index.devices.get(op.device_id)
+    if found is None:
+        raise EditError(f"No device with id {op.device_id!r}.")
+    rack, device = found
+    i = _position(rack.devices, device)
+    detached = _detach(design, [device])
+    del rack.devices[i]
+    del design.index.devices[device.id]
+    links = frozenset(link.id for _, link in detached.links)
+    change = Change(
+        racks=frozenset({rack.id}),
+        devices=frozenset({device.id}),
+        links=links,
+        tiers=frozenset(t for t, _, _ in detached.tiers),
+        removed=frozenset({device.id}) | links,
+    )
+    return Applied(AddDevice(rack.id, device, i, detached), change)
+
+
+def _move_device(design: Design, op: MoveDevice) -> Applied:
+    found = design.index.devices.get(op.device_id)
+    target = design.index.racks.get(op.rack_id)
+    if found is None or target is None:
+        raise EditError(f"No device {op.device_id!r} or no rack {op.rack_id!r}.")
+    rack, device = found
+    new_rack = target[1]
+    old_index = _position(rack.devices, device)
+    old = (rack.id, device.position, device.face)
+    if new_rack is not rack or op.index is not None:
+        del rack.devices[old_index]
+        try:
+            _insert_at(new_rack.devices, device, op.index, "devices of the rack")
+        except EditError:
+            rack.devices.insert(old_index, device)
+            raise
+        design.index.devices[device.id] = (new_rack, device)
+    device.position, device.face = op.position, op.face
+    change = Change(
+        racks=frozenset({rack.id, new_rack.id}),
+        devices=frozenset({device.id}),
+        moved=frozenset({device.id}),
+    )
+    return Applied(MoveDevice(device.id, old[0], old[1], old[2], old_index), change)
+
+
+# -- links, snapshot, waivers -----------------------------------------------------------------
+
+
+def _add_link(design: Design, op: AddLink) -> Applied:
+    link = op.link
+    for end in (link.a_device, link.b_device):
+        if end not in design.index.devices:
+            raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
+    _check_free(design, [link.id])
+    _insert_at(design.links, link, op.index, "links")
+    design.index.add_link(link)
+    ids = frozenset({link.id})
+    change = Change(devices=frozenset({link.a_device, link.b_device}), links=ids, added=ids)
+    return Applied(RemoveLink(link.id), change)
+
+
+def _remove_link(design: Design, op: RemoveLink) -> Applied:
+    link = design.index.links.get(op.link_id)
+    if link is None:
+        raise EditError(f"No link with id {op.link_id!r}.")
+    i = _position(design.links, link)
+    del design.links[i]
+    design.index.drop_link(link)
+    ids = frozenset({link.id})
+    change = Change(devices=frozenset({link.a_device, link.b_device}), links=ids, removed=ids)
+    return Applied(AddLink(link, i), change)
+
+
+def _add_device_type(design: Design, op: AddDeviceType) -> Applied:
+    if op.item.slug in design.device_types:
+        raise EditError(f"The design already holds catalog item {op.item.slug!r}.")
+    design.device_types[op.item.slug] = op.item
+    return Applied(RemoveDeviceType(op.item.slug), Change(design=True))
+
+
+def _remove_device_type(design: Design, op: RemoveDeviceType) -> Applied:
+    item = design.device_types.pop(op.slug, None)
+    if item is None:
+        raise EditError(f"The design holds no catalog item {op.slug!r}.")
+    return Applied(AddDeviceType(item), Change(design=True))
+
+
+def _waiver_position(design: Design, rule: str, object_id: str) -> int | None:
+    for i, waiver in enumerate(design.waivers):
+        if waiver.rule == rule and waiver.object_id == object_id:
+            return i
+    return None
+
+
+def _add_waiver(design: Design, op: AddWaiver) -> Applied:
+    waiver = op.waiver
+    if _waiver_position(design, waiver.rule, waiver.object_id) is not None:
+        raise EditError(f"{waiver.rule} on {waiver.object_id!r} is already waived.")
+    if not waiver.note.strip():
+        raise EditError("A waiver needs a note saying why the finding is accepted.")
+    _insert_at(design.waivers, waiver, op.index, "waivers")
+    return Applied(RemoveWaiver(waiver.rule, waiver.object_id), Change(waivers=True))
+
+
+def _remove_waiver(design: Design, op: RemoveWaiver) -> Applied:
+    i = _waiver_position(design, op.rule, op.object_id)
+    if i is None:
+        raise EditError(f"{op.rule} on {op.object_id!r} is not waived.")
+    waiver = design.waivers.pop(i)
+    return Applied(AddWaiver(waiver, i), Change(waivers=True))
+
+
+def _batch(design: Design, op: Batch) -> Applied:
+    done: list[Applied] = []
+    try:
+        for step in op.ops:
+            done.append(apply(design, step))
+    except Exception:
+        for applied in reversed(done):
+            apply(design, applied.inverse)
+        raise
+    change = Change()
+    for applied in done:
+        change = change | applied.change
+    return Applied(Batch(tuple(a.inverse for a in reversed(done))), change)
+
+
+_HANDLERS = {
+    AddRow: _add_row,
+    RemoveRow: _remove_row,
+    MoveRow: _move_row,
+    AddRack: _add_rack,
+    RemoveRack: _remove_rack,
+    MoveRack: _move_rack,
+    AddDevice: _add_device,
+    RemoveDevice: _remove_device,
+    MoveDevice: _move_device,
+    AddLink: _add_link,
+    RemoveLink: _remove_link,
+    AddDeviceType: _add_device_type,
+    RemoveDeviceType: _remove_device_type,
+    AddWaiver: _add_waiver,
+    RemoveWaiver: _remove_waiver,
+    Batch: _batch,
+}

@@ -1,0 +1,410 @@
+"""The rules engine: registered rules, their findings, and incremental re-checking.
+
+A rule is a small function registered with :func:`rule`: an id (``RACK-POWER``), a
+severity, the *scope* it is called for (each rack, each device, each workload, or the
+design once), the kinds of object whose change can move its verdict (``looks_at``) and
+the source of the rule (a domain-brief section, a datasheet, a paper).  It yields
+:class:`Finding` values whose messages carry the numbers.
+
+:class:`Checker` keeps the findings of one design and, after an edit, re-runs only the
+rules that look at what the :class:`~workbench.model.change.Change` names, for only the
+objects concerned: moving one server re-checks its two racks, not 3,500.  A rule that
+raises on odd data becomes one internal-error finding naming the rule and the object;
+it never hides the other findings.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.calc.summary import DesignSummary, LoadCache, RackLoad, rack_load, summarize
+from workbench.calc.workload import WorkloadResult, evaluate_workload
+from workbench.model import Change, Design, Device, Rack, Workload
+
+#: What a rule can be called for.
+SCOPES: tuple[str, ...] = ("rack", "device", "workload", "design")
+
+#: What a rule can look at (a change to one of these re-runs it).
+KINDS: frozenset[str] = frozenset({"rack", "device", "workload", "tier", "design", "link"})
+
+#: Id of the findings that report a rule which raised.
+INTERNAL_ERROR = "INTERNAL-ERROR"
+
+
+class Severity(enum.IntEnum):
+    """How bad a finding is; ordered, so ``severity >= Severity.WARNING`` filters."""
+
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        """``"error"``, ``"warning"`` or ``"info"`` (any case) as a Severity."""
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(
+                f"unknown severity {text!r}; use one of {', '.join(s.label for s in cls)}"
+            ) from None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a rule found: ``objects[0]`` is what it is about (what a double-click
+    selects, what a waiver names); the others are involved (the second of two
+    overlapping devices)."""
+
+    rule: str
+    severity: Severity
+    message: str
+    objects: tuple[str, ...]
+
+    @property
+    def object_id(self) -> str:
+        return self.objects[0] if self.objects else ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(rule, object): what a waiver names."""
+        return self.rule, self.object_id
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A registered rule (see the module docstring)."""
+
+    id: str
+    title: str
+    severity: Severity
+    scope: str
+    looks_at: frozenset[str]
+    source: str
+    check: Callable[..., Iterable[Finding]]
+
+    def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
+        """A finding of this rule (at its own severity unless told otherwise)."""
+        return Finding(self.id, self.severity if severity is None else severity, message, objects)
+
+
+#: Every rule, by id, in registration order.
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(
+    rule_id: str,
+    *,
+    title: str,
+    severity: Severity,
+    scope: str,
+    looks_at: Iterable[str],
+    source: str,
+) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
+    """Register the decorated function as a rule.
+
+    The function is called as ``check(ctx, rule, obj)`` with ``obj`` the rack, the
+    device, the workload or the design (by ``scope``) and yields findings.
+    """
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}")
+    kinds = frozenset(looks_at)
+    if not kinds <= KINDS:
+        raise ValueError(f"unknown kinds {sorted(kinds - KINDS)}")
+
+    def register(check: Callable[..., Iterable[Finding]]) -> Rule:
+        if rule_id in REGISTRY:
+            raise ValueError(f"rule {rule_id} is registered twice")
+        made = Rule(rule_id, title, severity, scope, kinds, source, check)
+        REGISTRY[rule_id] = made
+        return made
+
+    return register
+
+
+class RuleContext:
+    """What rules read besides the object: the design, its summary and rack loads.
+
+    The window passes the figures it already keeps (so a check after an edit reuses the
+    summary and loads every view shows); the command line lets them be computed here.
+    """
+
+    def __init__(
+        self,
+        design: Design,
+        summary: Callable[[], DesignSummary] | None = None,
+        load: Callable[[Rack], RackLoad | None] | None = None,
+        evaluate: Callable[[Workload], WorkloadResult] | None = None,
+    ):
+        self.design = design
+        self._summary_source = summary
+        self._summary: DesignSummary | None = None
+        self._load_source = load
+        self._evaluate_source = evaluate
+        self._results: dict[str, tuple[Workload, WorkloadResult]] = {}
+        self._loads = LoadCache()
+        #: Anything a rule computes once per object per check (``memo``).
+        self._memo: dict[tuple[str, str], Any] = {}
+
+    @property
+    def summary(self) -> DesignSummary:
+        if self._summary_source is not None:
+            return self._summary_source()
+        if self._summary is None:
+            self._summary = summarize(self.design)
+        return self._summary
+
+    def forget(self, types: bool = False) -> None:
+        """Drop what was computed here (after the design changed); ``types`` also drops
+        the per-type figures (the catalog snapshot changed)."""
+        self._summary = None
+        self._results.clear()
+        self._memo.clear()
+        if types:
+            self._loads = LoadCache()
+
+    def evaluate(self, workload: Workload) -> WorkloadResult:
+        """The workload's estimate (computed once per check for all workload rules)."""
+        if self._evaluate_source is not None:
+            return self._evaluate_source(workload)
+        cached = self._results.get(workload.id)
+        if cached is not None and cached[0] is workload:
+            return cached[1]
+        result = evaluate_workload(self.design, workload, self.summary)
+        self._results[workload.id] = (workload, result)
+        return result
+
+    def memo(self, what: str, object_id: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per check for (``what``, ``object_id``): several rules of a
+        rack read the same budgets."""
+        key = (what, object_id)
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def load(self, rack: Rack) -> RackLoad:
+        if self._load_source is not None:
+            found = self._load_source(rack)
+            if found is not None:
+                return found
+        return rack_load(self.design, rack, self._loads)
+
+
+def _targets(design: Design, scope: str) -> Iterator[tuple[str, Any]]:
+    """(object id, object) for every object a rule of ``scope`` is called for."""
+    if scope == "rack":
+        for rack in design.iter_racks():
+            yield rack.id, rack
+    elif scope == "device":
+        for _rack, device in design.iter_devices():
+            yield device.id, device
+    elif scope == "workload":
+        for workload in design.workloads:
+            yield workload.id, workload
+    else:
+        yield "", design
+
+
+def _name(obj: Any) -> str:
+    if isinstance(obj, (Rack, Device, Workload)):
+        return f"{type(obj).__name__.lower()} {obj.name!r}"
+    return "the design"
+
+
+def run_rule(ctx: RuleContext, rule: Rule, obj: Any, object_id: str) -> list[Finding]:
+    """The findings of ``rule`` on ``obj``; a rule that raises yields one internal error."""
+    try:
+        return list(rule.check(ctx, rule, obj))
+    except Exception as exc:  # noqa: BLE001 - a broken rule must not hide the others
+        message = (
+            f"Rule {rule.id} could not check {_name(obj)}: {type(exc).__name__}: {exc}. "
+            "The other checks still ran; please report this."
+        )
+        return [Finding(INTERNAL_ERROR, Severity.ERROR, message, (object_id or "design",))]
+
+
+def check_design(
+    design: Design, ctx: RuleContext | None = None, rules: Iterable[Rule] | None = None
+) -> list[Finding]:
+    """Every finding of every rule on ``design``, in rule order."""
+    ctx = ctx or RuleContext(design)
+    found: list[Finding] = []
+    for registered in rules if rules is not None else REGISTRY.values():
+        for object_id, obj in _targets(design, registered.scope):
+            found.extend(run_rule(ctx, registered, obj, object_id))
+    return found
+
+
+def waived_keys(design: Design) -> set[tuple[str, str]]:
+    """(rule, object id) of every waiver in ``design``."""
+    return {(w.rule, w.object_id) for w in design.waivers}
+
+
+@dataclass
+class Counts:
+    """How many findings of each severity are not waived, and how many are."""
+
+    errors: int = 0
+    warnings: int = 0
+    infos: int = 0
+    waived: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "info": self.infos,
+            "waived": self.waived,
+        }
+
+
+def count(findings: Iterable[Finding], waived: set[tuple[str, str]]) -> Counts:
+    counts = Counts()
+    for finding in findings:
+        if finding.key in waived:
+            counts.waived += 1
+        elif finding.severity is Severity.ERROR:
+            counts.errors += 1
+        elif finding.severity is Severity.WARNING:
+            counts.warnings += 1
+        else:
+            counts.infos += 1
+    return counts
+
+
+@dataclass
+class Checker:
+    """The findings of one design, kept current edit by edit.
+
+    ``update(change)`` re-runs what the change can have moved (see the module
+    docstring); ``findings()`` returns them all in rule order, then object order.
+    """
+
+    design: Design
+    ctx: RuleContext | None = None
+    rules: Mapping[str, Rule] = field(default_factory=lambda: REGISTRY)
+    #: rule id → object id → its findings (only non-empty entries are kept)
+    _by_rule: dict[str, dict[str, list[Finding]]] = field(default_factory=dict)
+    #: Bumped whenever any finding differs, so views can skip redrawing.
+    version: int = 0
+
+    def __post_init__(self) -> None:
+        if self.ctx is None:
+            self.ctx = RuleContext(self.design)
+        self.recheck_all()
+
+    def recheck_all(self) -> None:
+        """Run every rule on every object (a new design, or a change of unknown extent)."""
+        assert self.ctx is not None
+        self.ctx.forget(types=True)
+        self._by_rule = {}
+        for registered in self.rules.values():
+            table: dict[str, list[Finding]] = {}
+            for object_id, obj in _targets(self.design, registered.scope):
+                found = run_rule(self.ctx, registered, obj, object_id)
+                if found:
+                    table[object_id] = found
+            self._by_rule[registered.id] = table
+        self.version += 1
+
+    def findings(self) -> list[Finding]:
+        return [f for table in self._by_rule.values() for found in table.values() for f in found]
+
+    def findings_of(self, object_id: str) -> list[Finding]:
+        """Findings whose objects include ``object_id``."""
+        return [f for f in self.findings() if object_id in f.objects]
+
+    def update(self, change: Change) -> bool:
+        """Re-check what ``change`` touched; True when any finding differs."""
+        assert self.ctx is not None
+        if change.everything:
+            before = self.findings()
+            self.recheck_all()
+            return before != self.findings()
+        self.ctx.forget(types=change.design)
+        index = self.design.index
+        racks = set(change.racks)
+        for device_id in change.devices:
+            rack = index.rack_of(device_id)
+            if rack is not None:
+                racks.add(rack.id)
+        gone = change.removed
+        touched_kinds = _kinds_touched(change)
+        differs = False
+        for registered in self.rules.values():
+            table = self._by_rule.setdefault(registered.id, {})
+            if not touched_kinds & registered.looks_at:
+                continue
+            if registered.scope == "design" or (
+                registered.scope == "workload"
+                and touched_kinds & (registered.looks_at - {"workload"})
+            ):
+                differs |= self._rerun_all(registered, table)
+                continue
+            if registered.scope == "workload":
+                ids = change.workloads
+            elif registered.scope == "rack":
+                ids = racks if {"rack", "device"} & registered.looks_at else set()
+            else:
+                ids = set(change.devices)
+                if "rack" in registered.looks_at:
+                    ids |= {
+                        d.id for rid in racks if (r := index.racks.get(rid)) for d in r[1].devices
+                    }
+            for object_id in gone:
+                if table.pop(object_id, None) is not None:
+                    differs = True
+            for object_id in ids:
+                obj = self._object(registered.scope, object_id)
+                old = table.pop(object_id, None)
+                found = run_rule(self.ctx, registered, obj, object_id) if obj is not None else []
+                if found:
+                    table[object_id] = found
+                differs |= (old or []) != found
+        if differs:
+            self.version += 1
+        return differs
+
+    def _rerun_all(self, registered: Rule, table: dict[str, list[Finding]]) -> bool:
+        assert self.ctx is not None
+        fresh: dict[str, list[Finding]] = {}
+        for object_id, obj in _targets(self.design, registered.scope):
+            found = run_rule(self.ctx, registered, obj, object_id)
+            if found:
+                fresh[object_id] = found
+        differs = fresh != table
+        self._by_rule[registered.id] = fresh
+        return differs
+
+    def _object(self, scope: str, object_id: str) -> Any:
+        index = self.design.index
+        if scope == "rack":
+            placed = index.racks.get(object_id)
+            return placed[1] if placed else None
+        if scope == "device":
+            found = index.devices.get(object_id)
+            return found[1] if found else None
+        return index.workloads.get(object_id)
+
+
+def _kinds_touched(change: Change) -> set[str]:
+    kinds = set()
+    if change.racks:
+        kinds.add("rack")
+    if change.devices or change.racks:
+        kinds.add("device")
+    if change.workloads:
+        kinds.add("workload")
+    if change.tiers:
+        kinds.add("tier")
+    if change.links:
+        kinds.add("link")
+    if change.design:
+        kinds.add("design")
+    return kinds

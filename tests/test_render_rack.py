@@ -13,6 +13,7 @@ from PySide6.QtGui import (
     QPdfWriter,
 )
 
+from workbench.catalog.vocabulary import item_role
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
 from workbench.render.rack_painter import paint_rack
@@ -58,7 +59,7 @@ def test_block_text_levels_of_detail(tiny_design):
 def test_roles_have_distinct_colours():
     fills = [fill for _, fill in colors.ROLE_COLORS.values()]
     assert len(set(fills)) == len(fills)
-    assert colors.role_of(None) == "other"
+    assert item_role(None) == "other"
 
 
 def test_footer_text():
@@ -71,7 +72,7 @@ def _paint_to_image(design, selected=None, detail=True) -> QImage:
     image = QImage(int(w) + 4, int(h) + 4, QImage.Format.Format_ARGB32)
     image.fill(QColor("white"))
     painter = QPainter(image)
-    paint_rack(painter, rack, design, (2, 2), 12.0, selected_id=selected, detail=detail)
+    paint_rack(painter, rack, design, (2, 2), 12.0, selected=(selected,) if selected else (), detail=detail)
     painter.end()
     return image
 

@@ -127,7 +127,7 @@ def test_bad_requests() -> None:
 def test_storage_fabric_switches_say_what_they_do(catalog) -> None:
     """The SN5600 is a compute-class switch in the catalog; in the storage fabric the
     device's own role says so, and the rack drawing colours it as a storage switch."""
-    from workbench.render.colors import role_of
+    from workbench.catalog.vocabulary import item_role as role_of
 
     design = sample_design(catalog)
     storage = [d for _, d in design.iter_devices() if d.name.startswith("stor-")]

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QVBoxLayout, QWidget
 from qt_helpers import visit
 
 from workbench.render import colors
+from workbench.rules.racks import budget_state
 from workbench.ui.document import Document
 from workbench.ui.inspector import Inspector
 
@@ -95,4 +96,5 @@ def test_power_bar_colour_follows_the_load(make_inspector, tiny_design, limit, c
     tiny_design.find_rack("r1").power_limit_kw = limit
     inspector, _ = make_inspector(tiny_design, "r1")
     assert f"background: {color};" in inspector.kw_bar.styleSheet()
-    assert colors.load_color(20.5 / limit) == color
+    # The colour is the rules' verdict, not the inspector's own threshold.
+    assert colors.budget_color(budget_state(20.5, limit)) == color

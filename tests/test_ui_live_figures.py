@@ -20,10 +20,10 @@ from workbench.calc import summary as calc_summary
 from workbench.calc import workload as calc_workload
 from workbench.calc.summary import rack_load, rack_loads, summarize
 from workbench.calc.workload import WorkloadResult, evaluate_workload
-from workbench.model import Device, Workload
+from workbench.model import Device, Workload, ops
 from workbench.ui.commands import (
     AddWorkloadCommand,
-    ModelCommand,
+    EditCommand,
     RenameDeviceCommand,
     RenameRackCommand,
     SetRackCoolingCommand,
@@ -62,18 +62,9 @@ def document(qtbot, tiny_design) -> Document:
     return document
 
 
-class AddDeviceCommand(ModelCommand):
-    """A structure change (a device placed), as a drop from the catalog will make."""
-
-    def __init__(self, document: Document, rack_id: str, device: Device):
-        super().__init__(document, "Add device")
-        self.rack_id, self.device = rack_id, device
-
-    def _apply(self) -> None:
-        self.document.design.find_rack(self.rack_id).devices.append(self.device)
-
-    def _revert(self) -> None:
-        self.document.design.find_rack(self.rack_id).devices.remove(self.device)
+def AddDeviceCommand(document: Document, rack_id: str, device: Device) -> EditCommand:  # noqa: N802
+    """A structure change (a device placed), as a drop from the catalog makes."""
+    return EditCommand(document, ops.AddDevice(rack_id, device), "Add device")
 
 
 def test_rename_keeps_the_summary_and_refreshes_only_that_racks_load(document):
@@ -167,16 +158,21 @@ def test_a_retype_without_structure_still_recomputes_the_summary(document):
     assert_fresh(document)
 
 
-def test_a_device_moved_without_structure_is_not_trusted(document):
+def test_a_device_moved_between_racks_recomputes_only_those_racks(document):
     figures = document.figures
-    figures.summary  # noqa: B018 - fill the caches and the index
-    r1, r2 = document.design.find_rack("r1"), document.design.find_rack("r2")
-    device = next(d for d in r1.devices if d.id == "d2")
-    r1.devices.remove(device)
-    r2.devices.append(device)
-    document.notify(Change(devices=frozenset({"d2"})))
+    figures.summary  # noqa: B018 - fill the caches
+    figures.rack_loads  # noqa: B018
+    before = dict(figures.computed)
+    r2 = document.design.find_rack("r2")
+    document.push(EditCommand(document, ops.MoveDevice("d2", "r2", 20, "front"), "Move"))
     assert figures.rack_loads["r2"].gpus == 8
     assert figures.find_device("d2")[0] is r2
+    assert figures.computed["rack_load"] - before["rack_load"] == 2  # r1 and r2, not all
+    assert figures.computed["rack_loads"] == before["rack_loads"]
+    assert figures.computed["counts"] == before["counts"]  # recounted rack by rack
+    assert_fresh(document)
+    document.undo_stack.undo()
+    assert figures.find_device("d2")[0].id == "r1"
     assert_fresh(document)
 
 
@@ -247,15 +243,21 @@ def calls(monkeypatch) -> Counter:
     return counts
 
 
-def test_one_structure_change_computes_each_figure_once(window, calls):
+def test_one_structure_change_computes_each_figure_once_and_only_where_it_moved(window, calls):
+    """A device added to r2: no design-wide pass at all (the summary is rebuilt from the
+    per-type counts, one rack load is recomputed), and the workload once for every view."""
     document = window.document
+    computed = dict(document.figures.computed)
     document.push(
         AddDeviceCommand(
             document, "r2", Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1)
         )
     )
     QApplication.processEvents()
-    assert calls == {"summarize": 1, "rack_loads": 1, "evaluate_workload": 1}
+    assert calls == {"evaluate_workload": 1}
+    delta = {k: v - computed[k] for k, v in document.figures.computed.items()}
+    assert delta == {"summary": 1, "rack_loads": 0, "rack_load": 1, "workload": 1,
+                     "counts": 0, "check": 0}
     assert window.summary.figure("gpus") == "24 GPUs"
     assert window.rack_view.load_of("r2").gpus == 8
     assert window.estimates.estimate.figure("gpus").text.startswith("24 ×")
@@ -280,17 +282,17 @@ def test_a_rename_computes_no_design_wide_figure(window, calls):
 
 
 @pytest.mark.parametrize(
-    ("change", "rebuild"),
+    ("change", "structural"),
     [
-        (Change.everything(), True),
-        (Change(racks=frozenset({"r1"}), structure=True), True),
-        (Change(devices=frozenset({"d1"}), workloads=frozenset({"w1"}), structure=True), True),
-        (Change(workloads=frozenset({"w1"}), structure=True), False),  # a workload added
+        (Change.all(), True),
+        (Change(racks=frozenset({"r1"}), layout=True), True),
+        (Change(devices=frozenset({"d1"}), added=frozenset({"d1"})), True),
+        (Change(workloads=frozenset({"w1"})), False),  # a workload edited
         (Change(racks=frozenset({"r1"})), False),  # a rename
     ],
 )
-def test_which_changes_rebuild_the_rack_maps(change, rebuild):
-    assert change.needs_rebuild is rebuild
+def test_which_changes_are_structural(change, structural):
+    assert change.structural is structural
 
 
 def test_a_new_design_is_announced_once(document, tiny_design):

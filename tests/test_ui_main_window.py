@@ -186,7 +186,7 @@ def test_cooling_change_via_combo_and_undo(qtbot, window):
 
 def test_selection_from_elsewhere_is_highlighted(window):
     window.document.select("s1")
-    assert window.rack_view._selected == "s1"
+    assert window.rack_view._selected == ("s1",)
     assert window.inspector.device_name.text() == "mgmt-a01"
 
 
@@ -302,7 +302,7 @@ def test_run_app_with_a_bad_file_exits_1(qapp, tmp_path, dialogs, monkeypatch):
     from workbench.ui import app as app_module
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setattr(app_module, "load_catalog_reporting", lambda: (None, []))
+    monkeypatch.setattr(app_module, "load_catalog_reporting", lambda: (None, [], []))
     bad = tmp_path / "empty.dcwb"
     bad.write_bytes(b"")
     assert app_module.run_app(str(bad)) == 1
@@ -329,6 +329,140 @@ def test_catalog_problems_are_reported_without_blocking(qtbot, tiny_design, tmp_
     assert "bad.yaml:7: u_height" in box.detailedText()
     assert window.catalog_problems_action.isEnabled()
     box.close()
+
+
+#: A user catalog entry that loads but warns, as ``workbench catalog validate`` shows.
+ODD_PDU = """\
+slug: test-pdu-odd
+kind: pdu
+manufacturer: Generic
+model: Odd PDU 1-phase 230 V 32 A
+u_height: 0
+props:
+  phases: 1
+  voltage: 230
+  breaker_a: 32
+  capacity_kw: 10
+"""
+
+
+@pytest.fixture
+def warned_user_catalog(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "user-catalog"
+    folder.mkdir()
+    (folder / "odd-pdu.yaml").write_text(ODD_PDU, encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_USER_CATALOG", str(folder))
+    return folder
+
+
+def test_run_app_passes_catalog_warnings_to_the_window(
+    qapp, warned_user_catalog, tmp_path, monkeypatch
+):
+    """The window is told about warnings too, not only about entries left out."""
+    from workbench.ui import app as app_module
+    from workbench.ui import main_window as main_window_module
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    built: dict = {}
+
+    class Built(Exception):
+        pass
+
+    def record(document, **kwargs):
+        built.update(kwargs)
+        raise Built  # stop before a real window and the event loop
+
+    monkeypatch.setattr(main_window_module, "MainWindow", record)
+    with pytest.raises(Built):
+        app_module.run_app(None)
+    assert built["catalog_problems"] == []
+    (warning,) = built["catalog_warnings"]
+    assert "odd-pdu.yaml:10" in warning and "capacity_kw" in warning
+    assert built["catalog"].get("test-pdu-odd") is not None, "a warned entry is loaded"
+
+
+def test_catalog_warnings_enable_the_menu_and_are_not_called_left_out(
+    qtbot, tiny_design, tmp_path, warned_user_catalog
+):
+    from workbench.ui.app import load_catalog_reporting
+
+    catalog, problems, warnings = load_catalog_reporting()
+    assert problems == [] and len(warnings) == 1
+    window = MainWindow(
+        Document(tiny_design),
+        catalog=catalog,
+        catalog_problems=problems,
+        catalog_warnings=warnings,
+        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+    )
+    qtbot.addWidget(window)
+    window.show()
+    assert window.catalog_problems_action.isEnabled()
+    window.report_catalog_problems()
+    message = window.statusBar().currentMessage()
+    assert "1 warning" in message and "skipped" not in message
+    assert not hasattr(window, "_problems_box"), "a warning alone does not pop up at start"
+
+    window.catalog_problems_action.trigger()
+    box = window._problems_box
+    assert box.isVisible() and not box.isModal()
+    assert "could not be loaded" not in box.text() and "left out" not in box.text()
+    assert "1 catalog warning" in box.text() and "loaded" in box.text()
+    assert box.detailedText() == f"warning: {warnings[0]}"
+    assert "warning: " in box.informativeText() and "capacity_kw" in box.informativeText()
+    box.close()
+
+
+def test_catalog_errors_and_warnings_are_listed_apart(qtbot, tiny_design, tmp_path):
+    window = MainWindow(
+        Document(tiny_design),
+        catalog_problems=["a.yaml:3: field 'u_height': must be a number"],
+        catalog_warnings=["b.yaml:9: field 'props.capacity_kw': 10 kW differs"],
+        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+    )
+    qtbot.addWidget(window)
+    window.show()
+    window.report_catalog_problems()
+    message = window.statusBar().currentMessage()
+    assert "1 problem" in message and "1 warning" in message
+    box = window._problems_box  # an error still opens the list at start
+    assert box.detailedText().splitlines() == [
+        "error: a.yaml:3: field 'u_height': must be a number",
+        "warning: b.yaml:9: field 'props.capacity_kw': 10 kW differs",
+    ]
+    assert "1 catalog entry could not be loaded and was left out" in box.text()
+    assert "1 catalog warning" in box.text()
+    box.close()
+
+
+def test_no_catalog_problems_leave_the_menu_item_disabled(qtbot, tiny_design, tmp_path):
+    window = MainWindow(
+        Document(tiny_design),
+        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+    )
+    qtbot.addWidget(window)
+    assert not window.catalog_problems_action.isEnabled()
+    assert window.show_catalog_problems() is None
+
+
+def test_about_box_shows_the_versions(window, monkeypatch):
+    import platform
+
+    import PySide6
+    from PySide6.QtCore import qVersion
+
+    import workbench
+
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(
+        QMessageBox, "about", staticmethod(lambda parent, title, text: shown.append((title, text)))
+    )
+    window.about_action.trigger()
+    ((title, text),) = shown
+    assert title == "About Workbench"
+    assert f"Workbench {workbench.__version__}" in text
+    assert qVersion() in text and PySide6.__version__ in text
+    assert f"Python {platform.python_version()}" in text
 
 
 def test_estimates_tab_puts_the_rack_docks_away_and_back(qtbot, window):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 
-from workbench.model import Device
-from workbench.ui.commands import RenameDeviceCommand, SetRackCoolingCommand
-from workbench.ui.document import Change, Document
+from workbench.model import Device, Rack, ops
+from workbench.ui.commands import EditCommand, RenameDeviceCommand, SetRackCoolingCommand
+from workbench.ui.document import Document
 from workbench.ui.rack_view import RackItem, RackView
 
 
@@ -61,14 +61,37 @@ def test_change_refreshes_only_the_touched_rack(qtbot, tiny_design, monkeypatch)
     assert view._items == items_before  # no rebuild
 
 
-def test_structure_change_rebuilds(qtbot, tiny_design):
+def test_a_device_added_refreshes_its_rack_without_a_rebuild(qtbot, tiny_design):
     view = make_view(qtbot, tiny_design)
-    tiny_design.find_rack("r2").devices.append(
-        Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1)
-    )
-    view.document.notify(Change(racks=frozenset({"r2"}), structure=True))
+    items_before = dict(view._items)
+    doc = view.document
+    device = Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1)
+    doc.push(EditCommand(doc, ops.AddDevice("r2", device), "Add device"))
     assert view.rack_of("d9") == "r2"
     assert view.scene_rect_of("d9") is not None
+    assert view._items == items_before  # the same items: refreshed, not rebuilt
+    doc.undo_stack.undo()
+    assert view.rack_of("d9") is None and view.scene_rect_of("d9") is None
+
+
+def test_racks_added_and_removed_are_laid_out_in_place(qtbot, tiny_design):
+    view = make_view(qtbot, tiny_design)
+    doc = view.document
+    b01 = view.rack_item("r2")
+    y_before = b01.pos().y()
+    rack = Rack(id="r9", name="A03", rack_type="rack-42u")
+    doc.push(EditCommand(doc, ops.AddRack("row-a", rack), "Add rack"))
+    assert view.rack_item("r2") is b01  # untouched rack keeps its item
+    new = view.rack_item("r9")
+    assert new is not None and new.pos().y() == view.rack_item("r1").pos().y()
+    assert new.pos().x() > view.rack_item("r1").pos().x()
+    doc.push(EditCommand(doc, ops.RemoveRow("row-a"), "Remove row"))
+    assert view.rack_item("r1") is None and view.rack_item("r9") is None
+    assert view.rack_item("r2").pos().y() < y_before  # row B moved up into row A's place
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert view.rack_item("r9") is None and view.rack_item("r1") is not None
+    assert view.rack_item("r2").pos().y() == y_before
 
 
 def test_ctrl_wheel_zooms_and_fit_shows_everything(qtbot, tiny_design):

@@ -43,7 +43,11 @@ class CoolingType:
     source: str
 
 
-_BRIEF_5 = "domain brief §5 (air-cooled racks top out around 8-12 kW; above that RDHX or DLC)"
+_BRIEF_5 = (
+    "AI compute-centre planning practice (智算技术与算力规划设计及部署实施方案 v2.0): "
+    "air-cooled racks top out around 8-12 kW; above that rear-door heat exchangers or "
+    "direct liquid cooling"
+)
 
 #: Cooling types of a rack, in the order a menu lists them.
 COOLING_TYPES: dict[str, CoolingType] = {

@@ -1,6 +1,6 @@
 """``workbench estimate``: training time, memory and KV cache from the command line.
 
-Examples (issue 3)::
+Examples::
 
     workbench estimate --params 175e9 --tokens 200e9 --gpu-tflops 312 --gpus 1024 --mfu 0.4 --json
     workbench estimate --model llama3-70b --tokens 15e12 --gpu nvidia-h100-sxm5-80gb --gpus 1024 \\
@@ -31,9 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "estimate",
         help="estimate training time, per-GPU memory or KV cache",
-        description="Capacity estimates (domain brief §1-2). Training: --tokens with "
-        "--params or --model, --gpus, --mfu and --gpu SLUG or --gpu-tflops. Memory: --memory. "
-        "KV cache: --kv with --model and --context.",
+        description="Capacity estimates. Training: --tokens with --params or --model, "
+        "--gpus, --mfu and --gpu SLUG or --gpu-tflops; compute is C = 6ND (Kaplan et al. "
+        "2020, 'Scaling Laws for Neural Language Models'), 8ND with full recomputation, "
+        "at GPUs x dense peak x MFU (Chowdhery et al. 2022, PaLM, Appendix B). "
+        "Memory: --memory; model state and ZeRO sharding after Rajbhandari et al. 2020 "
+        "('ZeRO: Memory Optimizations Toward Training Trillion Parameter Models'), "
+        "activations after Korthikanti et al. 2022. KV cache: --kv with --model and "
+        "--context; 2 x layers x KV heads x head size x bytes per token.",
     )
     model = p.add_mutually_exclusive_group()
     model.add_argument("--params", type=float, help="model parameters N, e.g. 175e9")

@@ -20,6 +20,7 @@ __all__ = ["CliError", "build_parser", "main"]
 #: Modules that register subcommands, in the order they appear in ``--help``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.project_cmds",
+    "workbench.cli.check_cmd",
     "workbench.cli.catalog_cmds",
     "workbench.cli.estimate_cmd",
 )
@@ -29,10 +30,14 @@ def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every registered subcommand."""
     parser = argparse.ArgumentParser(
         prog="workbench",
+        # argparse cannot describe "FILE or a subcommand" by itself: FILE is handled by
+        # main() before parsing, so the usage line says it in words.
+        usage="%(prog)s [-h] [FILE | COMMAND ...]",
         description="Design GPU clusters offline. With no subcommand, opens the window "
         "on FILE, or on the bundled sample design.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # prog= keeps the custom usage out of each subcommand's own usage line.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="workbench")
     for name in SUBCOMMAND_MODULES:
         try:
             module = importlib.import_module(name)

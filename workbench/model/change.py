@@ -9,7 +9,7 @@ engine re-runs only the rules that look at what changed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 _EMPTY: frozenset[str] = frozenset()
 
@@ -25,7 +25,10 @@ class Change:
     * ``added``, ``removed``, ``moved``: ids of objects that came, went or changed
       place (rows, racks, devices, links, workloads), a subset of the above plus rows.
     * ``layout``: rows or racks came, went or moved, so the hall is laid out anew.
-    * ``waivers``: a finding was waived or unwaived.
+    * ``types``: catalog slugs that entered or left the design's snapshot (the devices
+      and racks using them are named in ``devices`` and ``racks``).
+    * ``waivers``: a finding was waived or unwaived (the racks concerned are named).
+    * ``design``: design-wide fields (name, properties such as the PUE).
     * ``everything``: the extent is unknown (a new design): refresh all.
     """
 
@@ -39,10 +42,10 @@ class Change:
     layout: bool = False
     waivers: bool = False
     everything: bool = False
-    #: Design-wide fields (name, properties such as the PUE, the catalog snapshot).
     design: bool = False
     #: Storage tiers whose membership changed.
-    tiers: frozenset[str] = field(default=_EMPTY)
+    tiers: frozenset[str] = _EMPTY
+    types: frozenset[str] = _EMPTY
 
     @staticmethod
     def all() -> Change:
@@ -73,6 +76,7 @@ class Change:
             everything=self.everything or other.everything,
             design=self.design or other.design,
             tiers=self.tiers | other.tiers,
+            types=self.types | other.types,
         )
 
 

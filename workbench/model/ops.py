@@ -477,18 +477,39 @@ def _remove_link(design: Design, op: RemoveLink) -> Applied:
     return Applied(AddLink(link, i), change)
 
 
+def _type_change(design: Design, slug: str) -> Change:
+    """The racks and devices whose figures come from ``slug`` (usually none yet: the item
+    is added before the first device of it)."""
+    racks: set[str] = set()
+    devices: set[str] = set()
+    for rack in design.iter_racks():
+        if rack.rack_type == slug:
+            racks.add(rack.id)
+        for device in rack.devices:
+            if device.device_type == slug:
+                devices.add(device.id)
+                racks.add(rack.id)
+    return Change(racks=frozenset(racks), devices=frozenset(devices), types=frozenset({slug}))
+
+
 def _add_device_type(design: Design, op: AddDeviceType) -> Applied:
     if op.item.slug in design.device_types:
         raise EditError(f"The design already holds catalog item {op.item.slug!r}.")
     design.device_types[op.item.slug] = op.item
-    return Applied(RemoveDeviceType(op.item.slug), Change(design=True))
+    return Applied(RemoveDeviceType(op.item.slug), _type_change(design, op.item.slug))
 
 
 def _remove_device_type(design: Design, op: RemoveDeviceType) -> Applied:
     item = design.device_types.pop(op.slug, None)
     if item is None:
         raise EditError(f"The design holds no catalog item {op.slug!r}.")
-    return Applied(AddDeviceType(item), Change(design=True))
+    return Applied(AddDeviceType(item), _type_change(design, op.slug))
+
+
+def _waiver_change(design: Design, waiver: Waiver) -> Change:
+    """A waiver changes how its object's rack is marked, nothing else."""
+    rack = design.index.rack_of(waiver.object_id)
+    return Change(waivers=True, racks=frozenset({rack.id}) if rack is not None else frozenset())
 
 
 def _waiver_position(design: Design, rule: str, object_id: str) -> int | None:
@@ -505,7 +526,7 @@ def _add_waiver(design: Design, op: AddWaiver) -> Applied:
     if not waiver.note.strip():
         raise EditError("A waiver needs a note saying why the finding is accepted.")
     _insert_at(design.waivers, waiver, op.index, "waivers")
-    return Applied(RemoveWaiver(waiver.rule, waiver.object_id), Change(waivers=True))
+    return Applied(RemoveWaiver(waiver.rule, waiver.object_id), _waiver_change(design, waiver))
 
 
 def _remove_waiver(design: Design, op: RemoveWaiver) -> Applied:
@@ -513,7 +534,7 @@ def _remove_waiver(design: Design, op: RemoveWaiver) -> Applied:
     if i is None:
         raise EditError(f"{op.rule} on {op.object_id!r} is not waived.")
     waiver = design.waivers.pop(i)
-    return Applied(AddWaiver(waiver, i), Change(waivers=True))
+    return Applied(AddWaiver(waiver, i), _waiver_change(design, waiver))
 
 
 def _batch(design: Design, op: Batch) -> Applied:

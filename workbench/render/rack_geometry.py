@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from workbench.catalog.vocabulary import item_role
 from workbench.model.design import Design, Rack
 from workbench.model.placement import rack_height
-from workbench.render.colors import role_of
 from workbench.units import short_number
 
 #: Widths and heights in U.  A 19" rack is ~600 mm wide against 44.45 mm per U, so the
@@ -155,7 +155,7 @@ def device_blocks(rack: Rack, design: Design, scale: float, face: str = "front")
         item = design.device_types.get(device.device_type)
         height = float(item.u_height) if item is not None and item.u_height else 0.0
         model = item.model if item is not None else device.device_type
-        role = role_of(item, device.role)
+        role = item_role(item, device.role)
         if device.position is None or height <= 0:
             zero.append((device, model, role))
             continue

@@ -8,17 +8,34 @@ Only QtGui is used here, never widgets, so it runs headless.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 
+from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design, Rack
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
+from workbench.rules.engine import Severity
+from workbench.rules.racks import BudgetState, budget_state
 
-#: Short names of cooling types for the rack header.
-COOLING_TAGS: dict[str, str] = {"air": "AIR", "rear-door": "RDHX", "liquid": "DLC"}
+
+def _paint_badge(
+    painter: QPainter, text_rect: QRectF, right_gap: float, scale: float, mark: Severity
+) -> float:
+    """A round "!" in the severity's colour left of the cooling tag; returns its width."""
+    size = scale * 1.25
+    x = text_rect.right() - right_gap - scale * 0.4 - size
+    circle = QRectF(x, text_rect.center().y() - size / 2, size, size)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(qcolor(colors.SEVERITY_COLORS[mark]))
+    painter.drawEllipse(circle)
+    painter.setPen(QColor("#ffffff"))
+    painter.setFont(_font(size * 0.8, bold=True))
+    painter.drawText(circle, int(Qt.AlignmentFlag.AlignCenter), "!")
+    return size + scale * 0.4
 
 
 class LoadLike(Protocol):
@@ -58,19 +75,22 @@ def paint_rack(
     design: Design,
     origin: tuple[float, float] | QPointF,
     scale: float,
-    selected_id: str | None = None,
+    selected: Collection[str] = (),
     detail: bool = True,
     *,
     face: str = "front",
     load: LoadLike | None = None,
     blocks: list[geo.Block] | None = None,
+    mark: Severity | None = None,
 ) -> None:
     """Draw ``rack`` with its top-left corner at ``origin``, ``scale`` units per U.
 
-    ``selected_id`` highlights a device block, or the whole rack when it is the rack's id.
-    ``detail`` False skips text and U numbers (zoomed-out views of thousands of racks).
-    ``load`` supplies the kW figures for the header bar and footer; ``blocks`` lets a
-    caller that already computed them (the screen item caches them) skip the work.
+    ``selected`` ids highlight device blocks, or the whole rack when the rack's id is
+    among them.  ``detail`` False skips text and U numbers (zoomed-out views of thousands
+    of racks).  ``load`` supplies the kW figures for the header bar and footer;
+    ``blocks`` lets a caller that already computed them (the screen item caches them)
+    skip the work.  ``mark`` is the worst rule finding about the rack or its devices:
+    the frame is outlined and the header badged in its colour.
     """
     ox, oy = (origin.x(), origin.y()) if isinstance(origin, QPointF) else origin
     u_total = geo.rack_units(rack, design)
@@ -81,11 +101,15 @@ def paint_rack(
         painter.translate(ox, oy)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, detail)
         _paint_frame(painter, u_total, scale, detail)
-        _paint_blocks(painter, blocks, scale, selected_id, detail)
-        _paint_header(painter, rack, u_total, scale, load, detail)
+        _paint_blocks(painter, blocks, scale, selected, detail)
+        _paint_header(painter, rack, u_total, scale, load, detail, mark)
         if detail:
             _paint_footer(painter, blocks, u_total, scale, load)
-        if selected_id == rack.id:
+        if mark is not None:
+            painter.setPen(QPen(qcolor(colors.SEVERITY_COLORS[mark]), max(scale * 0.22, 1.2)))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(_qrect(geo.frame_rect(u_total, scale)))
+        if rack.id in selected:
             pen = QPen(qcolor(colors.SELECTION), max(scale * 0.3, 1.5))
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -126,13 +150,17 @@ def _paint_frame(painter: QPainter, u_total: int, scale: float, detail: bool) ->
 
 
 def _paint_blocks(
-    painter: QPainter, blocks: list[geo.Block], scale: float, selected_id: str | None, detail: bool
+    painter: QPainter,
+    blocks: list[geo.Block],
+    scale: float,
+    selected: Collection[str],
+    detail: bool,
 ) -> None:
     inset = max(scale * 0.06, 0.5) if detail else 0.0
     border = QPen(QColor(0, 0, 0, 90), 0)
     font = _font(scale * 0.72)
     metrics = QFontMetricsF(font)
-    selected_rect: QRectF | None = None
+    selected_rects: list[QRectF] = []
     for block in blocks:
         rect = _qrect(block.rect).adjusted(inset, inset, -inset, -inset)
         fill = colors.role_color(block.role)
@@ -143,8 +171,8 @@ def _paint_blocks(
             painter.setPen(border if detail else Qt.PenStyle.NoPen)
             painter.setBrush(qcolor(fill))
         painter.drawRect(rect)
-        if block.device_id == selected_id:
-            selected_rect = rect
+        if block.device_id in selected:
+            selected_rects.append(rect)
         if not detail:
             continue
         primary, secondary = geo.block_text(block, scale)
@@ -182,32 +210,40 @@ def _paint_blocks(
                 int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
                 metrics.elidedText(primary, Qt.TextElideMode.ElideRight, text_rect.width()),
             )
-    if selected_rect is not None:
+    if selected_rects:
         painter.setPen(QPen(qcolor(colors.SELECTION), max(scale * 0.28, 1.5)))
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(selected_rect)
+        for rect in selected_rects:
+            painter.drawRect(rect)
 
 
 def _paint_header(
-    painter: QPainter, rack: Rack, u_total: int, scale: float, load: LoadLike | None, detail: bool
+    painter: QPainter,
+    rack: Rack,
+    u_total: int,
+    scale: float,
+    load: LoadLike | None,
+    detail: bool,
+    mark: Severity | None = None,
 ) -> None:
     header = _qrect(geo.header_rect(u_total, scale))
     left = geo.GUTTER_U * scale
     bar = QRectF(left, header.bottom() - scale * 0.9, header.width() - left, scale * 0.55)
     if load is not None:
-        limit = load.limit_kw or rack.power_limit_kw
-        fraction = geo.load_fraction(load.kw_max, limit)
+        fraction = geo.load_fraction(load.kw_max, load.limit_kw)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(qcolor(colors.RAIL))
         painter.drawRect(bar)
-        painter.setBrush(qcolor(colors.load_color(fraction)))
+        state = budget_state(load.kw_max, load.limit_kw)
+        painter.setBrush(qcolor(colors.budget_color(state)))
         painter.drawRect(
             QRectF(bar.left(), bar.top(), bar.width() * min(fraction, 1.0), bar.height())
         )
     if not detail:
         return
     text_rect = QRectF(left, header.top(), header.width() - left, bar.top() - header.top())
-    tag = COOLING_TAGS.get(rack.cooling, rack.cooling.upper())
+    cooling = COOLING_TYPES.get(rack.cooling)
+    tag = cooling.tag if cooling is not None else str(rack.cooling).upper()
     small = _font(scale * 0.75)
     painter.setFont(small)
     painter.setPen(qcolor(colors.TEXT_MUTED))
@@ -215,6 +251,8 @@ def _paint_header(
     painter.drawText(
         text_rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), tag
     )
+    if mark is not None:
+        tag_width += _paint_badge(painter, text_rect, tag_width, scale, mark)
     name_font = _font(scale * 1.4, bold=True)
     painter.setFont(name_font)
     painter.setPen(qcolor(colors.TEXT))
@@ -235,7 +273,7 @@ def _paint_footer(
     if load is not None:
         u_used = load.u_used
         text = geo.footer_text(u_used, u_total, load.kw_max, load.limit_kw)
-        over = load.limit_kw and load.kw_max > load.limit_kw
+        over = budget_state(load.kw_max, load.limit_kw) is BudgetState.OVER
     else:
         u_used = sum(b.u_height for b in blocks if not b.zero_u and not b.other_face)
         text, over = geo.footer_text(u_used, u_total, None, None), False

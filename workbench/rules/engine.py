@@ -3,7 +3,7 @@
 A rule is a small function registered with :func:`rule`: an id (``RACK-POWER``), a
 severity, the *scope* it is called for (each rack, each device, each workload, or the
 design once), the kinds of object whose change can move its verdict (``looks_at``) and
-the source of the rule (a domain-brief section, a datasheet, a paper).  It yields
+the source of the rule (a planning document, a datasheet, a paper).  It yields
 :class:`Finding` values whose messages carry the numbers.
 
 :class:`Checker` keeps the findings of one design and, after an edit, re-runs only the

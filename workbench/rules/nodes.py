@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from workbench.catalog.item import CatalogItem
 from workbench.model import Design, Device
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.sources import planning
 
 
 def gpu_models(design: Design, item: CatalogItem) -> dict[str, int]:
@@ -41,7 +42,7 @@ def _label(design: Design, slug: str) -> str:
     severity=Severity.ERROR,
     scope="device",
     looks_at={"device", "design"},
-    source="domain brief §2: do not mix GPU models inside a node or a partition",
+    source=planning("do not mix GPU models inside a node or a partition"),
 )
 def node_mixed_gpu(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     item = ctx.design.device_types.get(device.device_type)
@@ -64,8 +65,10 @@ def node_mixed_gpu(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Findi
     severity=Severity.WARNING,
     scope="device",
     looks_at={"device", "design"},
-    source="domain brief §2: warn when host RAM is below the node's total GPU memory "
-    "(typical 512 GB-2 TB per 8-GPU node)",
+    source=planning(
+        "host RAM must not be starved: 512 GB-2 TB per 8-GPU node, never below the "
+        "node's total GPU memory"
+    ),
 )
 def node_host_ram(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     item = ctx.design.device_types.get(device.device_type)

@@ -18,10 +18,11 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model import Design, Device, Rack
 from workbench.model.placement import clashes, out_of_rack, rack_height, units_label
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.sources import planning
 from workbench.units import format_kw, format_limit, short_number
 
 #: Above this share of a limit a budget is "near" it: little headroom for transients and
-#: for the failover of one feed (domain brief §5: keep continuous load well below the
+#: for the failover of one feed (planning practice: keep continuous load well below the
 #: rating).
 NEAR_FRACTION = 0.8
 
@@ -101,7 +102,7 @@ def _budgets(ctx: RuleContext, rack: Rack) -> RackBudgets:
     return ctx.memo("budgets", rack.id, lambda: rack_budgets(ctx.design, rack, ctx.load(rack)))
 
 
-_BRIEF_5 = "domain brief §5 (budget per rack: power, heat, weight, U)"
+_BRIEF_5 = planning("a budget per rack for power, heat, weight and U")
 
 
 def _height(design: Design, device: Device) -> float:
@@ -115,7 +116,7 @@ def _height(design: Design, device: Device) -> float:
     severity=Severity.ERROR,
     scope="rack",
     looks_at={"rack", "device"},
-    source="NetBox rack elevation rules (a unit holds one device per face); domain brief §5",
+    source="NetBox rack elevations: a unit holds one device per face",
 )
 def rack_overlap(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
     for a, b in clashes(ctx.design, rack):

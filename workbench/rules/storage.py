@@ -1,6 +1,6 @@
 """Storage rules: the hot tier must keep the GPUs fed.
 
-Domain brief §4 (from the seed articles): the hot tier, an all-flash parallel file
+Planning practice: the hot tier, an all-flash parallel file
 system, must read at least 50 GB/s for clusters above about 40 GPUs.  The template
 builder sizes its hot tier with :func:`hot_tier_required_gbs` and the STORAGE-HOT-TIER
 rule checks any design against the same function.
@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 from workbench.model import Design
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.sources import planning
 
 #: Hot-tier read bandwidth floor and the cluster size above which it applies (brief §4).
 HOT_TIER_MIN_READ_GBS = 50.0
 HOT_TIER_RULE_ABOVE_GPUS = 40
-_SOURCE = "domain brief §4: hot tier read bandwidth ≥ 50 GB/s for clusters above ~40 GPUs"
+_SOURCE = planning("hot-tier read bandwidth of at least 50 GB/s for clusters above ~40 GPUs")
 
 
 def hot_tier_required_gbs(gpus: int) -> float:

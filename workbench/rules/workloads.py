@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from workbench.calc.memory import GB
 from workbench.model import Workload
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.sources import planning
 from workbench.units import format_quantity
 
 #: Input fields that describe the parallel layout (their errors are WORKLOAD-PARALLEL).
@@ -56,7 +57,7 @@ def workload_parallel(ctx: RuleContext, me: Rule, workload: Workload) -> Iterato
     scope="workload",
     looks_at={"workload", "device", "design"},
     source="Rajbhandari et al. 2020 (ZeRO) §3.1 (16 bytes/parameter with Adam); "
-    "Korthikanti et al. 2022 (activations); domain brief §2",
+    "Korthikanti et al. 2022 (activations)",
 )
 def workload_memory(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[Finding]:
     result = ctx.evaluate(workload)
@@ -88,8 +89,10 @@ def workload_memory(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[
     severity=Severity.WARNING,
     scope="workload",
     looks_at={"workload", "device", "design"},
-    source="domain brief §1: if the time does not fit the business window, add GPUs, "
-    "raise MFU or shrink the model or data",
+    source=planning(
+        "if the time does not fit the business window, add GPUs, raise MFU or shrink "
+        "the model or data"
+    ),
 )
 def workload_deadline(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[Finding]:
     target = workload.target_days
@@ -111,7 +114,7 @@ def workload_deadline(ctx: RuleContext, me: Rule, workload: Workload) -> Iterato
     severity=Severity.ERROR,
     scope="workload",
     looks_at={"workload", "device", "design"},
-    source="domain brief §2: do not mix GPU models inside a node or a partition",
+    source=planning("do not mix GPU models inside a node or a partition"),
 )
 def workload_mixed_gpu(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[Finding]:
     models = ctx.summary.gpu_models

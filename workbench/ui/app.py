@@ -2,10 +2,11 @@
 
 The catalog loads first; files that fail validation are reported once (status bar and a
 non-modal list of ``file:line: field: message``) and left out, because one bad YAML file
-must not keep a planner from working.  A FILE that cannot be opened gets a dialog with
-the one-line cause and exit status 1; the file is never written to.  Without FILE the
-bundled sample design opens, unsaved, unless an unsaved design of an earlier session
-was autosaved and the user recovers it.
+must not keep a planner from working.  Warnings (entries loaded, but with a figure worth
+checking) are named in the status bar and listed under Help › Catalog Problems.  A FILE
+that cannot be opened gets a dialog with the one-line cause and exit status 1; the file
+is never written to.  Without FILE the bundled sample design opens, unsaved, unless an
+unsaved design of an earlier session was autosaved and the user recovers it.
 """
 
 from __future__ import annotations
@@ -37,14 +38,20 @@ def _application() -> QApplication:
 
 
 def load_catalog_reporting():
-    """(catalog or None, problems as strings); never raises."""
+    """(catalog or None, errors, warnings), the last two as one-line strings; never raises.
+
+    Errors are entries left out; warnings are entries loaded whose figures deserve a
+    look, as ``workbench catalog validate`` reports them.
+    """
     try:
         from workbench.catalog import load_catalog
 
         catalog = load_catalog()
     except Exception as exc:  # noqa: BLE001 - the window starts without a catalog
-        return None, [f"catalog: {exc}"]
-    return catalog, [str(e) for e in getattr(catalog, "errors", [])]
+        return None, [f"catalog: {exc}"], []
+    errors = [str(e) for e in getattr(catalog, "errors", [])]
+    warnings = [str(w) for w in getattr(catalog, "warnings", [])]
+    return catalog, errors, warnings
 
 
 def sample_or_empty(catalog=None) -> tuple[Design, str | None]:
@@ -85,9 +92,11 @@ def run_app(path: str | None) -> int:
     app = _application()
     from workbench.ui.main_window import MainWindow
 
-    catalog, problems = load_catalog_reporting()
+    catalog, problems, warnings = load_catalog_reporting()
     document = Document()
-    window = MainWindow(document, catalog=catalog, catalog_problems=problems)
+    window = MainWindow(
+        document, catalog=catalog, catalog_problems=problems, catalog_warnings=warnings
+    )
     if path is not None:
         if not window.file_actions.open_path(Path(path), ask_save=False):
             if window.file_actions.last_error:

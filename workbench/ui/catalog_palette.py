@@ -13,7 +13,8 @@ from PySide6.QtGui import QColor, QIcon, QPixmap, QStandardItem, QStandardItemMo
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTreeView, QVBoxLayout, QWidget
 
 from workbench.catalog.item import RACKABLE_KINDS, CatalogItem
-from workbench.render.colors import role_color, role_of
+from workbench.catalog.vocabulary import item_role
+from workbench.render.colors import role_color
 
 #: The mime type a dragged catalog item carries: its slug, UTF-8.
 SLUG_MIME = "application/x-workbench-slug"
@@ -159,7 +160,7 @@ class CatalogModel(QStandardItemModel):
         leaf.setData(search, SEARCH_ROLE)
         leaf.setToolTip(item_tooltip(item))
         if item.kind in RACKABLE_KINDS:
-            leaf.setIcon(_swatch(role_color(role_of(item))))
+            leaf.setIcon(_swatch(role_color(item_role(item))))
         return leaf
 
     def mimeTypes(self) -> list[str]:  # noqa: N802 - Qt's name

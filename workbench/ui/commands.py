@@ -1,8 +1,9 @@
 """QUndoCommands: every user edit is exactly one of these.
 
-Each command calls a mutation from :mod:`workbench.model.edit` in ``redo()`` and its
-inverse in ``undo()``, then tells the document what it touched.  Commands hold ids and
-values, never Qt items, so they stay valid when views rebuild.
+Each command calls a mutation from :mod:`workbench.model.edit` (fields) or applies an
+edit of :mod:`workbench.model.ops` (adding, removing and moving objects) in ``redo()``
+and the inverse in ``undo()``, then tells the document what it touched.  Commands hold
+ids and values, never Qt items, so they stay valid when views rebuild.
 
 Only the first ``redo()`` (the one ``QUndoStack.push`` runs) validates: an edit the
 model refuses marks the command obsolete, so the stack drops it instead of keeping an
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QUndoCommand
 
-from workbench.model import Workload, edit
+from workbench.model import Workload, edit, ops
 from workbench.model.edit import EditError
 from workbench.ui.document import Change, Document
 
@@ -28,7 +29,7 @@ class ModelCommand(QUndoCommand):
         self._applied_once = False
 
     def _change(self) -> Change:
-        return Change.everything()
+        return Change.all()
 
     def redo(self) -> None:
         try:
@@ -51,6 +52,33 @@ class ModelCommand(QUndoCommand):
 
     def _revert(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+class EditCommand(ModelCommand):
+    """One structural edit of :mod:`workbench.model.ops` (a :class:`~ops.Batch` for a
+    drag of several devices) and its exact inverse.
+
+    The inverse comes from applying the edit, and undoing gives back the edit to redo
+    (with every position filled in), so redo after undo puts back exactly the same state.
+    """
+
+    def __init__(self, document: Document, op: ops.Op, text: str):
+        super().__init__(document, text)
+        self.op = op
+        self._inverse: ops.Op | None = None
+        self._last: Change = Change()
+
+    def _change(self) -> Change:
+        return self._last
+
+    def _apply(self) -> None:
+        applied = ops.apply(self.document.design, self.op)
+        self._inverse, self._last = applied.inverse, applied.change
+
+    def _revert(self) -> None:
+        assert self._inverse is not None
+        applied = ops.apply(self.document.design, self._inverse)
+        self.op, self._last = applied.inverse, applied.change
 
 
 class RenameDeviceCommand(ModelCommand):
@@ -155,7 +183,8 @@ class AddWorkloadCommand(ModelCommand):
         self.index: int | None = None
 
     def _change(self) -> Change:
-        return Change(workloads=frozenset({self.workload.id}), structure=True)
+        ids = frozenset({self.workload.id})
+        return Change(workloads=ids, added=ids)
 
     def _apply(self) -> None:
         self.index = edit.add_workload(self.document.design, self.workload, self.index)
@@ -173,7 +202,8 @@ class RemoveWorkloadCommand(ModelCommand):
         self.removed: tuple[int, Workload] | None = None
 
     def _change(self) -> Change:
-        return Change(workloads=frozenset({self.workload_id}), structure=True)
+        ids = frozenset({self.workload_id})
+        return Change(workloads=ids, removed=ids)
 
     def _apply(self) -> None:
         self.removed = edit.remove_workload(self.document.design, self.workload_id)

@@ -10,43 +10,20 @@ only what depends on the change.  The figures themselves live in :attr:`Document
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from workbench.model import Design
+from workbench.model import Change, Design
 from workbench.ui.live_figures import LiveFigures
 
+if TYPE_CHECKING:
+    from workbench.catalog import Catalog
 
-@dataclass(frozen=True)
-class Change:
-    """What one command touched; empty sets with ``structure`` mean "anything may differ".
-
-    ``racks``/``devices``/``workloads`` hold ids.  ``structure`` is set when racks or
-    devices were added, removed or moved, so views must rebuild their item maps.
-    """
-
-    racks: frozenset[str] = field(default_factory=frozenset)
-    devices: frozenset[str] = field(default_factory=frozenset)
-    workloads: frozenset[str] = field(default_factory=frozenset)
-    structure: bool = False
-
-    @staticmethod
-    def everything() -> Change:
-        """A change that tells every view to refresh fully (anything may differ)."""
-        return Change(structure=True)
-
-    @property
-    def needs_rebuild(self) -> bool:
-        """Racks or devices may have been added, removed or moved: rebuild what maps them.
-
-        Adding or removing a workload (only workloads named) sets ``structure`` too, but
-        moves no rack; every other structural change may have moved anything.
-        """
-        only_workloads = bool(self.workloads) and not self.racks and not self.devices
-        return self.structure and not only_workloads
+__all__ = ["Change", "Document"]  # Change is the model's; views import it from here too
 
 
 class Document(QObject):
@@ -59,8 +36,9 @@ class Document(QObject):
         ``changed`` also refreshes on this one.
       * ``dirtyChanged(bool)``: the unsaved-changes state flipped.
       * ``pathChanged(str)``: saved under a new name.
-      * ``selectionChanged(object)``: the selected model object id (str) or None.  The
-        selection is shared by every view (click in the rack view, the inspector shows it).
+      * ``selectionChanged(object)``: the primary selected object id (str) or None.  The
+        selection is shared by every view (click in the rack view, the inspector shows it);
+        :attr:`Document.selected` holds every selected id (Ctrl+click adds to it).
       * ``currentWorkloadChanged(object)``: the workload being looked at in the Estimates
         view (id or None); the status strip shows its days.
       * ``editRefused(str)``: a command's edit was refused by the model (the reason, fit
@@ -76,12 +54,19 @@ class Document(QObject):
     editRefused = Signal(str)
 
     def __init__(
-        self, design: Design | None = None, path: Path | None = None, parent: QObject | None = None
+        self,
+        design: Design | None = None,
+        path: Path | None = None,
+        parent: QObject | None = None,
+        catalog: Catalog | None = None,
     ):
         super().__init__(parent)
         self._design = design if design is not None else Design()
         self._path = Path(path) if path is not None else None
+        #: The catalog the palette offers: a drop snapshots its item into the design.
+        self.catalog = catalog
         self._selection: str | None = None
+        self._selected: tuple[str, ...] = ()
         self._current_workload: str | None = None
         #: The figures every view shows (summary, rack loads, workload results), computed
         #: once per change.  Connected first, so it is invalidated before any view's slot
@@ -115,8 +100,13 @@ class Document(QObject):
 
     @property
     def selection(self) -> str | None:
-        """The id of the selected rack or device, or None."""
+        """The id of the primary selected object (the last one clicked), or None."""
         return self._selection
+
+    @property
+    def selected(self) -> tuple[str, ...]:
+        """Every selected id, the primary one last (empty when nothing is selected)."""
+        return self._selected
 
     # -- changes -------------------------------------------------------------------
     def push(self, command: QUndoCommand) -> None:
@@ -124,8 +114,11 @@ class Document(QObject):
         self.undo_stack.push(command)
 
     def notify(self, change: Change) -> None:
-        """Called by commands after they changed the model."""
+        """Called by commands after they changed the model.  Objects the change removed
+        leave the selection afterwards, so no view shows something that is gone."""
         self.changed.emit(change)
+        if change.removed:
+            self.forget_selection_of(change.removed)
 
     def refuse(self, message: str) -> None:
         """Called by a command whose edit the model refused (it leaves no undo step)."""
@@ -143,10 +136,30 @@ class Document(QObject):
             self.currentWorkloadChanged.emit(workload_id)
 
     def select(self, object_id: str | None) -> None:
-        """Make ``object_id`` the shared selection and tell the views."""
-        if object_id != self._selection:
-            self._selection = object_id
-            self.selectionChanged.emit(object_id)
+        """Make ``object_id`` the whole shared selection and tell the views."""
+        self.select_many([] if object_id is None else [object_id])
+
+    def select_many(self, object_ids: Iterable[str]) -> None:
+        """Select several objects at once; the last one becomes the primary selection."""
+        ids = tuple(dict.fromkeys(i for i in object_ids if i))
+        if ids == self._selected:
+            return
+        self._selected = ids
+        self._selection = ids[-1] if ids else None
+        self.selectionChanged.emit(self._selection)
+
+    def toggle_selected(self, object_id: str) -> None:
+        """Add ``object_id`` to the selection, or take it out if it is in (Ctrl+click)."""
+        if object_id in self._selected:
+            self.select_many(i for i in self._selected if i != object_id)
+        else:
+            self.select_many([*self._selected, object_id])
+
+    def forget_selection_of(self, object_ids: Iterable[str]) -> None:
+        """Drop ids that no longer exist (removed by an edit) from the selection."""
+        gone = set(object_ids)
+        if gone & set(self._selected):
+            self.select_many(i for i in self._selected if i not in gone)
 
     def replace_design(self, design: Design, path: Path | None) -> None:
         """Load a different design: clears undo history and selection, marks clean."""
@@ -154,6 +167,7 @@ class Document(QObject):
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._selection = None
+        self._selected = ()
         self._current_workload = None
         self.set_path(path)
         self.designReplaced.emit()

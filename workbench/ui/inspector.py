@@ -10,7 +10,7 @@ rack's power, space and weight come from the document's shared
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -25,11 +25,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.calc.summary import RackLoad
 from workbench.catalog.item import CatalogItem
-from workbench.model import COOLING_LIMITS_KW, Design, Device, Rack
+from workbench.catalog.vocabulary import COOLING_TYPES, item_role
+from workbench.model import Design, Device, Rack
+from workbench.model.placement import units_label
 from workbench.render import colors
-from workbench.render.colors import role_label, role_of
-from workbench.render.rack_geometry import rack_units
+from workbench.render.colors import role_label
+from workbench.rules.racks import BudgetState, rack_budgets
 from workbench.ui.commands import (
     RenameDeviceCommand,
     RenameRackCommand,
@@ -37,12 +40,7 @@ from workbench.ui.commands import (
     SetRackCoolingCommand,
 )
 from workbench.ui.document import Change, Document
-
-COOLING_LABELS: dict[str, str] = {
-    "air": "Air",
-    "rear-door": "Rear-door heat exchanger",
-    "liquid": "Direct liquid",
-}
+from workbench.units import format_kw, format_limit, short_number
 
 
 class _UndoPassThrough(QObject):
@@ -77,11 +75,12 @@ def _value_label() -> QLabel:
 
 
 def _kw(watts: float | None) -> str:
-    return "—" if watts is None else f"{watts / 1000:,.2f} kW"
+    """A device's nameplate watts as kW with two decimals ("10.20 kW")."""
+    return format_kw(None if watts is None else watts / 1000, 2)
 
 
-def _bar(fraction: float) -> str:
-    color = colors.load_color(fraction)
+def _bar(state: BudgetState) -> str:
+    color = colors.budget_color(state)
     return (
         "QProgressBar { border: 1px solid #cfd8dc; border-radius: 3px; background: #f5f7f8;"
         " max-height: 8px; } QProgressBar::chunk { background: " + color + "; }"
@@ -213,8 +212,8 @@ class Inspector(QWidget):
             form.addRow(label, self.rack_fields[key])
         self.cooling = QComboBox()
         self.cooling.setObjectName("rackCooling")
-        for key, limit in COOLING_LIMITS_KW.items():
-            self.cooling.addItem(f"{COOLING_LABELS.get(key, key)} ({limit:g} kW)", key)
+        for key, cooling in COOLING_TYPES.items():
+            self.cooling.addItem(f"{cooling.label} ({cooling.limit_kw:g} kW)", key)
         self.cooling.activated.connect(self._commit_cooling)
         form.addRow("Cooling", self.cooling)
         self.power_limit = QDoubleSpinBox()
@@ -289,12 +288,7 @@ class Inspector(QWidget):
         f["rack"].setText(rack.name)
         f["row"].setText(self._row_of(rack))
         height = item.u_height if item else 0
-        if device.position is None or not height:
-            f["position"].setText(f"0U, {device.face}")
-        else:
-            top = device.position + int(height) - 1
-            span = f"U{device.position}" if top == device.position else f"U{device.position}–U{top}"
-            f["position"].setText(f"{span} ({height:g}U), {device.face}")
+        f["position"].setText(f"{units_label(device.position, height)}, {device.face}")
         if item is not None:
             f["power"].setText(f"{_kw(item.max_power_w)} max · {_kw(item.typical_power_w)} typical")
             if item.gpu_count:
@@ -319,7 +313,7 @@ class Inspector(QWidget):
         passing through the box) never changes it."""
         combo = self.device_role
         combo.blockSignals(True)
-        combo.setItemText(0, f"From catalog ({role_label(role_of(item))})")
+        combo.setItemText(0, f"From catalog ({role_label(item_role(item))})")
         while combo.count() > self._role_choices:
             combo.removeItem(combo.count() - 1)
         index = combo.findData(role)
@@ -356,33 +350,31 @@ class Inspector(QWidget):
             self.power_limit.setValue(rack.power_limit_kw)
             self.power_limit.blockSignals(False)
             self._limit_shown = self.power_limit.value()
-        u_total = rack_units(rack, self.design)
-        limit = rack.power_limit_kw
-        kw = load.kw_max if load else 0.0
-        u_used = load.u_used if load else 0.0
-        share = kw / limit if limit > 0 else 0.0
-        f["kw"].setText(
-            f"{kw:,.1f} of {limit:g} kW ({share:.0%})"
-            + (f" · typical {load.kw_typical:,.1f} kW" if load else "")
-        )
-        self.kw_bar.setValue(int(min(share, 1.0) * 1000))
-        self.kw_bar.setStyleSheet(_bar(share))
-        f["u"].setText(f"{u_used:g} of {u_total} U used")
-        self.u_bar.setValue(int(min(u_used / u_total, 1.0) * 1000) if u_total else 0)
-        self.u_bar.setStyleSheet(_bar(u_used / u_total if u_total else 0.0))
-        weight = load.weight_kg if load else 0.0
-        max_weight = load.max_weight_kg if load else None
-        if max_weight:
-            f["weight"].setText(f"{weight:,.0f} of {max_weight:,.0f} kg")
-            self.kg_bar.setValue(int(min(weight / max_weight, 1.0) * 1000))
-            self.kg_bar.setStyleSheet(_bar(weight / max_weight))
-            self.kg_bar.show()
-        else:
-            f["weight"].setText(f"{weight:,.0f} kg of devices")
-            self.kg_bar.hide()
+        if load is not None:
+            self._show_budgets(rack, load)
         f["devices"].setText(f"{len(rack.devices):,}")
         f["gpus"].setText(f"{load.gpus:,}" if load else "0")
         self.stack.setCurrentIndex(2)
+
+    def _show_budgets(self, rack: Rack, load: RackLoad) -> None:
+        """Power, space and weight against their limits, coloured by the rules' verdict."""
+        f = self.rack_fields
+        budgets = rack_budgets(self.design, rack, load)
+        power, space, weight = budgets.power, budgets.space, budgets.weight
+        f["kw"].setText(
+            f"{format_kw(power.used)} of {format_limit(power.limit, 'kW')} "
+            f"({power.fraction:.0%}) · typical {format_kw(load.kw_typical)}"
+        )
+        for bar, budget in ((self.kw_bar, power), (self.u_bar, space), (self.kg_bar, weight)):
+            bar.setValue(int(min(budget.fraction, 1.0) * 1000))
+            bar.setStyleSheet(_bar(budget.state))
+        f["u"].setText(f"{short_number(space.used)} of {format_limit(space.limit, 'U')} used")
+        if weight.limit:
+            f["weight"].setText(f"{weight.used:,.0f} of {format_limit(weight.limit, 'kg')}")
+            self.kg_bar.show()
+        else:
+            f["weight"].setText(f"{weight.used:,.0f} kg of devices")
+            self.kg_bar.hide()
 
     # -- signals ---------------------------------------------------------------------
     def _on_document_changed(self, change: Change) -> None:
@@ -415,22 +407,21 @@ class Inspector(QWidget):
         _, device = found
         if editor.text() == device.name:
             return  # left unchanged: even a name today's rules refuse stays as it is
-        name = editor.text().strip()
-        if not name:
-            editor.setText(device.name)
-            self._fail("A device name cannot be empty.")
-            return
-        if name != device.name:
-            self.document.push(RenameDeviceCommand(self.document, device.id, name))
+        if editor.text().strip() != device.name:
+            self._push_checked(RenameDeviceCommand(self.document, device.id, editor.text()))
 
     def _on_edit_refused(self, text: str) -> None:
         self._refusal = text
 
     def _push_device_field(self, device_id: str, field: str, value: str) -> None:
-        """Push one SetDeviceFieldCommand; if the model refuses it (the main window says
-        why in the status bar), show the stored value again and the reason here too."""
+        self._push_checked(SetDeviceFieldCommand(self.document, device_id, field, value))
+
+    def _push_checked(self, command: QUndoCommand) -> None:
+        """Push one command; if the model refuses it (the main window says why in the
+        status bar), show the stored value again and the reason here too.  The model is
+        the one judge of a name or a label: nothing is checked here."""
         self._refusal = None
-        self.document.push(SetDeviceFieldCommand(self.document, device_id, field, value))
+        self.document.push(command)
         if self._refusal is not None:
             reason, self._refusal = self._refusal, None
             self.refresh()
@@ -467,18 +458,13 @@ class Inspector(QWidget):
             return
         if editor.text() == rack.name:
             return  # left unchanged: even a name today's rules refuse stays as it is
-        name = editor.text().strip()
-        if not name:
-            editor.setText(rack.name)
-            self._fail("A rack name cannot be empty.")
-            return
-        if name != rack.name:
-            self.document.push(RenameRackCommand(self.document, rack.id, name))
+        if editor.text().strip() != rack.name:
+            self._push_checked(RenameRackCommand(self.document, rack.id, editor.text()))
 
     def _commit_cooling(self, index: int) -> None:
         rack = self.document.figures.find_rack(self._shown) if self._shown else None
         cooling = self.cooling.itemData(index)
-        if rack is None or cooling not in COOLING_LIMITS_KW or cooling == rack.cooling:
+        if rack is None or cooling not in COOLING_TYPES or cooling == rack.cooling:
             return
         self.document.push(SetRackCoolingCommand(self.document, rack.id, cooling))
 

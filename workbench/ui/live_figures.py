@@ -1,29 +1,25 @@
-"""The document's live figures: one summary, one set of rack loads, one result per workload.
+"""The document's live figures: summary, rack loads, workload results and rule findings.
 
-Every view used to recompute what it shows on each ``Document.changed``: on one rename at
-100,000 GPUs ``summarize`` ran three times and ``rack_loads`` twice, ~40 ms, well over
-the one frame the product standard allows.  :class:`LiveFigures` computes each figure at
-most once per change, lazily (on the first read after the change), and every view reads
-the same object.
+Every view reads these instead of computing its own, and each is brought up to date at
+most once per change, lazily (on the first read after it) and incrementally from what the
+:class:`~workbench.model.Change` names, so an edit of one device on a 100,000-GPU design
+costs the racks it touched, not the hall:
+
+* summary: device counts per catalog type are kept rack by rack; a change recounts only
+  the racks it names and the summary is rebuilt from the counts (one step per type);
+* rack loads: only the named racks are recomputed, added ones computed, removed ones
+  dropped; the order is renewed when racks came, went or moved;
+* workload results: dropped when their workload changed, or when the summary moved;
+* findings: the rules engine's :class:`~workbench.rules.Checker` re-runs only the rules
+  that look at what changed (see :mod:`workbench.rules.engine`).
 
 It is owned by the :class:`~workbench.ui.document.Document` and connected to its signals
-before any view, so it is always invalidated before a view's slot reads it.  What a
-change invalidates follows :class:`~workbench.ui.document.Change`:
-
-* workloads only (added, removed or edited): those workloads' results; summary and rack
-  loads stay (no summary figure depends on a workload);
-* racks/devices without ``structure`` (rename, cooling): the loads of the touched racks
-  only, and the summary only if a touched rack's device types differ from when the
-  summary was computed (a rename or a cooling change moves no summary figure, a
-  retyped device does).  Anything unexpected (a device no longer in the rack it was in,
-  an unknown rack) is treated as "anything may differ";
-* ``structure`` or a new design: everything.
-
-Workload results are dropped whenever the summary is (they depend on its GPU counts).
+before any view, so it is always invalidated before a view's slot reads it.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -32,12 +28,13 @@ from PySide6.QtCore import QObject
 
 from workbench.calc import summary as calc_summary
 from workbench.calc import workload as calc_workload
-from workbench.calc.summary import DesignSummary, RackLoad
+from workbench.calc.summary import DesignSummary, LoadCache, RackLoad
 from workbench.calc.workload import WorkloadResult
-from workbench.model import Design, Device, Rack, Workload
+from workbench.model import Change, Design, Device, Rack, Workload
+from workbench.rules import Checker, Finding, RuleContext, Severity, waived_keys
 
 if TYPE_CHECKING:  # the document imports this module; avoid the cycle at run time
-    from workbench.ui.document import Change, Document
+    from workbench.ui.document import Document
 
 
 def _device_types(rack: Rack) -> tuple[str, ...]:
@@ -45,39 +42,39 @@ def _device_types(rack: Rack) -> tuple[str, ...]:
     return tuple([device.device_type for device in rack.devices])
 
 
-class _Index:
-    """Rack id → Rack and device id → rack id, valid until the structure changes.
-
-    Built in one pass when first needed after a structure change, so an edit finds its
-    rack (and a view its rack or device) without scanning ~33,000 devices.
-    """
-
-    def __init__(self, design: Design):
-        self.racks: dict[str, Rack] = {}
-        self.device_rack: dict[str, str] = {}
-        for rack in design.iter_racks():
-            self.racks[rack.id] = rack
-            for device in rack.devices:
-                self.device_rack[device.id] = rack.id
-
-
 class LiveFigures(QObject):
-    """Shared, lazily recomputed figures of the document's design (read-only to views)."""
+    """Shared, lazily and incrementally recomputed figures of the document's design."""
 
     def __init__(self, document: Document):
         super().__init__(document)
         self._document = document
+        #: How many times each figure was computed (for tests and profiling).
+        self.computed = {
+            "summary": 0,
+            "rack_loads": 0,
+            "rack_load": 0,
+            "workload": 0,
+            "counts": 0,
+            "check": 0,
+        }
+        self._reset()
+
+    def _reset(self) -> None:
         self._summary: DesignSummary | None = None
-        #: Rack id → device types when ``_summary`` was computed (decides whether an
-        #: edit of that rack can have moved a summary figure).
-        self._summary_types: dict[str, tuple[str, ...]] = {}
+        #: rack id → its device types, and their total per type (None: not counted yet)
+        self._rack_types: dict[str, tuple[str, ...]] = {}
+        self._counts: Counter[str] | None = None
         self._loads: dict[str, RackLoad] | None = None
         self._stale_racks: set[str] = set()
-        self._loads_version = 0
-        self._index: _Index | None = None
+        self._reorder = False
+        self._loads_version = getattr(self, "_loads_version", 0) + 1
+        self._load_cache = LoadCache()
         self._results: dict[str, tuple[Workload, WorkloadResult]] = {}
-        #: How many times each figure was computed (for tests and profiling).
-        self.computed = {"summary": 0, "rack_loads": 0, "rack_load": 0, "workload": 0}
+        self._checker: Checker | None = None
+        self._pending: Change | None = None
+        self._marks: dict[str, Severity] | None = None
+        self._marks_version = -1
+        self._waivers_moved = False
 
     # -- reading -------------------------------------------------------------------
     @property
@@ -88,21 +85,28 @@ class LiveFigures(QObject):
     def summary(self) -> DesignSummary:
         """``calc.summary.summarize`` of the current design."""
         if self._summary is None:
-            self._summary = calc_summary.summarize(self.design)
+            if self._counts is None:
+                self._count_all()
+            assert self._counts is not None
+            self._summary = calc_summary.summary_from_counts(
+                self.design, len(self._rack_types), self._counts
+            )
             self.computed["summary"] += 1
-            index = self._ensure_index()
-            self._summary_types = {rid: _device_types(r) for rid, r in index.racks.items()}
         return self._summary
 
     @property
     def rack_loads(self) -> Mapping[str, RackLoad]:
         """``calc.summary.rack_loads`` of the current design, in site/row/rack order."""
         if self._loads is None:
-            self._loads = calc_summary.rack_loads(self.design)
+            self._loads = {
+                rack.id: calc_summary.rack_load(self.design, rack, self._load_cache)
+                for rack in self.design.iter_racks()
+            }
             self.computed["rack_loads"] += 1
             self._stale_racks.clear()
+            self._reorder = False
             self._loads_version += 1
-        elif self._stale_racks:
+        elif self._stale_racks or self._reorder:
             self._refresh_stale_loads()
         return MappingProxyType(self._loads)
 
@@ -121,7 +125,7 @@ class LiveFigures(QObject):
 
         Raises KeyError when the design has no workload with this id.
         """
-        workload = next((w for w in self.design.workloads if w.id == workload_id), None)
+        workload = self.design.find_workload(workload_id)
         if workload is None:
             raise KeyError(workload_id)
         cached = self._results.get(workload_id)
@@ -134,97 +138,148 @@ class LiveFigures(QObject):
         self._results[workload_id] = (workload, result)
         return result
 
+    @property
+    def checker(self) -> Checker:
+        """The design's rule findings, current (see :mod:`workbench.rules`)."""
+        if self._checker is None:
+            context = RuleContext(
+                self.design,
+                summary=lambda: self.summary,
+                load=lambda rack: self.rack_load(rack.id),
+                evaluate=lambda workload: self.workload(workload.id),
+            )
+            self._checker = Checker(self.design, context)
+            self._pending = None
+            self.computed["check"] += 1
+        elif self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._checker.update(pending)
+        return self._checker
+
+    def findings(self) -> list[Finding]:
+        return self.checker.findings()
+
+    def waived(self) -> set[tuple[str, str]]:
+        """(rule, object) of every waiver, to tell waived findings apart."""
+        return waived_keys(self.design)
+
+    def rack_mark(self, rack_id: str) -> Severity | None:
+        """The worst unwaived finding about a rack or anything in it (what the rack
+        drawing marks), or None when it has none."""
+        checker = self.checker
+        if self._marks is None or self._marks_version != checker.version or self._waivers_moved:
+            waived = self.waived()
+            index = self.design.index
+            marks: dict[str, Severity] = {}
+            for finding in checker.findings():
+                if finding.key in waived:
+                    continue
+                for object_id in finding.objects:
+                    rack = index.rack_of(object_id)
+                    if rack is not None and finding.severity > marks.get(rack.id, -1):
+                        marks[rack.id] = finding.severity
+            self._marks, self._marks_version, self._waivers_moved = marks, checker.version, False
+        return self._marks.get(rack_id)
+
     def find_rack(self, rack_id: str) -> Rack | None:
-        """``Design.find_rack`` through the structure index: O(1) instead of a scan of
-        ~3,500 racks (the rack view asks once per rack it builds or paints)."""
-        index = self._ensure_index()
-        rack = index.racks.get(rack_id)
-        if rack is None and rack_id not in index.device_rack:
-            return self.design.find_rack(rack_id)  # unknown to the index: ask the model
-        return rack
+        """``Design.find_rack`` (through the model's id index)."""
+        return self.design.find_rack(rack_id)
 
     def find_device(self, device_id: str) -> tuple[Rack, Device] | None:
-        """``Design.find_device`` through the structure index (no scan of ~33,000
-        devices; a rack's id, as the inspector tries first, is answered at once)."""
-        index = self._ensure_index()
-        rack_id = index.device_rack.get(device_id)
-        if rack_id is None:
-            if device_id in index.racks:
-                return None
-            return self.design.find_device(device_id)  # unknown to the index: ask the model
-        rack = index.racks[rack_id]
-        device = next((d for d in rack.devices if d.id == device_id), None)
-        if device is None:  # moved without a structure change: trust the model
-            return self.design.find_device(device_id)
-        return rack, device
+        """``Design.find_device`` (through the model's id index)."""
+        return self.design.find_device(device_id)
 
     # -- invalidation --------------------------------------------------------------
     def invalidate(self) -> None:
         """Forget everything: the next read recomputes from the model (also what a newly
         loaded design needs)."""
-        self._summary = None
-        self._summary_types = {}
-        self._loads = None
-        self._stale_racks.clear()
-        self._index = None
-        self._results.clear()
+        self._reset()
 
     def on_changed(self, change: Change) -> None:
-        """Drop what ``change`` can have moved (see the module docstring)."""
-        if change.needs_rebuild:
+        """Bring forward what ``change`` can have moved (see the module docstring)."""
+        if change.everything:
             self.invalidate()
             return
+        if self._checker is not None:
+            self._pending = change if self._pending is None else self._pending | change
+        if change.waivers:
+            self._waivers_moved = True
         for workload_id in change.workloads:
             self._results.pop(workload_id, None)
-        if not change.racks and not change.devices:
-            return
-        touched = self._touched_racks(change)
-        if touched is None:
-            self.invalidate()
-            return
-        if self._summary is not None and any(
-            _device_types(rack) != self._summary_types.get(rid) for rid, rack in touched
-        ):
+        if change.design:
+            self._summary = None  # the PUE (say) moved; counts and loads did not
+            self._results.clear()
+        if change.types:
+            for slug in change.types:
+                self._load_cache.per_type.pop(slug, None)
+                self._load_cache.rack_types.pop(slug, None)
             self._summary = None
             self._results.clear()
-        if self._loads is not None:
-            self._stale_racks.update(rid for rid, _rack in touched)
-
-    def _touched_racks(self, change: Change) -> list[tuple[str, Rack]] | None:
-        """(id, rack) of every rack the change touched; None when in doubt."""
-        if self._summary is None and self._loads is None:
-            return []  # nothing cached that could go stale
-        index = self._ensure_index()
-        ids = set(change.racks)
+        racks = set(change.racks)
+        index = self.design.index
         for device_id in change.devices:
-            rack_id = index.device_rack.get(device_id)
-            rack = index.racks.get(rack_id) if rack_id is not None else None
-            if rack is None or not any(d.id == device_id for d in rack.devices):
-                return None  # moved or removed without a structure change: recompute
-            ids.add(rack_id)
-        touched = []
-        for rack_id in ids:
-            rack = index.racks.get(rack_id)
-            if rack is None:
-                return None
-            touched.append((rack_id, rack))
-        return touched
+            rack = index.rack_of(device_id)
+            if rack is not None:
+                racks.add(rack.id)
+        if racks and self._counts is not None:
+            self._recount(racks)
+        if self._loads is not None:
+            self._stale_racks.update(racks)
+            self._reorder = self._reorder or change.layout
 
     # -- helpers -------------------------------------------------------------------
-    def _ensure_index(self) -> _Index:
-        if self._index is None:
-            self._index = _Index(self.design)
-        return self._index
+    def _count_all(self) -> None:
+        self._rack_types = {r.id: _device_types(r) for r in self.design.iter_racks()}
+        counts: Counter[str] = Counter()
+        for types in self._rack_types.values():
+            counts.update(types)
+        self._counts = counts
+        self.computed["counts"] += 1
+
+    def _recount(self, rack_ids: set[str]) -> None:
+        """Update the per-type counts from the named racks; drop the summary if they moved."""
+        assert self._counts is not None
+        index = self.design.index
+        moved = False
+        for rack_id in rack_ids:
+            old = self._rack_types.pop(rack_id, None)
+            placed = index.racks.get(rack_id)
+            new = _device_types(placed[1]) if placed is not None else None
+            if new is not None:
+                self._rack_types[rack_id] = new
+            if old == new:
+                continue
+            moved = True
+            if old:
+                self._counts.subtract(old)
+            if new:
+                self._counts.update(new)
+        if moved:
+            self._summary = None
+            self._results.clear()
 
     def _refresh_stale_loads(self) -> None:
         assert self._loads is not None
-        index = self._ensure_index()
+        index = self.design.index
         changed = False
         for rack_id in self._stale_racks:
-            load = calc_summary.rack_load(self.design, index.racks[rack_id])
+            placed = index.racks.get(rack_id)
+            if placed is None:
+                changed = self._loads.pop(rack_id, None) is not None or changed
+                continue
+            load = calc_summary.rack_load(self.design, placed[1], self._load_cache)
             self.computed["rack_load"] += 1
             changed = changed or load != self._loads.get(rack_id)
             self._loads[rack_id] = load
         self._stale_racks.clear()
+        if self._reorder:
+            old = self._loads
+            self._loads = {
+                rack.id: old.get(rack.id)
+                or calc_summary.rack_load(self.design, rack, self._load_cache)
+                for rack in self.design.iter_racks()
+            }
+            changed = changed or list(old) != list(self._loads)
+            self._reorder = False
         if changed:
             self._loads_version += 1

@@ -7,9 +7,12 @@ together; file handling lives in :mod:`workbench.ui.file_actions`.
 
 from __future__ import annotations
 
+import html
+import platform
 from collections.abc import Sequence
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+import PySide6
+from PySide6.QtCore import QSettings, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -21,7 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import workbench
 from workbench.ui.catalog_palette import CatalogPalette
+from workbench.ui.checks_view import ChecksView
 from workbench.ui.document import Document
 from workbench.ui.estimates import EstimatesView
 from workbench.ui.file_actions import FileActions
@@ -30,6 +35,24 @@ from workbench.ui.rack_view import RackView
 from workbench.ui.summary_strip import SummaryStrip
 
 APP_NAME = "Workbench"
+
+
+def about_text() -> str:
+    """The Help › About box: what the workbench is and which versions are running."""
+    qt = qVersion()
+    pyside = PySide6.__version__
+    qt_line = f"Qt {qt}, PySide6 {pyside}" if qt != pyside else f"Qt and PySide6 {qt}"
+    return (
+        f"<b>Workbench {html.escape(workbench.__version__)}</b><br>"
+        "Design GPU clusters offline: racks, power, cooling, fabrics and capacity "
+        "estimates.<br><br>"
+        f"{html.escape(qt_line)}<br>"
+        f"Python {html.escape(platform.python_version())}"
+    )
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 class MainWindow(QMainWindow):
@@ -42,12 +65,18 @@ class MainWindow(QMainWindow):
         settings: QSettings | None = None,
         catalog_problems: Sequence[str] = (),
         parent: QWidget | None = None,
+        catalog_warnings: Sequence[str] = (),
     ):
         super().__init__(parent)
         self.document = document
         self.catalog = catalog
+        if document.catalog is None:
+            document.catalog = catalog
         self.settings = settings if settings is not None else QSettings()
+        #: Catalog errors: entries that could not be loaded and were left out.
         self.catalog_problems = list(catalog_problems)
+        #: Catalog warnings: entries that were loaded but have a figure worth checking.
+        self.catalog_warnings = list(catalog_warnings)
         #: Shown instead of the design's name while an unsaved design has one ("Sample design").
         self.untitled_name: str | None = None
         self.setObjectName("mainWindow")
@@ -80,8 +109,15 @@ class MainWindow(QMainWindow):
         self.resizeDocks(
             [self.palette_dock, self.inspector_dock], [270, 330], Qt.Orientation.Horizontal
         )
+        self.checks = ChecksView(document)
+        self.checks_dock = self._dock(
+            "Checks", "checksDock", self.checks, Qt.DockWidgetArea.BottomDockWidgetArea
+        )
+        self.resizeDocks([self.checks_dock], [190], Qt.Orientation.Vertical)
+        self.checks.showObject.connect(self.show_object)
 
         self.summary = SummaryStrip(document)
+        self.summary.checksClicked.connect(self.show_checks)
         self.statusBar().addPermanentWidget(self.summary)
 
         #: Docks the Estimates tab put away (catalog and inspector are about racks), shown
@@ -129,8 +165,9 @@ class MainWindow(QMainWindow):
         edit.addAction(self.redo_action)
 
         view = bar.addMenu("&View")
-        for dock in (self.palette_dock, self.inspector_dock):
+        for dock in (self.palette_dock, self.inspector_dock, self.checks_dock):
             view.addAction(dock.toggleViewAction())
+        self.checks_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+Shift+C"))
         view.addSeparator()
         self.fit_action = self._add(view, "&Fit Racks in View", "Ctrl+0", self.rack_view.fit)
         self._add(
@@ -147,8 +184,10 @@ class MainWindow(QMainWindow):
         self.catalog_problems_action = self._add(
             help_menu, "&Catalog Problems…", None, self.show_catalog_problems
         )
-        self.catalog_problems_action.setEnabled(bool(self.catalog_problems))
-        self._add(help_menu, "&About Workbench", None, self._about)
+        self.catalog_problems_action.setEnabled(
+            bool(self.catalog_problems or self.catalog_warnings)
+        )
+        self.about_action = self._add(help_menu, "&About Workbench", None, self._about)
 
     def _add(self, menu, text: str, shortcut, slot) -> QAction:
         action = QAction(text, self)
@@ -171,6 +210,25 @@ class MainWindow(QMainWindow):
                 dock.hide()
         else:
             self._restore_docks()
+
+    # -- findings ----------------------------------------------------------------------
+    def show_checks(self) -> None:
+        """Bring the Checks view up (the status strip's count was clicked)."""
+        self.checks_dock.show()
+        self.checks_dock.raise_()
+        self.checks.tree.setFocus()
+
+    def show_object(self, object_id: str) -> None:
+        """Bring the view that shows ``object_id`` forward and scroll it into view: the
+        Estimates view for a workload, the rack view for a rack or a device."""
+        kind = self.document.design.index.kind_of(object_id)
+        if kind == "workload":
+            self.tabs.setCurrentWidget(self.estimates_page)
+            self.estimates.select_workload(object_id)
+            return
+        if kind in ("rack", "device"):
+            self.tabs.setCurrentWidget(self.rack_view)
+            self.rack_view.show_object(object_id)
 
     def _restore_docks(self) -> None:
         docks, self._docks_put_away = self._docks_put_away, []
@@ -205,34 +263,70 @@ class MainWindow(QMainWindow):
 
     # -- catalog problems ------------------------------------------------------------
     def report_catalog_problems(self) -> None:
-        """Say once, without blocking, that some catalog files were skipped."""
-        if not self.catalog_problems:
+        """Say once, without blocking, that some catalog files were skipped.
+
+        Errors also open the list; warnings alone (the entries were loaded) only get the
+        status bar, so a known warning does not greet the user at every start.
+        """
+        errors, warnings = len(self.catalog_problems), len(self.catalog_warnings)
+        if not errors and not warnings:
             return
-        n = len(self.catalog_problems)
+        parts = []
+        if errors:
+            parts.append(
+                f"{_plural(errors, 'problem', 'problems')}, "
+                f"{'the entry was' if errors == 1 else 'the entries were'} skipped"
+            )
+        if warnings:
+            parts.append(
+                f"{_plural(warnings, 'warning', 'warnings')}, "
+                f"{'the entry was' if warnings == 1 else 'the entries were'} loaded"
+            )
         self.statusBar().showMessage(
-            f"Catalog: {n} problem{'s' if n != 1 else ''}; the entries were skipped "
-            "(Help ▸ Catalog Problems)",
-            20000,
+            f"Catalog: {'; '.join(parts)} (Help ▸ Catalog Problems)", 20000
         )
-        self.show_catalog_problems()
+        if errors:
+            self.show_catalog_problems()
+
+    def catalog_problem_lines(self) -> list[str]:
+        """Errors then warnings, labelled as ``workbench catalog validate`` prints them."""
+        return [f"error: {e}" for e in self.catalog_problems] + [
+            f"warning: {w}" for w in self.catalog_warnings
+        ]
+
+    def catalog_problems_summary(self) -> str:
+        """The dialog's headline: what was left out, and what was loaded with a warning."""
+        errors, warnings = len(self.catalog_problems), len(self.catalog_warnings)
+        sentences = []
+        if errors:
+            sentences.append(
+                f"{_plural(errors, 'catalog entry', 'catalog entries')} could not be loaded "
+                f"and {'was' if errors == 1 else 'were'} left out. The workbench works "
+                f"without {'it' if errors == 1 else 'them'}."
+            )
+        if warnings:
+            sentences.append(
+                f"{_plural(warnings, 'catalog warning', 'catalog warnings')}: "
+                f"{'the entry was' if warnings == 1 else 'the entries were'} loaded and "
+                f"{'is' if warnings == 1 else 'are'} in use, but check the figure"
+                f"{'' if warnings == 1 else 's'} named below."
+            )
+        return "\n".join(sentences)
 
     def show_catalog_problems(self) -> QMessageBox | None:
-        """A non-modal dialog listing each problem as file:line: field: message."""
-        if not self.catalog_problems:
+        """A non-modal dialog listing each error and warning as file:line: field: message."""
+        lines = self.catalog_problem_lines()
+        if not lines:
             return None
         box = QMessageBox(
             QMessageBox.Icon.Warning,
             "Catalog problems",
-            f"{len(self.catalog_problems)} catalog entr"
-            f"{'ies' if len(self.catalog_problems) != 1 else 'y'} could not be "
-            "loaded and were left out. The workbench works without them.",
+            self.catalog_problems_summary(),
             QMessageBox.StandardButton.Close,
             self,
         )
-        box.setDetailedText("\n".join(self.catalog_problems))
-        box.setInformativeText(
-            "\n".join(self.catalog_problems[:8]) + ("\n…" if len(self.catalog_problems) > 8 else "")
-        )
+        box.setDetailedText("\n".join(lines))
+        box.setInformativeText("\n".join(lines[:8]) + ("\n…" if len(lines) > 8 else ""))
         box.setModal(False)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.show()
@@ -240,12 +334,7 @@ class MainWindow(QMainWindow):
         return box
 
     def _about(self) -> None:
-        QMessageBox.about(
-            self,
-            "About Workbench",
-            "<b>Workbench</b><br>Design GPU clusters offline: racks, power, "
-            "cooling, fabrics and capacity estimates.",
-        )
+        QMessageBox.about(self, "About Workbench", about_text())
 
     # -- window state ----------------------------------------------------------------
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name

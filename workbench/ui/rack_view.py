@@ -1,127 +1,38 @@
 """The rack view: every row of the design as rack elevations on one zoomable canvas.
 
-Scalability decides the shape: a 100,000-GPU campus has ~3,000 racks and ~12,500
-devices, so each rack is ONE graphics item that paints its frame, U numbers and device
-blocks through the shared painter (:func:`workbench.render.rack_painter.paint_rack`), with
-no per-device items.  Zoomed out, text and U numbers are skipped (level of detail) and
-each rack is cached as a device-resolution pixmap, so scrolling the hall stays smooth.
-
-The view keeps the maps the architecture asks for: rack id → item, device id → rack id,
-and item → rack id.  Clicks go through :func:`workbench.render.rack_geometry.hit_test`,
-the same geometry that will snap drops to a U when drag-and-drop arrives
-(:meth:`RackView.rack_and_u_at`).
+The scene (:class:`~workbench.ui.rack_scene.HallScene`) holds one item per rack and
+mirrors the model edit by edit; this view adds what a person does with it: click and
+Ctrl+click to select, zoom, pan, front or rear.  Clicks go through
+:func:`workbench.render.rack_geometry.hit_test`, the same geometry that snaps drops to a
+U (:meth:`RackView.rack_and_u_at`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QWheelEvent
+from PySide6.QtGui import QPainter, QWheelEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
-    QGraphicsItem,
-    QGraphicsScene,
-    QGraphicsSimpleTextItem,
     QGraphicsView,
     QHBoxLayout,
     QLabel,
-    QStyleOptionGraphicsItem,
     QToolButton,
     QWidget,
 )
 
 from workbench.calc.summary import RackLoad
-from workbench.model import Design, Rack
+from workbench.model import Design
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
-from workbench.render.rack_painter import paint_rack
 from workbench.ui.document import Change, Document
+from workbench.ui.rack_scene import SCENE_SCALE, HallScene, RackItem
 
-#: Scene units per rack unit at zoom 1.
-SCENE_SCALE = 10.0
-RACK_GAP = 8.0
-ROW_GAP = 36.0
-ROW_LABEL_H = 34.0
-SITE_LABEL_H = 46.0
+__all__ = ["SCENE_SCALE", "RackItem", "RackView"]
+
 MIN_ZOOM, MAX_ZOOM = 0.01, 8.0
 #: The zoom a design opens at when the whole hall would be too small to read.
 COMFORTABLE_ZOOM = 0.7
-
-
-class RackItem(QGraphicsItem):
-    """One rack, drawn by the shared painter; holds the rack id, never model truth."""
-
-    def __init__(self, view: RackView, rack: Rack):
-        super().__init__()
-        self.view = view
-        self.rack_id = rack.id
-        self._u_total = geo.rack_units(rack, view.design)
-        w, h = geo.rack_size(self._u_total, SCENE_SCALE)
-        self._bounds = QRectF(0, 0, w, h)
-        self._blocks: list[geo.Block] = []
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.setAcceptHoverEvents(False)
-        self.refresh()
-
-    @property
-    def rack(self) -> Rack | None:
-        # Through the document's structure index: a scan per rack made opening a
-        # 3,500-rack design quadratic.
-        return self.view.document.figures.find_rack(self.rack_id)
-
-    def refresh(self) -> None:
-        """Re-read the rack from the model (after a command touched it) and repaint."""
-        rack = self.rack
-        if rack is None:
-            return
-        u_total = geo.rack_units(rack, self.view.design)
-        if u_total != self._u_total:
-            self.prepareGeometryChange()
-            self._u_total = u_total
-            w, h = geo.rack_size(u_total, SCENE_SCALE)
-            self._bounds = QRectF(0, 0, w, h)
-        self._blocks = geo.device_blocks(rack, self.view.design, SCENE_SCALE, self.view.face)
-        self.setToolTip(f"{rack.name} — {len(rack.devices)} devices")
-        self.update()
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        return self._bounds
-
-    def paint(
-        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        rack = self.rack
-        if rack is None:
-            return
-        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
-        detail = lod * SCENE_SCALE >= geo.MIN_TEXT_PX_PER_U
-        paint_rack(
-            painter,
-            rack,
-            self.view.design,
-            (0.0, 0.0),
-            SCENE_SCALE,
-            selected_id=self.view.document.selection,
-            detail=detail,
-            face=self.view.face,
-            load=self.view.load_of(self.rack_id),
-            blocks=self._blocks,
-        )
-
-    def object_at(self, local: QPointF) -> str:
-        """The device id under a rack-local point, or this rack's id."""
-        return geo.hit_test(self._blocks, local.x(), local.y()) or self.rack_id
-
-    def block_rect(self, device_id: str) -> QRectF | None:
-        """A device block's rectangle in item coordinates."""
-        for block in self._blocks:
-            if block.device_id == device_id:
-                r = block.rect
-                return QRectF(r.x, r.y, r.w, r.h)
-        return None
-
-    def u_at(self, local: QPointF) -> int | None:
-        return geo.u_at(local.y(), self._u_total, SCENE_SCALE)
 
 
 class _Legend(QFrame):
@@ -159,9 +70,10 @@ class _Legend(QFrame):
 class RackView(QGraphicsView):
     """Rows of racks, left to right per row, rows stacked top to bottom.
 
-    Click selects a device (or the rack, clicking its frame) in the document; a selection
-    made elsewhere is highlighted and scrolled into view.  Ctrl+wheel zooms, the middle
-    button pans, :meth:`fit` shows everything.
+    Click selects a device (or the rack, clicking its frame) in the document, Ctrl+click
+    adds to the selection or takes out; a selection made elsewhere is highlighted and
+    scrolled into view.  Ctrl+wheel zooms, the middle button pans, :meth:`fit` shows
+    everything.
     """
 
     zoomChanged = Signal(float)
@@ -169,12 +81,9 @@ class RackView(QGraphicsView):
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
         self.document = document
-        self.face = "front"
-        self._items: dict[str, RackItem] = {}
-        self._device_rack: dict[str, str] = {}
         self._pan_from: QPoint | None = None
-        self._scene = QGraphicsScene(self)
-        self._scene.setBackgroundBrush(QBrush(QColor("#eceff1")))
+        self._scene = HallScene(document, self)
+        self._items = self._scene.items_by_rack
         self.setScene(self._scene)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
@@ -191,7 +100,7 @@ class RackView(QGraphicsView):
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self.rebuild)
         document.selectionChanged.connect(self._on_selection_changed)
-        self._selected: str | None = None
+        self._selected: tuple[str, ...] = ()
         #: True while a click in this view makes the selection: what was clicked is in
         #: view already, and scrolling under the pointer would move it away from the mouse.
         self._clicking = False
@@ -210,11 +119,15 @@ class RackView(QGraphicsView):
         """The graphics item of a rack."""
         return self._items.get(rack_id)
 
+    @property
+    def face(self) -> str:
+        """Which face of every rack is shown: "front" or "rear"."""
+        return self._scene.face
+
     def rack_of(self, object_id: str) -> str | None:
         """The rack id holding ``object_id`` (a device id or a rack id itself)."""
-        if object_id in self._items:
-            return object_id
-        return self._device_rack.get(object_id)
+        rack = self.design.index.rack_of(object_id)
+        return rack.id if rack is not None else None
 
     def scene_rect_of(self, object_id: str) -> QRectF | None:
         """Where a device block or a rack is drawn, in scene coordinates."""
@@ -245,95 +158,38 @@ class RackView(QGraphicsView):
 
     # -- building --------------------------------------------------------------------
     def rebuild(self) -> None:
-        """Lay out every site, row and rack again (new design or changed structure)."""
-        self._scene.clear()
-        self._items.clear()
-        self._device_rack.clear()
-        y = 0.0
-        multi_site = len(self.design.sites) > 1
-        for site in self.design.sites:
-            if multi_site:
-                self._label(site.name, 0.0, y, 26, bold=True)
-                y += SITE_LABEL_H
-            for row in site.rows:
-                count = len(row.racks)
-                self._label(row.name, 0.0, y, 18, bold=True)
-                self._label(
-                    f"{count} rack{'s' if count != 1 else ''}",
-                    self._label_width(row.name, 18) + 14,
-                    y + 5,
-                    12,
-                )
-                y += ROW_LABEL_H
-                x, row_h = 0.0, 0.0
-                for rack in row.racks:
-                    item = RackItem(self, rack)
-                    item.setPos(x, y)
-                    self._scene.addItem(item)
-                    self._items[rack.id] = item
-                    for device in rack.devices:
-                        self._device_rack[device.id] = rack.id
-                    x += item.boundingRect().width() + RACK_GAP
-                    row_h = max(row_h, item.boundingRect().height())
-                y += row_h + ROW_GAP
-        if not self._items:
-            self._label("This design has no racks yet.", 0.0, 0.0, 18)
-        # Extra room at the bottom so the floating legend never hides the last footer.
-        bounds = self._scene.itemsBoundingRect().adjusted(-40, -30, 40, 70)
-        self._scene.setSceneRect(bounds)
-        self._selected = self.document.selection
-
-    def _label(self, text: str, x: float, y: float, px: int, bold: bool = False) -> None:
-        item = QGraphicsSimpleTextItem(text)
-        font = QFont()
-        font.setPixelSize(px)
-        font.setBold(bold)
-        item.setFont(font)
-        item.setBrush(QColor(colors.TEXT if bold else colors.TEXT_MUTED))
-        item.setPos(x, y)
-        self._scene.addItem(item)
-
-    @staticmethod
-    def _label_width(text: str, px: int) -> float:
-        font = QFont()
-        font.setPixelSize(px)
-        font.setBold(True)
-        from PySide6.QtGui import QFontMetricsF
-
-        return QFontMetricsF(font).horizontalAdvance(text)
+        """Lay out every site, row and rack again (a new design)."""
+        self._scene.rebuild()
+        self._selected = self.document.selected
 
     def set_face(self, face: str) -> None:
         """Show the front or the rear of every rack."""
-        if face != self.face:
-            self.face = face
-            for item in self._items.values():
-                item.refresh()
+        self._scene.set_face(face)
+
+    def show_object(self, object_id: str) -> None:
+        """Scroll ``object_id`` (a device or a rack) into view, zooming in to where its
+        text is readable if the hall is zoomed out too far to pick it out."""
+        rect = self.scene_rect_of(object_id)
+        if rect is None:
+            return
+        readable = geo.MIN_TEXT_PX_PER_U / SCENE_SCALE * 1.5
+        if self.zoom() < readable:
+            self.zoom_by(readable / self.zoom())
+        self.centerOn(rect.center())
 
     # -- document signals ----------------------------------------------------------
     def _on_document_changed(self, change: Change) -> None:
-        if change.needs_rebuild:
-            self.rebuild()
-            return
-        racks = set(change.racks)
-        racks.update(r for d in change.devices if (r := self._device_rack.get(d)))
-        if not racks:
-            return
-        for rack_id in racks:
-            item = self._items.get(rack_id)
-            if item is not None:
-                item.refresh()
+        self._scene.apply(change)
 
     def _on_selection_changed(self, object_id: object) -> None:
-        for old in {
-            self.rack_of(self._selected) if self._selected else None,
-            self.rack_of(object_id) if isinstance(object_id, str) else None,
-        }:
-            item = self._items.get(old) if old else None
+        now = self.document.selected
+        for rack_id in {self.rack_of(i) for i in (*self._selected, *now)}:
+            item = self._items.get(rack_id) if rack_id else None
             if item is not None:
                 item.update()
-        self._selected = object_id if isinstance(object_id, str) else None
-        if self._selected and not self._clicking:
-            rect = self.scene_rect_of(self._selected)
+        self._selected = now
+        if isinstance(object_id, str) and not self._clicking:
+            rect = self.scene_rect_of(object_id)
             if rect is not None:
                 self.ensureVisible(rect, 40, 40)
 
@@ -406,7 +262,12 @@ class RackView(QGraphicsView):
         if event.button() == Qt.MouseButton.LeftButton:
             self._clicking = True
             try:
-                self.document.select(self.object_at(event.position().toPoint()))
+                hit = self.object_at(event.position().toPoint())
+                if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                    if hit is not None:
+                        self.document.toggle_selected(hit)
+                else:
+                    self.document.select(hit)
             finally:
                 self._clicking = False
             event.accept()

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from workbench.calc.summary import DesignSummary
 from workbench.model import Design, Workload
+from workbench.render import colors
+from workbench.rules import Severity, count
 from workbench.ui.document import Change, Document
 from workbench.units import format_count, format_flops, format_power
 
@@ -90,8 +93,22 @@ def summary_parts(
     return parts
 
 
+def checks_text(errors: int, warnings: int) -> str:
+    """'2 errors · 1 warning', or 'No errors' when the rules found nothing to fix."""
+    if not errors and not warnings:
+        return "✔ No errors"
+    parts = [format_count(errors, "error")] if errors else []
+    if warnings:
+        parts.append(format_count(warnings, "warning"))
+    return SEPARATOR.join(parts)
+
+
 class SummaryStrip(QWidget):
-    """A row of labels with the design's headline figures, kept live."""
+    """A row of labels with the design's headline figures, kept live, led by the count
+    of rule findings (a link that opens the Checks view)."""
+
+    #: The findings count was clicked.
+    checksClicked = Signal()
 
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
@@ -101,6 +118,12 @@ class SummaryStrip(QWidget):
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(6, 0, 6, 0)
         self._layout.setSpacing(4)
+        self.checks = QLabel()
+        self.checks.setObjectName("summary-checks")
+        self.checks.setTextFormat(Qt.TextFormat.RichText)
+        self.checks.linkActivated.connect(lambda _link: self.checksClicked.emit())
+        self._layout.addWidget(self.checks)
+        self._checks_text = ""
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self.refresh)
         document.currentWorkloadChanged.connect(self.refresh)
@@ -113,6 +136,16 @@ class SummaryStrip(QWidget):
     def refresh(self) -> None:
         """Show the document's current figures now."""
         figures = self.document.figures
+        counts = count(figures.findings(), figures.waived())
+        self._checks_text = checks_text(counts.errors, counts.warnings)
+        worst = Severity.ERROR if counts.errors else Severity.WARNING if counts.warnings else None
+        color = colors.SEVERITY_COLORS[worst] if worst is not None else colors.LOAD_OK
+        self.checks.setText(
+            f'<a href="checks" style="color:{color}; font-weight:600; text-decoration:none">'
+            f"{self._checks_text}</a>"
+        )
+        waived = f"; {counts.waived:,} waived" if counts.waived else ""
+        self.checks.setToolTip(f"Design checks{waived}. Click to open the Checks view.")
         parts = summary_parts(
             figures.summary,
             self.document.design,
@@ -152,6 +185,8 @@ class SummaryStrip(QWidget):
         )
 
     def figure(self, key: str) -> str:
-        """The text of one figure ('gpus', 'bf16', 'it' ...)."""
+        """The text of one figure ('checks', 'gpus', 'bf16', 'it' ...)."""
+        if key == "checks":
+            return self._checks_text
         label = self._labels.get(key)
         return label.text() if label is not None and not label.isHidden() else ""

@@ -245,13 +245,15 @@ class EstimatesView(QWidget):
 
     # -- model → view ------------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:
-        if change.structure:
+        came_or_went = change.workloads & (change.added | change.removed)
+        if change.everything or came_or_went:
             self._rebuild_list()
-        elif change.workloads:
+        elif change.workloads or change.types:
+            # A new catalog type in the design can be a new GPU to choose.
             self._update_list_texts()
             self.form.refresh()
         # else: a rack or device edit; no workload field or GPU choice can have moved.
-        if change.structure or change.racks or change.devices:
+        if change.structural or change.racks or change.devices:
             self._refresh_power()
         self._recompute(only_if_changed=True)
 

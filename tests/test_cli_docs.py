@@ -1,0 +1,113 @@
+"""What a new user reads about the command line: the README's examples and ``--help``."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from workbench.cli.main import build_parser, main
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+#: Words the README's command-line block uses for "put your own value here".
+PLACEHOLDERS = ("FILE", "OUT.dcwb", "DIR", "KIND", "NAME", "N", "P")
+
+
+def _command_block() -> str:
+    """The fenced block under the README's "## Command line" heading."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n## Command line\n", 1)[1]
+    match = re.search(r"^```[^\n]*\n(.*?)^```", section, re.S | re.M)
+    assert match, "README: no fenced block under ## Command line"
+    return match.group(1)
+
+
+def _has_placeholder(command: str) -> bool:
+    """True when a word of ``command`` is a placeholder (``FILE...`` counts as FILE)."""
+    words = re.split(r"[\s\[\]|=]+", command)
+    return any(word.rstrip(".") in PLACEHOLDERS for word in words)
+
+
+def _runnable_examples() -> list[list[str]]:
+    """Each concrete ``workbench ...`` line, as argv without the program name.
+
+    A line's description (after two or more spaces) is dropped; ``[--opt]`` brackets
+    give two runs, one without the optional part and one with it.  A run that still has
+    a placeholder is skipped, and so is bare ``workbench``, which opens the window.
+    """
+    runs: list[list[str]] = []
+    for line in _command_block().splitlines():
+        command = re.split(r"\s{2,}", line.strip())[0]
+        if not command.startswith("workbench "):
+            continue
+        for variant in (re.sub(r"\s*\[[^]]*\]", "", command), re.sub(r"[][]", "", command)):
+            argv = shlex.split(variant)[1:]
+            if argv and not _has_placeholder(variant) and argv not in runs:
+                runs.append(argv)
+    return runs
+
+
+EXAMPLES = _runnable_examples()
+
+
+def test_the_readme_has_examples_to_run():
+    assert len(EXAMPLES) >= 4
+    assert any(argv[:1] == ["estimate"] and "--gpu" in argv for argv in EXAMPLES)
+
+
+@pytest.mark.parametrize("argv", EXAMPLES, ids=" ".join)
+def test_readme_command_line_example_runs(argv, capsys, monkeypatch, tmp_path):
+    """Copied from the README, every concrete example exits 0."""
+    monkeypatch.setenv("WORKBENCH_USER_CATALOG", str(tmp_path / "no-user-catalog"))
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse refusing the flags
+        code = exc.code
+    captured = capsys.readouterr()
+    assert code == 0, f"workbench {shlex.join(argv)}: {captured.err.strip()}"
+
+
+def test_top_level_usage_names_file_and_lists_the_subcommands(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: workbench [-h] [FILE | COMMAND ...]\n")
+    for command in ("new", "templates", "report", "catalog", "estimate"):
+        assert re.search(rf"^\s+{command}\b", out, re.M), command
+
+
+def test_subcommand_usage_keeps_its_own_program_name(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["estimate", "--help"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: workbench estimate [-h]")
+    with pytest.raises(SystemExit):
+        main(["catalog", "validate", "--help"])
+    assert capsys.readouterr().out.startswith("usage: workbench catalog validate [-h]")
+
+
+def _all_help_texts(parser) -> list[str]:
+    """Description, epilog and every argument's help, through all subcommands."""
+    texts = [parser.description or "", parser.epilog or "", parser.usage or ""]
+    for action in parser._actions:
+        texts.append(action.help or "")
+        for choice in getattr(action, "_choices_actions", []):
+            texts.append(choice.help or "")
+        choices = getattr(action, "choices", None)
+        if isinstance(choices, dict):  # a subcommand group: name -> parser
+            for sub in choices.values():
+                texts.extend(_all_help_texts(sub))
+    return texts
+
+
+def test_help_cites_published_sources_not_internal_documents():
+    texts = _all_help_texts(build_parser())
+    assert len(texts) > 30
+    for text in texts:
+        assert "brief" not in text.lower(), text
+        assert "§" not in text and "issue " not in text.lower(), text
+    estimate = next(t for t in texts if t.startswith("Capacity estimates"))
+    for source in ("Kaplan", "ZeRO", "PaLM"):
+        assert source in estimate

@@ -1,0 +1,235 @@
+"""The Checks view's item model: findings grouped by severity, rule or object, filtered.
+
+A hand-written two-level model (groups, then findings) instead of a QStandardItemModel:
+a 100,000-GPU design can hold thousands of findings, and building thousands of items
+after every edit would cost more than the edit.  The model keeps plain rows and is reset
+only when the findings or the waivers actually differ (the checker's version says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from workbench.model import Design, Waiver
+from workbench.render import colors
+from workbench.rules import REGISTRY, Finding, Severity
+
+COLUMNS: tuple[str, ...] = ("Finding", "Rule", "Object", "Waiver")
+GROUPINGS: tuple[str, ...] = ("severity", "rule", "object")
+
+_Index = QModelIndex | QPersistentModelIndex
+#: The invalid index (the root), as Qt's default argument.
+_ROOT = QModelIndex()
+
+
+@dataclass(frozen=True)
+class Row:
+    """One finding as the view shows it."""
+
+    finding: Finding
+    object_name: str
+    waiver: Waiver | None
+
+    @property
+    def waived(self) -> bool:
+        return self.waiver is not None
+
+
+@dataclass
+class Group:
+    key: str
+    title: str
+    rows: list[Row]
+
+
+def object_name(design: Design, object_id: str) -> str:
+    """What a person calls an object: its name, and what it is."""
+    index = design.index
+    found = index.devices.get(object_id)
+    if found is not None:
+        return f"{found[1].name} (in {found[0].name})"
+    placed = index.racks.get(object_id)
+    if placed is not None:
+        return f"rack {placed[1].name}"
+    workload = index.workloads.get(object_id)
+    if workload is not None:
+        return f"workload {workload.name}"
+    for tier in design.storage_tiers:
+        if tier.id == object_id:
+            return f"tier {tier.name}"
+    return "the design" if object_id in ("", "design") else object_id
+
+
+class FindingsModel(QAbstractItemModel):
+    """Groups of finding rows; internal ids tell group rows (0) from finding rows (g+1)."""
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.groups: list[Group] = []
+        self.grouping = "severity"
+        self.min_severity = Severity.INFO
+        self.rule_filter = ""
+        self.text_filter = ""
+        self.show_waived = True
+        self._rows: list[Row] = []
+
+    # -- filling ------------------------------------------------------------------------
+    def set_rows(self, rows: list[Row]) -> None:
+        self._rows = rows
+        self._regroup()
+
+    def set_filters(
+        self,
+        *,
+        grouping: str | None = None,
+        min_severity: Severity | None = None,
+        rule: str | None = None,
+        text: str | None = None,
+        show_waived: bool | None = None,
+    ) -> None:
+        if grouping is not None:
+            self.grouping = grouping
+        if min_severity is not None:
+            self.min_severity = min_severity
+        if rule is not None:
+            self.rule_filter = rule
+        if text is not None:
+            self.text_filter = text.strip().casefold()
+        if show_waived is not None:
+            self.show_waived = show_waived
+        self._regroup()
+
+    def _keep(self, row: Row) -> bool:
+        f = row.finding
+        if f.severity < self.min_severity or (row.waived and not self.show_waived):
+            return False
+        if self.rule_filter and f.rule != self.rule_filter:
+            return False
+        if self.text_filter:
+            haystack = f"{row.object_name} {f.message} {f.rule} {' '.join(f.objects)}".casefold()
+            return self.text_filter in haystack
+        return True
+
+    def _regroup(self) -> None:
+        self.beginResetModel()
+        groups: dict[str, Group] = {}
+        key_of: Callable[[Row], tuple[str, str]] = {
+            "severity": lambda r: (
+                f"{2 - r.finding.severity}",
+                _severity_title(r.finding.severity),
+            ),
+            "rule": lambda r: (r.finding.rule, _rule_title(r.finding.rule)),
+            "object": lambda r: (r.object_name.casefold(), r.object_name),
+        }[self.grouping]
+        for row in self._rows:
+            if not self._keep(row):
+                continue
+            key, title = key_of(row)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = Group(key, title, [])
+            group.rows.append(row)
+        self.groups = [groups[k] for k in sorted(groups)]
+        for group in self.groups:
+            group.rows.sort(
+                key=lambda r: (
+                    r.waived,
+                    -r.finding.severity,
+                    r.finding.rule,
+                    r.object_name.casefold(),
+                )
+            )
+        self.endResetModel()
+
+    def visible_count(self) -> int:
+        return sum(len(g.rows) for g in self.groups)
+
+    # -- reading ------------------------------------------------------------------------
+    def row_at(self, index: _Index) -> Row | None:
+        """The finding row behind ``index`` (None for a group row)."""
+        if not index.isValid() or index.internalId() == 0:
+            return None
+        return self.groups[index.internalId() - 1].rows[index.row()]
+
+    # -- QAbstractItemModel -------------------------------------------------------------
+    def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0)
+        return self.createIndex(row, column, parent.row() + 1)
+
+    def parent(self, index: _Index = _ROOT) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(index.internalId() - 1, 0, 0)
+
+    def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt's name
+        if not parent.isValid():
+            return len(self.groups)
+        if parent.internalId() == 0 and parent.column() == 0:
+            return len(self.groups[parent.row()].rows)
+        return 0
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt's name
+        return len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        if index.internalId() == 0:
+            group = self.groups[index.row()]
+            if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
+                return f"{group.title} ({len(group.rows):,})"
+            if role == Qt.ItemDataRole.FontRole and index.column() == 0:
+                from PySide6.QtGui import QFont
+
+                font = QFont()
+                font.setBold(True)
+                return font
+            return None
+        row = self.groups[index.internalId() - 1].rows[index.row()]
+        f = row.finding
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return f.message
+            if column == 1:
+                return f.rule
+            if column == 2:
+                return row.object_name
+            return f"waived: {row.waiver.note}" if row.waiver is not None else ""
+        if role == Qt.ItemDataRole.ToolTipRole:
+            rule = REGISTRY.get(f.rule)
+            source = f"\nSource: {rule.source}" if rule is not None else ""
+            waiver = f"\nWaived: {row.waiver.note}" if row.waiver is not None else ""
+            return f"{f.severity.label.upper()} {f.rule}: {f.message}{source}{waiver}"
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if row.waived:
+                return QBrush(QColor(colors.TEXT_MUTED))
+            if column == 0:
+                return QBrush(QColor(colors.SEVERITY_COLORS[f.severity]).darker(120))
+        if role == Qt.ItemDataRole.DecorationRole and column == 0:
+            color = QColor(colors.SEVERITY_COLORS[f.severity])
+            if row.waived:
+                color.setAlpha(90)
+            return color
+        return None
+
+
+def _severity_title(severity: Severity) -> str:
+    return {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.INFO: "Info"}[severity]
+
+
+def _rule_title(rule_id: str) -> str:
+    rule = REGISTRY.get(rule_id)
+    return f"{rule_id}: {rule.title}" if rule is not None else rule_id

@@ -1,4 +1,4 @@
-"""Designs and catalog entries shared by the store tests, the v1 sample and nothing else.
+"""Designs and catalog entries shared by the store tests, the version samples and nothing else.
 
 The catalog entries are mappings in the catalog's own format and are turned into items
 by the catalog's parser, exactly as a design's snapshot is re-read on open, so a
@@ -21,6 +21,7 @@ from workbench.model.design import (
     Site,
     SoftwareStack,
     StorageTier,
+    Waiver,
     Workload,
 )
 
@@ -159,3 +160,18 @@ def small_design(name: str = "Small test design") -> Design:
         ],
         properties={"customer": "ACME ☃", "": "empty key"},
     )
+
+
+def full_design(name: str = "Full test design") -> Design:
+    """:func:`small_design` with a value in every field later schema versions added
+    (device roles, a workload's target days, waivers), so no column is only ever empty."""
+    design = small_design(name)
+    for _, device in design.iter_devices():
+        if device.name.startswith("mgmt-"):
+            device.role = "storage-switch"
+    design.workloads[0].target_days = 30.25
+    design.waivers = [
+        Waiver("RACK-POWER", "rack0", "signed off ✓\nby facilities", "2026-01-02T03:04:05+00:00"),
+        Waiver("WORKLOAD-DEADLINE", "w1", ""),
+    ]
+    return design

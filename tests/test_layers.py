@@ -13,6 +13,8 @@ import sys
 import textwrap
 
 CORE = ("model", "catalog", "calc", "rules", "store", "export", "templates")
+#: Core modules that are not packages.
+CORE_MODULES = ("units",)
 
 PROBE = textwrap.dedent(
     """
@@ -33,13 +35,16 @@ PROBE = textwrap.dedent(
         for info in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
             importlib.import_module(info.name)
             imported.append(info.name)
+    for name in %r:
+        importlib.import_module(f"workbench.{name}")
+        imported.append(name)
     leaked = sorted(m for m in sys.modules if m.split(".")[0] in {"PySide6", "shiboken6", "pyqtgraph"})
     assert not leaked, leaked
     upward = sorted(m for m in sys.modules if m.startswith(("workbench.render", "workbench.ui")))
     assert not upward, f"the core imports the drawing or window layers: {upward}"
     print(len(imported))
     """
-) % (CORE,)
+) % (CORE, CORE_MODULES)
 
 
 def test_core_layers_import_without_qt() -> None:

@@ -72,7 +72,9 @@ def _paint_to_image(design, selected=None, detail=True) -> QImage:
     image = QImage(int(w) + 4, int(h) + 4, QImage.Format.Format_ARGB32)
     image.fill(QColor("white"))
     painter = QPainter(image)
-    paint_rack(painter, rack, design, (2, 2), 12.0, selected=(selected,) if selected else (), detail=detail)
+    paint_rack(
+        painter, rack, design, (2, 2), 12.0, selected=(selected,) if selected else (), detail=detail
+    )
     painter.end()
     return image
 

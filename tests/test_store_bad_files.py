@@ -203,20 +203,34 @@ def _design_using_unsnapshotted_server() -> Design:
     )
 
 
-def test_unknown_slug_without_catalog_names_slug_and_device(tmp_path: Path) -> None:
-    path = tmp_path / "slugs.dcwb"
-    save_design(_design_using_unsnapshotted_server(), path)
-    with pytest.raises(ProjectFileError) as caught:
-        open_design(path)
-    assert str(caught.value) == f"{path}: unknown catalog slug 'dgx-h100' used by device 'node-1'"
+def _catalog_missing(design: Design) -> list[tuple[str, ...]]:
+    from workbench.rules import check_design
+
+    return [f.objects for f in check_design(design) if f.rule == "CATALOG-MISSING"]
 
 
-@pytest.mark.parametrize("raise_key_error", [False, True])
-def test_unknown_slug_not_in_catalog_either(tmp_path: Path, raise_key_error: bool) -> None:
+@pytest.mark.parametrize(
+    "catalog",
+    [None, _DictCatalog({}), _DictCatalog({}, raise_key_error=True)],
+    ids=["no catalog", "catalog returns None", "catalog raises KeyError"],
+)
+def test_unknown_slug_opens_and_is_reported_by_the_rules(tmp_path: Path, catalog) -> None:
+    """A slug neither the snapshot nor the catalog knows costs neither the design nor the
+    file: it opens without that item, and CATALOG-MISSING names the device using it."""
     path = tmp_path / "slugs.dcwb"
-    save_design(_design_using_unsnapshotted_server(), path)
-    with pytest.raises(ProjectFileError, match="unknown catalog slug 'dgx-h100'"):
-        open_design(path, catalog=_DictCatalog({}, raise_key_error))
+    saved = _design_using_unsnapshotted_server()
+    save_design(saved, path)
+    before = path.read_bytes()
+
+    design = open_design(path, catalog=catalog)
+
+    assert design == saved
+    assert "dgx-h100" not in design.device_types
+    device = design.sites[0].rows[0].racks[0].devices[0]
+    assert (device.name, device.device_type) == ("node-1", "dgx-h100")
+    assert _catalog_missing(design) == [("d1", "k")]
+    assert path.read_bytes() == before
+    assert _listing(tmp_path) == ["slugs.dcwb"]
 
 
 def test_unknown_slug_resolved_from_catalog_joins_snapshot(tmp_path: Path) -> None:
@@ -226,17 +240,20 @@ def test_unknown_slug_resolved_from_catalog_joins_snapshot(tmp_path: Path) -> No
     design = open_design(path, catalog=_DictCatalog({"dgx-h100": server}))
     assert design.device_types["dgx-h100"] == server
     assert design.sites[0].rows[0].racks[0].devices[0].device_type == "dgx-h100"
+    assert _catalog_missing(design) == []
 
 
-def test_unknown_rack_slug_names_the_rack(tmp_path: Path) -> None:
+def test_unknown_rack_slug_opens_and_names_the_rack(tmp_path: Path) -> None:
     path = tmp_path / "rack.dcwb"
     save_design(
         Design(sites=[Site("s", "S", [Row("r", "R", [Rack("k", "Rack Ω", "ghost-rack")])])]), path
     )
-    with pytest.raises(
-        ProjectFileError, match="unknown catalog slug 'ghost-rack' used by rack 'Rack Ω'"
-    ):
-        open_design(path)
+    before = path.read_bytes()
+    design = open_design(path)
+    assert design.sites[0].rows[0].racks[0].rack_type == "ghost-rack"
+    assert design.device_types == {}
+    assert _catalog_missing(design) == [("k",)]
+    assert path.read_bytes() == before
 
 
 def test_missing_gpu_item_is_filled_from_catalog_when_possible(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 import sqlite_utils
 
 from workbench.model.design import Design
-from workbench.store import ProjectFileError, open_design
+from workbench.store import ProjectFileError, open_design, save_design
 from workbench.store import schema as schema_module
 
 SAMPLE_V1 = Path(__file__).parent / "data" / "project_v1.dcwb"
@@ -70,6 +70,9 @@ def test_v1_sample_opens_with_its_contents(tmp_path: Path) -> None:
     assert design.properties == {"customer": "ACME ☃", "": "empty key"}
     # Migration 1 -> 2 added Device.role; version-1 devices keep their catalog role.
     assert {d.role for _, d in design.iter_devices()} == {""}
+    # Migration 2 -> 3 added waivers and Workload.target_days: none, and no target.
+    assert design.waivers == []
+    assert [w.target_days for w in design.workloads] == [None, None]
 
 
 def test_current_columns_are_what_the_migrations_create() -> None:
@@ -186,5 +189,54 @@ def test_v2_sample_opens_with_its_roles(tmp_path: Path) -> None:
         ("gpu-node-11 ✓", ""),
         ("mgmt-1", "storage-switch"),
     ]
+    assert design.waivers == []
+    assert [w.target_days for w in design.workloads] == [None, None]
     assert _header(copy) == (schema_module.APPLICATION_ID, 2)
     assert copy.read_bytes() == before
+
+
+SAMPLE_V3 = Path(__file__).parent / "data" / "project_v3.dcwb"
+
+
+def test_v3_sample_opens_with_its_waivers_and_targets(tmp_path: Path) -> None:
+    copy = tmp_path / "sample.dcwb"
+    shutil.copyfile(SAMPLE_V3, copy)
+    before = copy.read_bytes()
+    design = open_design(copy)
+    assert design.name == "Sample saved by schema version 3"
+    assert [(w.rule, w.object_id, w.note, w.created_at) for w in design.waivers] == [
+        (
+            "RACK-POWER",
+            "rack0",
+            "Liquid loop rated 45 kW by facilities ✓\nsee ticket FAC-12",
+            "2026-03-01T09:30:00+00:00",
+        ),
+        ("WORKLOAD-DEADLINE", "w1", "Deadline moved; agreed with ACME ☃", ""),
+    ]
+    assert [(w.id, w.target_days) for w in design.workloads] == [("w1", 45.5), ("w2", None)]
+    # What versions 1 and 2 stored comes back too.
+    assert [d.role for _, d in design.iter_devices()][:3] == ["", "", "storage-switch"]
+    assert design.workloads[1].model_config == {
+        "layers": 32,
+        "hidden": 4096,
+        "moe": None,
+        "tags": ["a", "ß"],
+    }
+    assert list(design.device_types) == ["rack-42u", "h100-sxm", "dgx-h100", "mgmt-switch-48"]
+    assert _header(copy) == (schema_module.APPLICATION_ID, 3)
+    assert copy.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sample.dcwb"]
+
+
+@pytest.mark.parametrize("sample", [SAMPLE_V1, SAMPLE_V2], ids=["v1", "v2"])
+def test_older_sample_saves_as_current_version_with_nothing_lost(
+    tmp_path: Path, sample: Path
+) -> None:
+    """Open an old file, save it: the new file is the current version and equal."""
+    copy = tmp_path / "old.dcwb"
+    shutil.copyfile(sample, copy)
+    design = open_design(copy)
+    saved = tmp_path / "new.dcwb"
+    save_design(design, saved)
+    assert _header(saved) == (schema_module.APPLICATION_ID, schema_module.SCHEMA_VERSION)
+    assert open_design(saved) == design

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_designs import small_design, snapshot
+from store_designs import full_design, small_design, snapshot
 
 from workbench.model.design import (
     Design,
@@ -19,6 +20,7 @@ from workbench.model.design import (
     Site,
     SoftwareStack,
     StorageTier,
+    Waiver,
     Workload,
 )
 from workbench.store import SCHEMA_VERSION, open_design, save_design
@@ -40,101 +42,119 @@ json_values = st.recursive(
 )
 
 
+def every_field(cls: type, **strategies: st.SearchStrategy) -> st.SearchStrategy:
+    """``st.builds(cls, ...)`` by keyword, refusing to leave any field to its default:
+    a field added to the model fails here, by name, until random designs draw it."""
+    missing = [f.name for f in dataclasses.fields(cls) if f.init and f.name not in strategies]
+    assert not missing, f"no strategy for {cls.__name__} fields {missing}"
+    return st.builds(cls, **strategies)
+
+
 @st.composite
 def designs(draw: st.DrawFn) -> Design:
     slugs = draw(st.lists(st.sampled_from(sorted(TYPES)), min_size=1, unique=True))
     slug = st.sampled_from(slugs)
-
-    def device() -> Device:
-        return Device(
-            draw(text),
-            draw(text),
-            draw(slug),
-            draw(opt_int),
-            draw(text),
-            draw(text),
-            draw(text),
-            draw(opt_text),
-            draw(text),
-            draw(text),
-        )
-
-    def rack() -> Rack:
-        return Rack(
-            draw(text),
-            draw(text),
-            draw(slug),
-            draw(text),
-            draw(real),
-            [device() for _ in range(draw(st.integers(0, 4)))],
-        )
-
-    def row() -> Row:
-        return Row(draw(text), draw(text), [rack() for _ in range(draw(st.integers(0, 3)))])
-
-    sites = [
-        Site(draw(text), draw(text), [row() for _ in range(draw(st.integers(0, 3)))])
-        for _ in range(draw(st.integers(0, 2)))
-    ]
-    networks = draw(
-        st.lists(st.builds(Network, text, text, text, text, real, int64, opt_int), max_size=3)
+    devices = every_field(
+        Device,
+        id=text,
+        name=text,
+        device_type=slug,
+        position=opt_int,
+        face=text,
+        serial=text,
+        asset_tag=text,
+        software_stack=opt_text,
+        notes=text,
+        role=text,
     )
-    links = draw(
-        st.lists(
-            st.builds(Link, text, text, text, text, text, opt_text, opt_text, opt_real), max_size=4
-        )
+    racks = every_field(
+        Rack,
+        id=text,
+        name=text,
+        rack_type=slug,
+        cooling=text,
+        power_limit_kw=real,
+        devices=st.lists(devices, max_size=4),
     )
-    tiers = draw(
-        st.lists(
-            st.builds(StorageTier, text, text, text, text, st.lists(text, max_size=3)), max_size=2
-        )
+    rows = every_field(Row, id=text, name=text, racks=st.lists(racks, max_size=3))
+    sites = every_field(Site, id=text, name=text, rows=st.lists(rows, max_size=3))
+    networks = every_field(
+        Network,
+        id=text,
+        name=text,
+        plane=text,
+        technology=text,
+        speed_gbps=real,
+        mtu=int64,
+        vlan=opt_int,
     )
-    workloads = draw(
-        st.lists(
-            st.builds(
-                Workload,
-                text,
-                text,
-                text,
-                text,
-                opt_real,
-                st.none() | st.dictionaries(text, json_values, max_size=4),
-                real,
-                text,
-                real,
-                text,
-                int64,
-                int64,
-                int64,
-                int64,
-                int64,
-                opt_int,
-                opt_text,
-                int64,
-                int64,
-                text,
-            ),
-            max_size=2,
-        )
+    links = every_field(
+        Link,
+        id=text,
+        a_device=text,
+        a_port=text,
+        b_device=text,
+        b_port=text,
+        network=opt_text,
+        cable_type=opt_text,
+        length_m=opt_real,
     )
-    stacks = draw(
-        st.lists(
-            st.builds(SoftwareStack, text, text, st.dictionaries(text, text, max_size=4), int64),
-            max_size=2,
-        )
+    tiers = every_field(
+        StorageTier,
+        id=text,
+        name=text,
+        tier=text,
+        filesystem=text,
+        device_ids=st.lists(text, max_size=3),
     )
+    workloads = every_field(
+        Workload,
+        id=text,
+        name=text,
+        kind=text,
+        model=text,
+        params=opt_real,
+        model_config=st.none() | st.dictionaries(text, json_values, max_size=4),
+        tokens=real,
+        precision=text,
+        mfu=real,
+        recompute=text,
+        tp=int64,
+        pp=int64,
+        zero=int64,
+        micro_batch=int64,
+        seq_len=int64,
+        gpus=opt_int,
+        gpu_type=opt_text,
+        context=int64,
+        concurrency=int64,
+        kv_precision=text,
+        target_days=opt_real,
+    )
+    stacks = every_field(
+        SoftwareStack,
+        id=text,
+        name=text,
+        components=st.dictionaries(text, text, max_size=4),
+        revision=int64,
+    )
+    waivers = every_field(Waiver, rule=text, object_id=text, note=text, created_at=text)
     # Snapshot order is part of the design too: shuffle it.
     order = draw(st.permutations(slugs))
-    return Design(
-        name=draw(text),
-        sites=sites,
-        device_types={s: TYPES[s] for s in order},
-        networks=networks,
-        links=links,
-        storage_tiers=tiers,
-        workloads=workloads,
-        software_stacks=stacks,
-        properties=draw(st.dictionaries(text, text, max_size=4)),
+    return draw(
+        every_field(
+            Design,
+            name=text,
+            sites=st.lists(sites, max_size=2),
+            device_types=st.just({s: TYPES[s] for s in order}),
+            networks=st.lists(networks, max_size=3),
+            links=st.lists(links, max_size=4),
+            storage_tiers=st.lists(tiers, max_size=2),
+            workloads=st.lists(workloads, max_size=2),
+            software_stacks=st.lists(stacks, max_size=2),
+            properties=st.dictionaries(text, text, max_size=4),
+            waivers=st.lists(waivers, max_size=3),
+        )
     )
 
 
@@ -165,6 +185,19 @@ def test_small_design_round_trips_in_order(tmp_path: Path) -> None:
         "tags": ["a", "ß"],
     }
     assert all(item.source_file == "design snapshot" for item in back.device_types.values())
+
+
+def test_waivers_and_target_days_round_trip(tmp_path: Path) -> None:
+    design = full_design()
+    path = tmp_path / "full.dcwb"
+    save_design(design, path)
+    back = open_design(path)
+    assert back == design
+    assert [(w.rule, w.object_id, w.note, w.created_at) for w in back.waivers] == [
+        ("RACK-POWER", "rack0", "signed off ✓\nby facilities", "2026-01-02T03:04:05+00:00"),
+        ("WORKLOAD-DEADLINE", "w1", "", ""),
+    ]
+    assert [w.target_days for w in back.workloads] == [30.25, None]
 
 
 def test_empty_design_round_trips(tmp_path: Path) -> None:

@@ -256,16 +256,28 @@ def test_one_structure_change_computes_each_figure_once_and_only_where_it_moved(
     QApplication.processEvents()
     assert calls == {"evaluate_workload": 1}
     delta = {k: v - computed[k] for k, v in document.figures.computed.items()}
-    assert delta == {"summary": 1, "rack_loads": 0, "rack_load": 1, "workload": 1,
-                     "counts": 0, "check": 0}
+    assert delta == {
+        "summary": 1,
+        "rack_loads": 0,
+        "rack_load": 1,
+        "workload": 1,
+        "counts": 0,
+        "check": 0,
+    }
     assert window.summary.figure("gpus") == "24 GPUs"
     assert window.rack_view.load_of("r2").gpus == 8
+    # The Estimates view, behind its tab, draws when shown, from the same shared result.
+    window.tabs.setCurrentWidget(window.estimates_page)
+    QApplication.processEvents()
     assert window.estimates.estimate.figure("gpus").text.startswith("24 ×")
+    assert calls == {"evaluate_workload": 1}
     assert_fresh(document)
 
 
 def test_a_rename_computes_no_design_wide_figure(window, calls):
     document = window.document
+    window.tabs.setCurrentWidget(window.estimates_page)  # the plots are on screen
+    QApplication.processEvents()
     plot_calls = []
     power_plot = window.estimates.power_plot
     original = power_plot.set_loads
@@ -303,3 +315,19 @@ def test_a_new_design_is_announced_once(document, tiny_design):
     document.replace_design(copy.deepcopy(tiny_design), None)
     assert seen == ["replaced"]
     assert document.figures.summary.racks == 2
+
+
+def test_the_hidden_estimates_view_draws_when_shown(window, calls):
+    """Behind the Racks tab the plots are not redrawn on every edit; showing the tab
+    brings them up to date with the shared figures."""
+    document = window.document
+    plot_calls = []
+    power_plot = window.estimates.power_plot
+    original = power_plot.set_loads
+    power_plot.set_loads = lambda *args: (plot_calls.append(args), original(*args))
+    document.push(SetRackCoolingCommand(document, "r1", "liquid"))
+    QApplication.processEvents()
+    assert plot_calls == []
+    window.tabs.setCurrentWidget(window.estimates_page)
+    QApplication.processEvents()
+    assert len(plot_calls) == 1 and list(plot_calls[0][3]) == [120.0, 12.0]

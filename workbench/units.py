@@ -9,9 +9,10 @@ command line and exports use it too.
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 
-def finite(value: object) -> bool:
+def finite(value: object) -> TypeGuard[float]:
     """True for a real, finite number (never print NaN or inf)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 

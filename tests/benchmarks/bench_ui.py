@@ -27,8 +27,11 @@ from PySide6.QtGui import QUndoCommand  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from workbench.catalog import load_catalog  # noqa: E402
+from workbench.model import Device, ops  # noqa: E402
+from workbench.model.placement import free_ranges  # noqa: E402
 from workbench.templates import build_template  # noqa: E402
 from workbench.ui.commands import (  # noqa: E402
+    EditCommand,
     RenameDeviceCommand,
     SetRackCoolingCommand,
     UpdateWorkloadCommand,
@@ -115,9 +118,14 @@ def bench_size(app: QApplication, catalog, gpus: int, repeat: int, settings_dir:
 
     # Renames run last so that "undo" undoes renames (one step each).
     measured: dict[str, list[float]] = {}
+    # The MFU is typed in the Estimates view: time it with that view on screen.
+    window.tabs.setCurrentWidget(window.estimates_page)
+    app.processEvents()
     measured["workload MFU"] = timed(
         app, mfu, repeat, after=lambda: document.undo_stack.push(Barrier())
     )
+    window.tabs.setCurrentWidget(window.rack_view)
+    app.processEvents()
     measured["rack cooling"] = timed(app, cooling, repeat)
     measured["rename device"] = timed(app, rename, repeat)
     measured["undo (rename)"] = timed(app, undo, repeat)
@@ -132,12 +140,46 @@ def bench_size(app: QApplication, catalog, gpus: int, repeat: int, settings_dir:
         document.push(RenameDeviceCommand(document, last_device.id, f"last-{i}"))
 
     measured["rename last device"] = timed(app, rename_last, repeat)
+
+    # Structural edits (what drag-and-drop makes): one device added, moved to another
+    # rack and removed, each undone (untimed) before the next sample.
+    racks = list(design.iter_racks())
+    target = next(r for r in racks if free_ranges(design, r))
+    other = racks[len(racks) // 2]
+    spot = free_ranges(design, target)[0].start
+    free_other = free_ranges(design, other)[0].start
+    mover = next(d for d in target.devices if d.position is not None)
+    slug = "generic-mgmt-48p-10g"
+
+    def add(i: int) -> None:
+        device = Device(design.index.new_id("device"), f"added-{i}", slug, spot)
+        document.push(EditCommand(document, ops.AddDevice(target.id, device), "Add device"))
+
+    def move(_i: int) -> None:
+        op = ops.MoveDevice(mover.id, other.id, free_other, "front")
+        document.push(EditCommand(document, op, "Move device"))
+
+    def remove(_i: int) -> None:
+        document.push(EditCommand(document, ops.RemoveDevice(mover.id), "Remove device"))
+
+    def undo_untimed() -> None:
+        document.undo_stack.undo()
+        app.processEvents()
+
+    measured["add device"] = timed(app, add, repeat, after=undo_untimed)
+    measured["move device"] = timed(app, move, repeat, after=undo_untimed)
+    measured["remove device"] = timed(app, remove, repeat, after=undo_untimed)
+    measured["undo (remove)"] = timed(app, remove, 1) and timed(app, undo, 1)
     for name in (
         "rename device",
         "rack cooling",
         "workload MFU",
         "undo (rename)",
         "rename last device",
+        "add device",
+        "move device",
+        "remove device",
+        "undo (remove)",
     ):
         rows.append((name, statistics.median(measured[name]), max(measured[name])))
     document.undo_stack.setClean()  # close without the "save changes?" question

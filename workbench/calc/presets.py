@@ -30,6 +30,17 @@ _LLAMA31 = (
 
 
 @dataclass(frozen=True)
+class Architecture:
+    """What activations and the KV cache need, all known (``require_architecture``)."""
+
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+
+
+@dataclass(frozen=True)
 class ModelConfig:
     """A dense decoder-only transformer.  ``None`` marks a figure that is not known."""
 
@@ -50,14 +61,24 @@ class ModelConfig:
         """True when layers, hidden size and heads are known (activations, KV cache)."""
         return None not in (self.layers, self.hidden, self.heads, self.kv_heads, self.head_dim)
 
-    def require_architecture(self, purpose: str) -> None:
-        """Raise InputError naming the model when ``purpose`` needs the full config."""
-        if not self.has_architecture:
+    def require_architecture(self, purpose: str) -> Architecture:
+        """The known architecture; InputError naming the model when ``purpose`` needs it
+        and the config does not give it."""
+        layers, hidden, heads = self.layers, self.hidden, self.heads
+        kv_heads, head_dim = self.kv_heads, self.head_dim
+        if (
+            layers is None
+            or hidden is None
+            or heads is None
+            or kv_heads is None
+            or head_dim is None
+        ):
             raise InputError(
                 "model",
                 f"{purpose} needs layers, hidden, heads, kv_heads and head_dim; "
                 f"{self.name!r} only gives the parameter count",
             )
+        return Architecture(layers, hidden, heads, kv_heads, head_dim)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain mapping (the Workload.model_config form)."""
@@ -162,7 +183,18 @@ def model_from_config(config: Mapping[str, Any], name: str = "custom") -> ModelC
         values["kv_heads"] = values["heads"]  # multi-head attention unless stated (no GQA)
     if values["heads"] and values["kv_heads"] and values["heads"] % values["kv_heads"]:
         raise InputError("kv_heads", f"{values['kv_heads']} must divide heads {values['heads']}")
-    model = ModelConfig(name=str(config.get("name", name)), params=params, **values)
+    model = ModelConfig(
+        name=str(config.get("name", name)),
+        params=params,
+        layers=values["layers"],
+        hidden=values["hidden"],
+        heads=values["heads"],
+        kv_heads=values["kv_heads"],
+        head_dim=values["head_dim"],
+        ffn=values["ffn"],
+        vocab=values["vocab"],
+        max_context=values["max_context"],
+    )
     return replace(model, source=str(config.get("source", "user-supplied configuration")))
 
 

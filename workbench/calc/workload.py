@@ -87,10 +87,6 @@ class WorkloadResult:
             return self.inference_gb_per_gpu <= self.hbm_gb * (1 - memory.DEFAULT_HEADROOM)
         return None
 
-    def error_for(self, field_name: str) -> InputError | None:
-        """The first error naming ``field_name`` (for highlighting a form field)."""
-        return next((e for e in self.errors if e.field == field_name), None)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping, units in the keys."""
         out: dict[str, Any] = {
@@ -193,7 +189,7 @@ def _training(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> N
             result, compute.training_flops, model.params, w.tokens, w.recompute
         )
     peak = result.peak_tflops_per_gpu
-    if result.total_flops is not None:
+    if model is not None and result.total_flops is not None:
         factor = compute.RECOMPUTE_FLOPS_FACTOR[w.recompute]
         result.explanations["total_flops"] = Explained(
             result.total_flops,
@@ -224,7 +220,7 @@ def _training(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> N
                 f"{num(rate)} / ({num(factor)}·{num(model.params)})",
                 f"{_KAPLAN}: {num(factor)}·N FLOPs per training token",
             )
-        if result.total_flops is not None:
+        if model is not None and result.total_flops is not None:
             result.seconds = result.total_flops / rate
             result.days = result.seconds / compute.SECONDS_PER_DAY
             result.gpu_hours = compute.gpu_hours(gpus, result.seconds)
@@ -313,9 +309,9 @@ def _inference(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> 
             "one copy of the weights in the serving precision",
         )
     try:
-        model.require_architecture("the KV cache")
+        arch = model.require_architecture("the KV cache")
         per_token = inference.kv_bytes_per_token(
-            model.layers, model.kv_heads, model.head_dim, w.kv_precision
+            arch.layers, arch.kv_heads, arch.head_dim, w.kv_precision
         )
         total = inference.kv_cache_bytes(per_token, w.context, w.concurrency)
     except InputError as exc:

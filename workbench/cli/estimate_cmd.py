@@ -237,12 +237,12 @@ def _memory(args, model: ModelConfig, gpus: int | None, hbm_gb: float | None) ->
 
 
 def _kv(args, model: ModelConfig) -> dict[str, Any]:
-    model.require_architecture("the KV cache")
+    arch = model.require_architecture("the KV cache")
     context = args.context if args.context is not None else model.max_context
     if context is None:
         raise InputError("context", "give the context length in tokens")
     per_token = inference.kv_bytes_per_token(
-        model.layers, model.kv_heads, model.head_dim, args.kv_precision
+        arch.layers, arch.kv_heads, arch.head_dim, args.kv_precision
     )
     total = inference.kv_cache_bytes(per_token, context, args.concurrency)
     return {

@@ -53,7 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()
+    choices = parser._subparsers._group_actions[0].choices if parser._subparsers else None
+    commands = set(choices or ())
     if not argv or (argv[0] not in commands and not argv[0].startswith("-")):
         return _open_window(argv)
     if argv[0] in ("-h", "--help"):

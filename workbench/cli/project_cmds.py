@@ -110,7 +110,7 @@ def cmd_templates(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=2)
         print()
         return 0
-    width = max(len(r["name"]) for r in rows)
+    width = max(len(s.name) for s in TEMPLATES.values())
     for r in rows:
         mark = " (default)" if r["default"] else ""
         print(f"{r['name']:<{width}}  {r['default_gpus']:>6,} GPUs  {r['title']}{mark}")

@@ -57,10 +57,6 @@ class Change:
         """Objects came, went or moved (not only fields edited)."""
         return self.everything or self.layout or bool(self.added or self.removed or self.moved)
 
-    @property
-    def is_empty(self) -> bool:
-        return self == _NOTHING
-
     def __or__(self, other: Change) -> Change:
         """Both changes at once (a batch of edits is announced as one change)."""
         return Change(
@@ -78,6 +74,3 @@ class Change:
             tiers=self.tiers | other.tiers,
             types=self.types | other.types,
         )
-
-
-_NOTHING = Change()

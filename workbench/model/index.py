@@ -14,8 +14,8 @@ allocator hands out ids that are free in every kind.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -141,13 +141,14 @@ class DesignIndex:
     def new_id(self, kind: str) -> str:
         """An id for a new object of ``kind`` that no object of any kind has.
 
-        Numbers continue after the highest one in use with the same prefix, so new ids
-        sort after the template's and are never reused within a session.
+        Numbers continue after the highest one in use with the same prefix among objects
+        of that kind, so new ids sort after the template's and are never reused within a
+        session.
         """
         prefix, digits = ID_SHAPES[kind]
         n = self._next.get(kind)
         if n is None:
-            n = self._highest(prefix) + 1
+            n = self._highest(kind, prefix) + 1
         while True:
             candidate = f"{prefix}{n:0{digits}d}"
             n += 1
@@ -155,21 +156,23 @@ class DesignIndex:
                 self._next[kind] = n
                 return candidate
 
-    def _highest(self, prefix: str) -> int:
-        pattern = re.compile(rf"^{re.escape(prefix)}(\d+)$")
+    def _highest(self, kind: str, prefix: str) -> int:
+        tables: dict[str, Mapping[str, object]] = {
+            "device": self.devices,
+            "rack": self.racks,
+            "row": self.rows,
+            "site": self.sites,
+            "link": self.links,
+            "workload": self.workloads,
+        }
+        table = tables[kind]
+        start = len(prefix)
         best = 0
-        for table in (
-            self.devices,
-            self.racks,
-            self.rows,
-            self.sites,
-            self.links,
-            self.workloads,
-        ):
-            for object_id in table:
-                match = pattern.match(object_id)
-                if match:
-                    best = max(best, int(match.group(1)))
+        for object_id in table:
+            if object_id.startswith(prefix):
+                tail = object_id[start:]
+                if tail.isdigit() and tail.isascii():
+                    best = max(best, int(tail))
         return best
 
 

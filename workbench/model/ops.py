@@ -16,9 +16,9 @@ the rack's budgets) is a placement question asked before an edit is made
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 from workbench.catalog.item import CatalogItem
 from workbench.model.change import Change
@@ -552,7 +552,9 @@ def _batch(design: Design, op: Batch) -> Applied:
     return Applied(Batch(tuple(a.inverse for a in reversed(done))), change)
 
 
-_HANDLERS = {
+#: Edit class → its handler; each handler takes exactly that class, which a mapping's
+#: value type cannot say, hence ``Any`` for the edit.
+_HANDLERS: dict[type, Callable[[Design, Any], Applied]] = {
     AddRow: _add_row,
     RemoveRow: _remove_row,
     MoveRow: _move_row,

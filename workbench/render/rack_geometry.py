@@ -45,10 +45,6 @@ class Rect(NamedTuple):
         """True when the point lies inside (edges included)."""
         return self.x <= px <= self.x + self.w and self.y <= py <= self.y + self.h
 
-    def translated(self, dx: float, dy: float) -> Rect:
-        """The same rectangle moved by (dx, dy)."""
-        return Rect(self.x + dx, self.y + dy, self.w, self.h)
-
     @property
     def center(self) -> tuple[float, float]:
         return self.x + self.w / 2, self.y + self.h / 2

@@ -8,7 +8,7 @@ Only QtGui is used here, never widgets, so it runs headless.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -82,6 +82,7 @@ def paint_rack(
     load: LoadLike | None = None,
     blocks: list[geo.Block] | None = None,
     mark: Severity | None = None,
+    marks: Mapping[str, Severity] | None = None,
 ) -> None:
     """Draw ``rack`` with its top-left corner at ``origin``, ``scale`` units per U.
 
@@ -90,7 +91,8 @@ def paint_rack(
     of racks).  ``load`` supplies the kW figures for the header bar and footer;
     ``blocks`` lets a caller that already computed them (the screen item caches them)
     skip the work.  ``mark`` is the worst rule finding about the rack or its devices:
-    the frame is outlined and the header badged in its colour.
+    the frame is outlined and the header badged in its colour; ``marks`` outlines the
+    device blocks that findings name (device id → worst severity).
     """
     ox, oy = (origin.x(), origin.y()) if isinstance(origin, QPointF) else origin
     u_total = geo.rack_units(rack, design)
@@ -101,7 +103,7 @@ def paint_rack(
         painter.translate(ox, oy)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, detail)
         _paint_frame(painter, u_total, scale, detail)
-        _paint_blocks(painter, blocks, scale, selected, detail)
+        _paint_blocks(painter, blocks, scale, selected, detail, marks or {})
         _paint_header(painter, rack, u_total, scale, load, detail, mark)
         if detail:
             _paint_footer(painter, blocks, u_total, scale, load)
@@ -155,6 +157,7 @@ def _paint_blocks(
     scale: float,
     selected: Collection[str],
     detail: bool,
+    marks: Mapping[str, Severity],
 ) -> None:
     inset = max(scale * 0.06, 0.5) if detail else 0.0
     border = QPen(QColor(0, 0, 0, 90), 0)
@@ -210,6 +213,16 @@ def _paint_blocks(
                 int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
                 metrics.elidedText(primary, Qt.TextElideMode.ElideRight, text_rect.width()),
             )
+    if marks:
+        for block in blocks:
+            severity = marks.get(block.device_id)
+            if severity is None or block.other_face:
+                continue
+            pen = QPen(qcolor(colors.SEVERITY_COLORS[severity]), max(scale * 0.22, 1.2))
+            pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(_qrect(block.rect).adjusted(inset, inset, -inset, -inset))
     if selected_rects:
         painter.setPen(QPen(qcolor(colors.SELECTION), max(scale * 0.28, 1.5)))
         painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -225,6 +238,7 @@ def _paint_header(
     load: LoadLike | None,
     detail: bool,
     mark: Severity | None = None,
+    marks: Mapping[str, Severity] | None = None,
 ) -> None:
     header = _qrect(geo.header_rect(u_total, scale))
     left = geo.GUTTER_U * scale

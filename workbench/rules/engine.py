@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +89,9 @@ class Rule:
     looks_at: frozenset[str]
     source: str
     check: Callable[..., Iterable[Finding]]
+    #: A device rule whose verdict depends only on the device's catalog type: a full
+    #: check asks it once per type and skips the other devices of a type that passes.
+    per_type: bool = False
 
     def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
         """A finding of this rule (at its own severity unless told otherwise)."""
@@ -106,6 +110,7 @@ def rule(
     scope: str,
     looks_at: Iterable[str],
     source: str,
+    per_type: bool = False,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -121,7 +126,7 @@ def rule(
     def register(check: Callable[..., Iterable[Finding]]) -> Rule:
         if rule_id in REGISTRY:
             raise ValueError(f"rule {rule_id} is registered twice")
-        made = Rule(rule_id, title, severity, scope, kinds, source, check)
+        made = Rule(rule_id, title, severity, scope, kinds, source, check, per_type)
         REGISTRY[rule_id] = made
         return made
 
@@ -229,6 +234,21 @@ def run_rule(ctx: RuleContext, rule: Rule, obj: Any, object_id: str) -> list[Fin
         return [Finding(INTERNAL_ERROR, Severity.ERROR, message, (object_id or "design",))]
 
 
+def _run_everywhere(ctx: RuleContext, rule: Rule) -> dict[str, list[Finding]]:
+    """Object id → findings of ``rule`` on every object of its scope (non-empty only)."""
+    table: dict[str, list[Finding]] = {}
+    quiet_types: set[str] = set()
+    for object_id, obj in _targets(ctx.design, rule.scope):
+        if rule.per_type and obj.device_type in quiet_types:
+            continue
+        found = run_rule(ctx, rule, obj, object_id)
+        if found:
+            table[object_id] = found
+        elif rule.per_type:
+            quiet_types.add(obj.device_type)
+    return table
+
+
 def check_design(
     design: Design, ctx: RuleContext | None = None, rules: Iterable[Rule] | None = None
 ) -> list[Finding]:
@@ -236,8 +256,8 @@ def check_design(
     ctx = ctx or RuleContext(design)
     found: list[Finding] = []
     for registered in rules if rules is not None else REGISTRY.values():
-        for object_id, obj in _targets(design, registered.scope):
-            found.extend(run_rule(ctx, registered, obj, object_id))
+        for findings in _run_everywhere(ctx, registered).values():
+            found.extend(findings)
     return found
 
 
@@ -305,12 +325,7 @@ class Checker:
         self.ctx.forget(types=True)
         self._by_rule = {}
         for registered in self.rules.values():
-            table: dict[str, list[Finding]] = {}
-            for object_id, obj in _targets(self.design, registered.scope):
-                found = run_rule(self.ctx, registered, obj, object_id)
-                if found:
-                    table[object_id] = found
-            self._by_rule[registered.id] = table
+            self._by_rule[registered.id] = _run_everywhere(self.ctx, registered)
         self.version += 1
 
     def findings(self) -> list[Finding]:
@@ -327,7 +342,7 @@ class Checker:
             before = self.findings()
             self.recheck_all()
             return before != self.findings()
-        self.ctx.forget(types=change.design)
+        self.ctx.forget(types=change.design or bool(change.types))
         index = self.design.index
         racks = set(change.racks)
         for device_id in change.devices:
@@ -347,16 +362,18 @@ class Checker:
             ):
                 differs |= self._rerun_all(registered, table)
                 continue
+            ids: AbstractSet[str]
             if registered.scope == "workload":
                 ids = change.workloads
             elif registered.scope == "rack":
                 ids = racks if {"rack", "device"} & registered.looks_at else set()
             else:
-                ids = set(change.devices)
+                device_ids = set(change.devices)
                 if "rack" in registered.looks_at:
-                    ids |= {
+                    device_ids |= {
                         d.id for rid in racks if (r := index.racks.get(rid)) for d in r[1].devices
                     }
+                ids = device_ids
             for object_id in gone:
                 if table.pop(object_id, None) is not None:
                     differs = True
@@ -373,11 +390,7 @@ class Checker:
 
     def _rerun_all(self, registered: Rule, table: dict[str, list[Finding]]) -> bool:
         assert self.ctx is not None
-        fresh: dict[str, list[Finding]] = {}
-        for object_id, obj in _targets(self.design, registered.scope):
-            found = run_rule(self.ctx, registered, obj, object_id)
-            if found:
-                fresh[object_id] = found
+        fresh = _run_everywhere(self.ctx, registered)
         differs = fresh != table
         self._by_rule[registered.id] = fresh
         return differs

@@ -43,6 +43,7 @@ def _label(design: Design, slug: str) -> str:
     scope="device",
     looks_at={"device", "design"},
     source=planning("do not mix GPU models inside a node or a partition"),
+    per_type=True,
 )
 def node_mixed_gpu(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     item = ctx.design.device_types.get(device.device_type)
@@ -69,6 +70,7 @@ def node_mixed_gpu(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Findi
         "host RAM must not be starved: 512 GB-2 TB per 8-GPU node, never below the "
         "node's total GPU memory"
     ),
+    per_type=True,
 )
 def node_host_ram(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     item = ctx.design.device_types.get(device.device_type)

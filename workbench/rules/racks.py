@@ -110,6 +110,23 @@ def _height(design: Design, device: Device) -> float:
     return float(item.u_height) if item is not None else 0.0
 
 
+def _at(design: Design, device: Device) -> str:
+    return f"{device.name} at {units_label(device.position, _height(design, device))}"
+
+
+def _clashes_by_device(
+    ctx: RuleContext, rack: Rack, same_face: bool
+) -> dict[str, tuple[Device, list[Device]]]:
+    """Each device that meets earlier ones (same face, or across faces), with them: one
+    finding per device, however many it overlaps."""
+    pairs = ctx.memo("clashes", rack.id, lambda: clashes(ctx.design, rack))
+    grouped: dict[str, tuple[Device, list[Device]]] = {}
+    for a, b in pairs:
+        if (a.face == b.face) is same_face:
+            grouped.setdefault(b.id, (b, []))[1].append(a)
+    return grouped
+
+
 @rule(
     "RACK-OVERLAP",
     title="Devices share rack units",
@@ -119,15 +136,12 @@ def _height(design: Design, device: Device) -> float:
     source="NetBox rack elevations: a unit holds one device per face",
 )
 def rack_overlap(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
-    for a, b in clashes(ctx.design, rack):
-        if a.face != b.face:
-            continue  # a full-depth device against the other face: RACK-DEPTH
+    for device, others in _clashes_by_device(ctx, rack, same_face=True).values():
+        names = " and ".join(_at(ctx.design, o) for o in others)
         yield me.finding(
-            f"{rack.name}: {b.name} ({units_label(b.position, _height(ctx.design, b))}) "
-            f"overlaps {a.name} ({units_label(a.position, _height(ctx.design, a))}) "
-            f"on the {a.face}.",
-            b.id,
-            a.id,
+            f"{rack.name}: {_at(ctx.design, device)} overlaps {names} on the {device.face}.",
+            device.id,
+            *(o.id for o in others),
             rack.id,
         )
 
@@ -141,16 +155,13 @@ def rack_overlap(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
     source="NetBox is_full_depth: a full-depth device blocks its units on both faces",
 )
 def rack_depth(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
-    for a, b in clashes(ctx.design, rack):
-        if a.face == b.face:
-            continue
+    for device, others in _clashes_by_device(ctx, rack, same_face=False).values():
+        names = " and ".join(f"{_at(ctx.design, o)} on the {o.face}" for o in others)
         yield me.finding(
-            f"{rack.name}: {b.name} on the {b.face} "
-            f"({units_label(b.position, _height(ctx.design, b))}) meets {a.name} on the "
-            f"{a.face} ({units_label(a.position, _height(ctx.design, a))}); a full-depth "
-            "device fills both faces.",
-            b.id,
-            a.id,
+            f"{rack.name}: {_at(ctx.design, device)} on the {device.face} meets {names}; "
+            "a full-depth device fills both faces.",
+            device.id,
+            *(o.id for o in others),
             rack.id,
         )
 
@@ -166,9 +177,8 @@ def rack_depth(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
 def rack_outside(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
     top = rack_height(ctx.design, rack)
     for device in out_of_rack(ctx.design, rack):
-        label = units_label(device.position, _height(ctx.design, device))
         yield me.finding(
-            f"{rack.name}: {device.name} at {label} is outside the rack's U1–U{top}.",
+            f"{rack.name}: {_at(ctx.design, device)} is outside the rack's U1–U{top}.",
             device.id,
             rack.id,
         )

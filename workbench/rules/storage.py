@@ -74,8 +74,9 @@ def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
     tier = hot_tier(design)
     if tier.read_gbs >= need:
         return
+    objects: tuple[str, ...] = ()
     if not tier.tiers:
-        where, objects = "the design has no hot tier", ()
+        where = "the design has no hot tier"
     else:
         where = f"the hot tier reads {tier.read_gbs:,.1f} GB/s from {tier.devices} devices"
         objects = tier.tiers

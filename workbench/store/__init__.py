@@ -1,8 +1,9 @@
 """The project file (``.dcwb``): one SQLite database per design, written with sqlite-utils.
 
 No Qt here (the command line and benchmarks use it headless).  The modules hold:
-``schema`` (layout, versions, migrations), ``writer`` (atomic save), ``reader``
-(read-only open and validation), ``autosave`` (recovery copies) and ``errors``.
+``schema`` (layout, versions, migrations), ``binding`` (which model class and field
+each table and column holds), ``writer`` (atomic save), ``reader`` (read-only open and
+validation), ``autosave`` (recovery copies) and ``errors``.
 """
 
 from workbench.store.autosave import (

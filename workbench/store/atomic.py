@@ -64,7 +64,7 @@ def copy_mode(target: Path, tmp: Path) -> None:
     os.chmod(tmp, mode)
 
 
-def replace_atomically(target: Path, write: Callable[[Path], None]) -> None:
+def replace_atomically(target: Path, write: Callable[[Path], object]) -> None:
     """Have ``write`` fill a temporary file beside ``target``, then rename it over it.
 
     Any exception (OSError, the writer's own, KeyboardInterrupt) removes the temporary

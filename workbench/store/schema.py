@@ -28,7 +28,7 @@ from collections.abc import Callable
 import sqlite_utils
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -152,7 +152,7 @@ def _create_v1(db: sqlite_utils.Database) -> None:
         if parent:
             # Open groups children by parent; the index also keeps future queries
             # ("devices in rack 12") fast.
-            db[table].create_index([parent[1]])
+            db.table(table).create_index([parent[1]])
 
 
 def _add_device_role(db: sqlite_utils.Database) -> None:
@@ -160,16 +160,49 @@ def _add_device_role(db: sqlite_utils.Database) -> None:
 
     Empty means "the catalog item's role", which is what every version-1 device meant.
     """
-    db["devices"].add_column("role", str, not_null_default="")
+    db.table("devices").add_column("role", str, not_null_default="")
+
+
+# The table version 3 added.  Frozen, like the version-1 literal.
+_V3_WAIVERS: dict[str, type] = {
+    "seq": int,
+    "rule": str,
+    "object_id": str,
+    "note": str,
+    "created_at": str,
+}
+
+
+def _add_waivers_and_target_days(db: sqlite_utils.Database) -> None:
+    """2 -> 3: accepted findings (waivers), and a training job's business window.
+
+    A version-2 design has no waivers and no target, which is what an empty table and a
+    NULL ``target_days`` say.
+    """
+    db.create_table(
+        "waivers",
+        _V3_WAIVERS,
+        pk="seq",
+        not_null=[c for c in _V3_WAIVERS if c != "seq"],
+    )
+    db.table("workloads").add_column("target_days", float)
 
 
 #: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_create_v1, _add_device_role]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+    _create_v1,
+    _add_device_role,
+    _add_waivers_and_target_days,
+]
 
-#: The columns of each table in the current schema, in the order the writer fills and
-#: the reader selects them.  Update with each migration that changes a table.
+#: The columns of each table in the current schema.  Update with each migration that
+#: changes a table.  The writer and reader address columns by name (see
+#: :mod:`workbench.store.binding`), so a file whose columns stand in another order (a
+#: table rebuilt by hand, a column added by a migration) reads the same.
 COLUMNS: dict[str, tuple[str, ...]] = {t: tuple(c) for t, c in _V1_TABLES.items()}
 COLUMNS["devices"] += ("role",)
+COLUMNS["waivers"] = tuple(_V3_WAIVERS)
+COLUMNS["workloads"] += ("target_days",)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

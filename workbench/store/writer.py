@@ -15,7 +15,7 @@ import datetime as _dt
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ import sqlite_utils
 
 import workbench
 from workbench.model.design import Design
-from workbench.store import schema
+from workbench.store import binding, schema
 from workbench.store.atomic import replace_atomically
 from workbench.store.errors import ProjectFileError, os_reason
 from workbench.store.snapshot import checked_mappings
@@ -67,18 +67,22 @@ def write_database(design: Design, file: Path) -> None:
         db = sqlite_utils.Database(conn, execute_plugins=False)
         conn.execute("BEGIN")
         schema.migrate(db, 0)
-        for table, rows in design_rows(design):
-            _insert(conn, table, rows)
+        with binding.collector_paused():
+            for table, rows in design_rows(design):
+                _insert(conn, table, rows)
         conn.execute("COMMIT")
     finally:
         conn.close()
 
 
 def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]:
-    """Each table's rows as tuples in :data:`schema.COLUMNS` order.
+    """Each table's rows as tuples in :func:`binding.row_columns` order.
 
-    Plain tuples, built in one pass, because per-row dicts cost more than the SQLite
-    inserts themselves at 12,500 devices.
+    Every value is taken from the field named like its column (see
+    :mod:`workbench.store.binding`): one ``attrgetter`` per table, built here from
+    :data:`schema.COLUMNS`, gives a row's fields as a tuple in C.  Plain tuples, built
+    in one pass, because per-row dicts cost more than the SQLite inserts themselves at
+    12,500 devices.
     """
     meta = {
         "name": design.name,
@@ -89,115 +93,36 @@ def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]
     }
     yield "meta", [(key, _json(value)) for key, value in meta.items()]
 
-    sites, rows, racks, devices = [], [], [], []
+    site_of, row_of, rack_of, device_of = (
+        _fields_of(binding.BINDINGS[t]) for t in ("sites", "rows", "racks", "devices")
+    )
+    sites: list[tuple[Any, ...]] = []
+    rows: list[tuple[Any, ...]] = []
+    racks: list[tuple[Any, ...]] = []
+    devices: list[tuple[Any, ...]] = []
     for site in design.sites:
         site_seq = len(sites) + 1
-        sites.append((site_seq, site.id, site.name))
+        sites.append((site_seq,) + site_of(site))
         for row in site.rows:
             row_seq = len(rows) + 1
-            rows.append((row_seq, site_seq, row.id, row.name))
+            rows.append((row_seq, site_seq) + row_of(row))
             for rack in row.racks:
                 rack_seq = len(racks) + 1
-                racks.append(
-                    (
-                        rack_seq,
-                        row_seq,
-                        rack.id,
-                        rack.name,
-                        rack.rack_type,
-                        rack.cooling,
-                        rack.power_limit_kw,
-                    )
-                )
+                racks.append((rack_seq, row_seq) + rack_of(rack))
                 start = len(devices) + 1
                 devices.extend(
-                    (
-                        seq,
-                        rack_seq,
-                        d.id,
-                        d.name,
-                        d.device_type,
-                        d.position,
-                        d.face,
-                        d.serial,
-                        d.asset_tag,
-                        d.software_stack,
-                        d.notes,
-                        d.role,
-                    )
-                    for seq, d in enumerate(rack.devices, start)
+                    (seq, rack_seq) + device_of(d) for seq, d in enumerate(rack.devices, start)
                 )
     yield "sites", sites
     yield "rows", rows
     yield "racks", racks
     yield "devices", devices
-    yield (
-        "networks",
-        [
-            (seq, n.id, n.name, n.plane, n.technology, n.speed_gbps, n.mtu, n.vlan)
-            for seq, n in enumerate(design.networks, 1)
-        ],
-    )
-    yield (
-        "links",
-        [
-            (
-                seq,
-                x.id,
-                x.a_device,
-                x.a_port,
-                x.b_device,
-                x.b_port,
-                x.network,
-                x.cable_type,
-                x.length_m,
-            )
-            for seq, x in enumerate(design.links, 1)
-        ],
-    )
-    yield (
-        "storage_tiers",
-        [
-            (seq, t.id, t.name, t.tier, t.filesystem, _json(t.device_ids))
-            for seq, t in enumerate(design.storage_tiers, 1)
-        ],
-    )
-    yield (
-        "workloads",
-        [
-            (
-                seq,
-                w.id,
-                w.name,
-                w.kind,
-                w.model,
-                w.params,
-                None if w.model_config is None else _json(w.model_config),
-                w.tokens,
-                w.precision,
-                w.mfu,
-                w.recompute,
-                w.tp,
-                w.pp,
-                w.zero,
-                w.micro_batch,
-                w.seq_len,
-                w.gpus,
-                w.gpu_type,
-                w.context,
-                w.concurrency,
-                w.kv_precision,
-            )
-            for seq, w in enumerate(design.workloads, 1)
-        ],
-    )
-    yield (
-        "software_stacks",
-        [
-            (seq, s.id, s.name, _json(s.components), s.revision)
-            for seq, s in enumerate(design.software_stacks, 1)
-        ],
-    )
+    for b in binding.LISTS:
+        fields_of = _fields_of(b)
+        yield (
+            b.table,
+            [(seq,) + fields_of(obj) for seq, obj in enumerate(getattr(design, b.table), 1)],
+        )
     yield (
         "catalog_snapshot",
         [
@@ -207,10 +132,27 @@ def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]
     )
 
 
+def _fields_of(b: binding.Binding) -> Callable[[Any], tuple[Any, ...]]:
+    """An object's column values, in ``b.fields`` order, with JSON fields encoded."""
+    get = binding.getter(b)
+    encoded = [(i, name in b.json_nullable) for i, name in enumerate(b.fields) if name in b.json]
+    if not encoded:
+        return get
+
+    def fields_of(obj: Any) -> tuple[Any, ...]:
+        values = list(get(obj))
+        for i, nullable in encoded:
+            if values[i] is not None or not nullable:
+                values[i] = _json(values[i])
+        return tuple(values)
+
+    return fields_of
+
+
 def _insert(conn: sqlite3.Connection, table: str, rows: Iterable[Sequence[Any]]) -> None:
     """executemany in batches: sqlite-utils' insert_all costs ~7x more per row (measured
     in tests/benchmarks/bench_store.py) for no benefit on a table we just created."""
-    columns = schema.COLUMNS[table]
+    columns = binding.row_columns(table)
     sql = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join("?" * len(columns))})'
     rows = list(rows)
     for start in range(0, len(rows), _BATCH):

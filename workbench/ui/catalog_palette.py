@@ -6,9 +6,16 @@ elevation editor (next on the roadmap) only has to accept the drop.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QMimeData, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QMimeData,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor, QIcon, QPixmap, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTreeView, QVBoxLayout, QWidget
 
@@ -166,7 +173,7 @@ class CatalogModel(QStandardItemModel):
     def mimeTypes(self) -> list[str]:  # noqa: N802 - Qt's name
         return [SLUG_MIME, "text/plain"]
 
-    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:  # noqa: N802 - Qt's name
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:  # noqa: N802 - Qt's name
         slugs = [i.data(SLUG_ROLE) for i in indexes if i.data(SLUG_ROLE)]
         mime = QMimeData()
         if slugs:
@@ -178,7 +185,9 @@ class CatalogModel(QStandardItemModel):
 class _FilterProxy(QSortFilterProxyModel):
     """The search filter; a kind's heading counts what the filter leaves ("4 of 5")."""
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ):
         if (
             role == Qt.ItemDataRole.DisplayRole
             and self.filterRegularExpression().pattern()
@@ -281,7 +290,7 @@ class CatalogPalette(QWidget):
         return list(_walk(self.proxy, QModelIndex()))
 
 
-def _walk(model, parent: QModelIndex):
+def _walk(model, parent: QModelIndex | QPersistentModelIndex):
     for row in range(model.rowCount(parent)):
         index = model.index(row, 0, parent)
         slug = index.data(SLUG_ROLE)

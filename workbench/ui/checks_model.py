@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPixmap
 
 from workbench.model import Design, Waiver
 from workbench.render import colors
@@ -217,13 +217,33 @@ class FindingsModel(QAbstractItemModel):
             if row.waived:
                 return QBrush(QColor(colors.TEXT_MUTED))
             if column == 0:
-                return QBrush(QColor(colors.SEVERITY_COLORS[f.severity]).darker(120))
+                # Darkened: amber text on white is hard to read at the severity's own tone.
+                return QBrush(QColor(colors.SEVERITY_COLORS[f.severity]).darker(160))
         if role == Qt.ItemDataRole.DecorationRole and column == 0:
-            color = QColor(colors.SEVERITY_COLORS[f.severity])
-            if row.waived:
-                color.setAlpha(90)
-            return color
+            return _dot(f.severity, row.waived)
         return None
+
+
+_DOTS: dict[tuple[Severity, bool], QIcon] = {}
+
+
+def _dot(severity: Severity, waived: bool) -> QIcon:
+    """A small round marker in the severity's colour (paler when waived)."""
+    key = (severity, waived)
+    if key not in _DOTS:
+        pixmap = QPixmap(12, 12)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        color = QColor(colors.SEVERITY_COLORS[severity])
+        if waived:
+            color.setAlpha(80)
+        painter.setBrush(color)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.drawEllipse(1, 1, 10, 10)
+        painter.end()
+        _DOTS[key] = QIcon(pixmap)
+    return _DOTS[key]
 
 
 def _severity_title(severity: Severity) -> str:

@@ -23,12 +23,14 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QStackedWidget,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.model import Change, Waiver, ops
+from workbench.render import colors
 from workbench.rules import INTERNAL_ERROR, REGISTRY, Severity
 from workbench.ui.checks_model import FindingsModel, Row, object_name
 from workbench.ui.commands import EditCommand
@@ -52,7 +54,8 @@ class ChecksView(QWidget):
         super().__init__(parent)
         self.document = document
         self.model = FindingsModel(self)
-        self._shown_version: tuple[int, int] | None = None
+        #: (checker version, number of waivers, id of the design) last shown.
+        self._shown_version: tuple[int, int, int] | None = None
 
         self.severity = QComboBox()
         self.severity.setObjectName("checksSeverity")
@@ -106,11 +109,20 @@ class ChecksView(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(column, width)
 
+        self.empty = QLabel()
+        self.empty.setObjectName("checksEmpty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setStyleSheet(f"color: {colors.TEXT_MUTED}; font-size: 13px;")
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.tree)
+        self.pages.addWidget(self.empty)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(bar)
-        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.pages, 1)
 
         self.severity.currentIndexChanged.connect(self._on_filters_changed)
         self.rule.currentIndexChanged.connect(self._on_filters_changed)
@@ -122,16 +134,24 @@ class ChecksView(QWidget):
         self.tree.customContextMenuRequested.connect(self._on_context_menu)
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self.refresh)
+        document.figures.findingsReady.connect(self.refresh)
         self.refresh()
 
     # -- filling ------------------------------------------------------------------------
     def _on_document_changed(self, change: Change) -> None:
-        del change
-        self.refresh()
+        self.refresh(force=change.waivers)
 
     def refresh(self, force: bool = False) -> None:
         """Show the current findings (only rebuilt when they or the waivers differ)."""
         figures = self.document.figures
+        if not figures.checked:
+            self._shown_version = None
+            self.model.set_rows([])
+            self.summary.setText("Checking…")
+            self.empty.setText("Checking the design…")
+            self.pages.setCurrentWidget(self.empty)
+            figures.check_soon()
+            return
         checker = figures.checker
         version = (checker.version, len(self.document.design.waivers), id(self.document.design))
         if not force and version == self._shown_version:
@@ -158,6 +178,13 @@ class ChecksView(QWidget):
         if shown != len(rows):
             text += f" · {shown:,} shown"
         self.summary.setText(text)
+        if not rows:
+            self.empty.setText(
+                f"✔ The design passes all {len(REGISTRY)} design rules: nothing to fix."
+            )
+        elif not shown:
+            self.empty.setText("No finding matches the filters.")
+        self.pages.setCurrentWidget(self.tree if shown else self.empty)
 
     def _on_filters_changed(self, *_args) -> None:
         self.model.set_filters(

@@ -7,6 +7,7 @@ starts with the path); a file that fails to open is never written to.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -341,8 +342,10 @@ class FileActions(QObject):
         """Recently opened or saved files, newest first."""
         value = self.settings.value(RECENT_KEY, [])
         if isinstance(value, str):
-            value = [value] if value else []
-        return [str(v) for v in (value or [])]
+            return [value] if value else []
+        if not isinstance(value, Iterable):  # None (an empty list on some platforms)
+            return []
+        return [str(v) for v in value]
 
     def _set_recent(self, files: list[str]) -> None:
         self.settings.setValue(RECENT_KEY, files[:MAX_RECENT])

@@ -9,6 +9,8 @@ rack's power, space and weight come from the document's shared
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand
 from PySide6.QtWidgets import (
@@ -111,6 +113,12 @@ class Inspector(QWidget):
         self.message.setStyleSheet(f"color: {colors.LOAD_OVER};")
         self.message.setWordWrap(True)
         self.message.hide()
+        #: The rule findings about what is shown (waived ones marked), as in Checks.
+        self.findings = QLabel()
+        self.findings.setObjectName("inspectorFindings")
+        self.findings.setWordWrap(True)
+        self.findings.setTextFormat(Qt.TextFormat.RichText)
+        self.findings.hide()
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -118,6 +126,7 @@ class Inspector(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.stack)
         layout.addWidget(self.message)
+        layout.addWidget(self.findings)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(body)
@@ -132,6 +141,7 @@ class Inspector(QWidget):
         document.selectionChanged.connect(self._on_selection_changed)
         document.designReplaced.connect(self.refresh)
         document.editRefused.connect(self._on_edit_refused)
+        document.figures.findingsReady.connect(self.refresh)
         self.refresh()
 
     # -- pages -----------------------------------------------------------------------
@@ -257,6 +267,7 @@ class Inspector(QWidget):
         self.message.hide()
         selected = self.document.selection
         self._shown = selected
+        self._show_findings(selected)
         found = self.document.figures.find_device(selected) if selected else None
         if found is not None:
             self._show_device(*found)
@@ -270,11 +281,42 @@ class Inspector(QWidget):
         self.stack.setCurrentIndex(0)
 
     def _row_of(self, rack: Rack) -> str:
-        for site in self.design.sites:
-            for row in site.rows:
-                if any(r is rack for r in row.racks):
-                    return row.name if len(self.design.sites) == 1 else f"{row.name} ({site.name})"
-        return "—"
+        index = self.design.index
+        row = index.row_of_rack(rack.id)
+        if row is None:
+            return "—"
+        site = index.site_of_row(row.id)
+        return (
+            row.name if len(self.design.sites) == 1 or site is None else f"{row.name} ({site.name})"
+        )
+
+    def _show_findings(self, object_id: str | None) -> None:
+        """List the rule findings about the selected object, worst first."""
+        figures = self.document.figures
+        if object_id is None or not figures.checked:
+            self.findings.hide()
+            return
+        waived = figures.waived()
+        found = sorted(
+            figures.checker.findings_of(object_id), key=lambda f: (f.key in waived, -f.severity)
+        )
+        if not found:
+            self.findings.hide()
+            return
+        lines = []
+        for finding in found:
+            color = (
+                colors.TEXT_MUTED
+                if finding.key in waived
+                else colors.SEVERITY_COLORS[finding.severity]
+            )
+            note = " (waived)" if finding.key in waived else ""
+            lines.append(
+                f'<p style="margin:0 0 4px 0"><b style="color:{color}">{html.escape(finding.rule)}'
+                f"</b>{note}: {html.escape(finding.message)}</p>"
+            )
+        self.findings.setText("<b>Checks</b>" + "".join(lines))
+        self.findings.show()
 
     def _show_device(self, rack: Rack, device: Device) -> None:
         item = self.design.device_types.get(device.device_type)

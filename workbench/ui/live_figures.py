@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.calc import summary as calc_summary
 from workbench.calc import workload as calc_workload
@@ -43,7 +43,14 @@ def _device_types(rack: Rack) -> tuple[str, ...]:
 
 
 class LiveFigures(QObject):
-    """Shared, lazily and incrementally recomputed figures of the document's design."""
+    """Shared, lazily and incrementally recomputed figures of the document's design.
+
+    ``findingsReady`` is emitted when the first full check of a newly loaded design has
+    run: that check (~0.1 s at 100,000 GPUs) is put off until the window has painted, so
+    a big design appears at once and its findings follow (:meth:`check_soon`).
+    """
+
+    findingsReady = Signal()
 
     def __init__(self, document: Document):
         super().__init__(document)
@@ -72,9 +79,10 @@ class LiveFigures(QObject):
         self._results: dict[str, tuple[Workload, WorkloadResult]] = {}
         self._checker: Checker | None = None
         self._pending: Change | None = None
-        self._marks: dict[str, Severity] | None = None
+        self._marks: tuple[dict[str, Severity], dict[str, Severity]] | None = None
         self._marks_version = -1
         self._waivers_moved = False
+        self._check_scheduled = False
 
     # -- reading -------------------------------------------------------------------
     @property
@@ -156,6 +164,25 @@ class LiveFigures(QObject):
             self._checker.update(pending)
         return self._checker
 
+    @property
+    def checked(self) -> bool:
+        """True once the rules have run on the current design (see :meth:`check_soon`)."""
+        return self._checker is not None
+
+    def check_soon(self) -> None:
+        """Run the first full check after the pending events (the first paint), then
+        emit ``findingsReady``; views show "checking" meanwhile."""
+        if self._checker is not None or self._check_scheduled:
+            return
+        self._check_scheduled = True
+        QTimer.singleShot(0, self._check_now)
+
+    def _check_now(self) -> None:
+        self._check_scheduled = False
+        if self._checker is None:
+            self.checker  # noqa: B018 - run the check
+            self.findingsReady.emit()
+
     def findings(self) -> list[Finding]:
         return self.checker.findings()
 
@@ -165,21 +192,40 @@ class LiveFigures(QObject):
 
     def rack_mark(self, rack_id: str) -> Severity | None:
         """The worst unwaived finding about a rack or anything in it (what the rack
-        drawing marks), or None when it has none."""
+        drawing marks), or None when it has none (or the design is not checked yet)."""
+        if self._checker is None:
+            self.check_soon()
+            return None
+        return self._current_marks()[0].get(rack_id)
+
+    def object_mark(self, object_id: str) -> Severity | None:
+        """The worst unwaived finding naming ``object_id`` itself (a device the drawing
+        outlines), or None."""
+        if self._checker is None:
+            return None
+        return self._current_marks()[1].get(object_id)
+
+    def _current_marks(self) -> tuple[dict[str, Severity], dict[str, Severity]]:
+        """(rack id → worst severity, object id → worst severity), kept per findings
+        version."""
         checker = self.checker
         if self._marks is None or self._marks_version != checker.version or self._waivers_moved:
             waived = self.waived()
             index = self.design.index
-            marks: dict[str, Severity] = {}
+            racks: dict[str, Severity] = {}
+            objects: dict[str, Severity] = {}
             for finding in checker.findings():
                 if finding.key in waived:
                     continue
                 for object_id in finding.objects:
+                    if finding.severity > objects.get(object_id, -1):
+                        objects[object_id] = finding.severity
                     rack = index.rack_of(object_id)
-                    if rack is not None and finding.severity > marks.get(rack.id, -1):
-                        marks[rack.id] = finding.severity
-            self._marks, self._marks_version, self._waivers_moved = marks, checker.version, False
-        return self._marks.get(rack_id)
+                    if rack is not None and finding.severity > racks.get(rack.id, -1):
+                        racks[rack.id] = finding.severity
+            self._marks = (racks, objects)
+            self._marks_version, self._waivers_moved = checker.version, False
+        return self._marks
 
     def find_rack(self, rack_id: str) -> Rack | None:
         """``Design.find_rack`` (through the model's id index)."""

@@ -102,6 +102,7 @@ class RackItem(QGraphicsItem):
             load=figures.rack_load(self.rack_id),
             blocks=self._blocks,
             mark=figures.rack_mark(self.rack_id),
+            marks={d.id: m for d in rack.devices if (m := figures.object_mark(d.id)) is not None},
         )
 
     def object_at(self, local: QPointF) -> str:

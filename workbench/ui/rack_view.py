@@ -100,6 +100,7 @@ class RackView(QGraphicsView):
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self.rebuild)
         document.selectionChanged.connect(self._on_selection_changed)
+        document.figures.findingsReady.connect(self._on_findings_ready)
         self._selected: tuple[str, ...] = ()
         #: True while a click in this view makes the selection: what was clicked is in
         #: view already, and scrolling under the pointer would move it away from the mouse.
@@ -180,6 +181,13 @@ class RackView(QGraphicsView):
     # -- document signals ----------------------------------------------------------
     def _on_document_changed(self, change: Change) -> None:
         self._scene.apply(change)
+
+    def _on_findings_ready(self) -> None:
+        """The first check of a new design ran: mark the racks it found problems in."""
+        figures = self.document.figures
+        for rack_id, item in self._items.items():
+            if figures.rack_mark(rack_id) is not None:
+                item.update()
 
     def _on_selection_changed(self, object_id: object) -> None:
         now = self.document.selected

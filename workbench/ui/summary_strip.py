@@ -127,6 +127,7 @@ class SummaryStrip(QWidget):
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self.refresh)
         document.currentWorkloadChanged.connect(self.refresh)
+        document.figures.findingsReady.connect(self._show_checks)
         self.refresh()
 
     def _on_document_changed(self, change: Change) -> None:
@@ -135,7 +136,16 @@ class SummaryStrip(QWidget):
 
     def refresh(self) -> None:
         """Show the document's current figures now."""
+        self._show_checks()
+        self._show_figures()
+
+    def _show_checks(self) -> None:
         figures = self.document.figures
+        if not figures.checked:
+            self._checks_text = "Checking…"
+            self.checks.setText(f'<span style="color:{colors.TEXT_MUTED}">Checking…</span>')
+            figures.check_soon()
+            return
         counts = count(figures.findings(), figures.waived())
         self._checks_text = checks_text(counts.errors, counts.warnings)
         worst = Severity.ERROR if counts.errors else Severity.WARNING if counts.warnings else None
@@ -146,6 +156,9 @@ class SummaryStrip(QWidget):
         )
         waived = f"; {counts.waived:,} waived" if counts.waived else ""
         self.checks.setToolTip(f"Design checks{waived}. Click to open the Checks view.")
+
+    def _show_figures(self) -> None:
+        figures = self.document.figures
         parts = summary_parts(
             figures.summary,
             self.document.design,

@@ -275,9 +275,10 @@ def rack_power(
 
     ``loads`` are the document's shared ``rack_loads`` (site/row/rack order).
     """
-    loads = list(loads.values())
-    names = [load.name for load in loads]
-    typical = np.fromiter((load.kw_typical for load in loads), dtype=float, count=len(loads))
-    maximum = np.fromiter((load.kw_max for load in loads), dtype=float, count=len(loads))
-    limit = np.fromiter((load.limit_kw for load in loads), dtype=float, count=len(loads))
+    rows = list(loads.values())
+    names = [load.name for load in rows]
+    count = len(rows)
+    typical = np.fromiter((load.kw_typical for load in rows), dtype=np.float64, count=count)
+    maximum = np.fromiter((load.kw_max for load in rows), dtype=np.float64, count=count)
+    limit = np.fromiter((load.limit_kw for load in rows), dtype=np.float64, count=count)
     return names, typical, maximum, limit

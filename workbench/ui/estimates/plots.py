@@ -221,10 +221,10 @@ class MemoryPlot(pg.PlotWidget):
             value = parts_gb.get(key) or 0.0
             self.bars[key].setOpts(x=[0], height=[value], y0=[base], width=0.6)
             base += value
-        for line, value in ((self.hbm_line, hbm_gb), (self.usable_line, usable_gb)):
-            line.setVisible(value is not None)
-            if value is not None:
-                line.setValue(value)
+        for line, level in ((self.hbm_line, hbm_gb), (self.usable_line, usable_gb)):
+            line.setVisible(level is not None)
+            if level is not None:
+                line.setValue(level)
         self.usable_label.setVisible(usable_gb is not None)
         if usable_gb is not None:
             self.usable_label.setPos(self.X_RANGE[1] - 0.02, usable_gb)

@@ -62,6 +62,8 @@ class ResultsPanel(QGroupBox):
         self.value_labels: dict[str, QLabel] = {}
         self.links: dict[str, ExplainButton] = {}
         self._rows: list[QWidget] = []
+        #: (key, label, has explain) of the rows shown: same shape, only texts change.
+        self._shape: tuple | None = None
 
         self.grid = QGridLayout()
         self.grid.setColumnStretch(1, 1)
@@ -125,7 +127,23 @@ class ResultsPanel(QGroupBox):
         return self.su_edit.text()
 
     def set_estimate(self, estimate: Estimate | None) -> None:
-        """Show ``estimate`` (None: nothing selected)."""
+        """Show ``estimate`` (None: nothing selected).
+
+        When the rows are the same as shown (the usual case: a typed MFU moves the
+        values, not which figures there are) only the texts change, so nothing is laid
+        out again and the plots beside the panel are not repainted.
+        """
+        shape = (
+            None
+            if estimate is None
+            else tuple((f.key, f.label, f.explained is not None) for f in estimate.figures)
+        )
+        if estimate is not None and shape == self._shape:
+            for figure in estimate.figures:
+                self.value_labels[figure.key].setText(figure.text)
+            self._show_rest(estimate)
+            return
+        self._shape = shape
         for widget in self._rows:
             self.grid.removeWidget(widget)
             widget.hide()  # now, not at the deferred delete: old values must not show through
@@ -140,10 +158,14 @@ class ResultsPanel(QGroupBox):
             self.verdict.hide()
             self.notes.hide()
             return
-        self.notes.setText("\n".join(f"Note: {w}" for w in estimate.warnings))
-        self.notes.setVisible(bool(estimate.warnings))
         for row, figure in enumerate(estimate.figures):
             self._add_row(row, figure)
+        self._show_rest(estimate)
+
+    def _show_rest(self, estimate: Estimate) -> None:
+        """Notes, the memory verdict and the deadline answer of ``estimate``."""
+        self.notes.setText("\n".join(f"Note: {w}" for w in estimate.warnings))
+        self.notes.setVisible(bool(estimate.warnings))
         self._show_verdict(estimate)
         self.deadline_answer.setText(estimate.deadline_text)
         self.deadline_answer.setStyleSheet("color: #c62828;" if estimate.deadline_error else "")

@@ -1,0 +1,212 @@
+"""The model owns identity: structural edits keep the id index right and undo exactly.
+
+The property test applies random add, move and remove edits of rows, racks, devices and
+links, checks the index against a fresh one after each, then applies the inverses in
+reverse order and compares the whole model with a deep copy of the start.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from workbench.model import Change, Design, Device, Link, Rack, Row, StorageTier, Waiver, ops
+from workbench.model.errors import EditError
+from workbench.model.index import index_problems
+
+
+@pytest.fixture
+def design(tiny_design) -> Design:
+    tiny_design.links = [
+        Link("l1", "d1", "eth0", "s1", "eth1"),
+        Link("l2", "d2", "eth0", "s1", "eth2"),
+    ]
+    tiny_design.storage_tiers = [StorageTier("t1", "hot", device_ids=["d2", "d1"])]
+    return tiny_design
+
+
+def test_the_index_finds_everything_by_id(design):
+    index = design.index
+    assert design.find_device("d2") == (design.find_rack("r1"), design.find_rack("r1").devices[1])
+    assert index.kind_of("r2") == "rack" and index.kind_of("row-b") == "row"
+    assert index.kind_of("l1") == "link" and index.kind_of("nope") is None
+    assert index.links_of("s1") == {"l1", "l2"}
+    assert index_problems(design) == []
+
+
+def test_new_ids_are_free_everywhere(design):
+    design.sites[0].rows[0].racks[0].devices.append(Device("d000041", "x", "mgmt-48", 30))
+    design.reindex()
+    new = design.index.new_id("device")
+    assert new == "d000042" and not design.index.in_use(new)
+    assert design.index.new_id("device") == "d000043"  # never handed out twice
+    assert design.index.new_id("rack").startswith("r")
+
+
+def test_removing_a_device_takes_its_links_and_tier_places_and_undo_puts_them_back(design):
+    start = copy.deepcopy(design)
+    applied = ops.apply(design, ops.RemoveDevice("d1"))
+    assert design.find_device("d1") is None
+    assert [link.id for link in design.links] == ["l2"]
+    assert design.storage_tiers[0].device_ids == ["d2"]
+    assert applied.change.removed == {"d1", "l1"} and applied.change.racks == {"r1"}
+    assert not applied.change.layout
+    ops.apply(design, applied.inverse)
+    assert design == start
+    assert design.find_device("d1")[1] is not start.find_device("d1")[1]  # same values
+    assert index_problems(design) == []
+
+
+def test_moving_a_device_between_racks_and_back(design):
+    start = copy.deepcopy(design)
+    applied = ops.apply(design, ops.MoveDevice("d2", "r2", 20, "rear"))
+    rack, device = design.find_device("d2")
+    assert rack.id == "r2" and (device.position, device.face) == (20, "rear")
+    assert applied.change.racks == {"r1", "r2"} and applied.change.moved == {"d2"}
+    ops.apply(design, applied.inverse)
+    assert design == start
+
+
+def test_removing_a_row_and_undo(design):
+    start = copy.deepcopy(design)
+    applied = ops.apply(design, ops.RemoveRow("row-a"))
+    assert design.find_rack("r1") is None and design.find_device("d1") is None
+    assert design.links == [] and design.storage_tiers[0].device_ids == []
+    assert applied.change.layout and {"row-a", "r1", "d1", "d2", "s1"} <= applied.change.removed
+    ops.apply(design, applied.inverse)
+    assert design == start
+    assert index_problems(design) == []
+
+
+def test_refused_edits_change_nothing(design):
+    start = copy.deepcopy(design)
+    for op in (
+        ops.AddDevice("nope", Device("d9", "x", "mgmt-48", 1)),
+        ops.AddDevice("r1", Device("d1", "dup", "mgmt-48", 1)),  # id in use
+        ops.AddRack("row-a", Rack("d2", "dup", "rack-42u")),  # id used by a device
+        ops.MoveRack("r1", "row-a", 7),  # position out of range
+        ops.AddLink(Link("l9", "d1", "eth0", "ghost", "eth0")),
+        ops.RemoveWaiver("RACK-POWER", "r1"),
+        ops.AddWaiver(Waiver("RACK-POWER", "r1", "  ")),  # a waiver needs its reason
+    ):
+        with pytest.raises(EditError):
+            ops.apply(design, op)
+        assert design == start
+        assert index_problems(design) == []
+
+
+def test_a_batch_is_all_or_nothing(design):
+    start = copy.deepcopy(design)
+    batch = ops.Batch((ops.MoveDevice("d1", "r2", 2, "front"), ops.RemoveDevice("ghost")))
+    with pytest.raises(EditError):
+        ops.apply(design, batch)
+    assert design == start
+    applied = ops.apply(
+        design, ops.Batch((ops.MoveDevice("d1", "r2", 2, "front"), ops.RemoveDevice("s1")))
+    )
+    assert applied.change.racks == {"r1", "r2"} and "s1" in applied.change.removed
+    ops.apply(design, applied.inverse)
+    assert design == start
+
+
+def test_changes_combine():
+    a = Change(racks=frozenset({"r1"}), added=frozenset({"d9"}))
+    b = Change(racks=frozenset({"r2"}), removed=frozenset({"d9"}), layout=True)
+    both = a | b
+    assert both.racks == {"r1", "r2"} and both.layout
+    assert both.removed == {"d9"} and both.added == frozenset()
+
+
+# -- the property test -------------------------------------------------------------------------
+
+
+def _random_op(data, design: Design) -> ops.Op:
+    index = design.index
+    racks = sorted(index.racks)
+    devices = sorted(index.devices)
+    rows = sorted(index.rows)
+    choice = data.draw(
+        st.sampled_from(
+            [
+                "add_device",
+                "move_device",
+                "remove_device",
+                "add_rack",
+                "move_rack",
+                "remove_rack",
+                "add_row",
+                "move_row",
+                "remove_row",
+                "add_link",
+                "remove_link",
+            ]
+        )
+    )
+    if choice == "add_device" and racks:
+        rack = data.draw(st.sampled_from(racks))
+        slug = data.draw(st.sampled_from(["nvidia-dgx-h100", "mgmt-48"]))
+        return ops.AddDevice(
+            rack,
+            Device(index.new_id("device"), "new", slug, data.draw(st.integers(1, 40))),
+            data.draw(st.none() | st.just(0)),
+        )
+    if choice == "move_device" and devices and racks:
+        return ops.MoveDevice(
+            data.draw(st.sampled_from(devices)),
+            data.draw(st.sampled_from(racks)),
+            data.draw(st.none() | st.integers(1, 40)),
+            data.draw(st.sampled_from(["front", "rear"])),
+            data.draw(st.none() | st.just(0)),
+        )
+    if choice == "remove_device" and devices:
+        return ops.RemoveDevice(data.draw(st.sampled_from(devices)))
+    if choice == "add_rack" and rows:
+        return ops.AddRack(
+            data.draw(st.sampled_from(rows)),
+            Rack(index.new_id("rack"), "new", "rack-42u"),
+            data.draw(st.none() | st.just(0)),
+        )
+    if choice == "move_rack" and racks and rows:
+        row = data.draw(st.sampled_from(rows))
+        size = len(index.rows[row][1].racks)
+        return ops.MoveRack(data.draw(st.sampled_from(racks)), row, data.draw(st.integers(0, size)))
+    if choice == "remove_rack" and racks:
+        return ops.RemoveRack(data.draw(st.sampled_from(racks)))
+    if choice == "add_row":
+        return ops.AddRow("s", Row(index.new_id("row"), "new"), data.draw(st.none() | st.just(0)))
+    if choice == "move_row" and rows:
+        return ops.MoveRow(data.draw(st.sampled_from(rows)), "s", 0)
+    if choice == "remove_row" and rows:
+        return ops.RemoveRow(data.draw(st.sampled_from(rows)))
+    if choice == "add_link" and len(devices) >= 2:
+        a, b = data.draw(st.lists(st.sampled_from(devices), min_size=2, max_size=2, unique=True))
+        return ops.AddLink(Link(index.new_id("link"), a, "p1", b, "p2"))
+    if choice == "remove_link" and index.links:
+        return ops.RemoveLink(data.draw(st.sampled_from(sorted(index.links))))
+    return ops.Batch(())
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_random_edits_keep_the_index_and_undo_to_the_start(design, data):
+    design = copy.deepcopy(design)
+    start = copy.deepcopy(design)
+    inverses = []
+    for _ in range(data.draw(st.integers(1, 12))):
+        op = _random_op(data, design)
+        try:
+            applied = ops.apply(design, op)
+        except EditError:
+            assert index_problems(design) == []  # a refused edit leaves everything as it was
+            continue
+        inverses.append(applied.inverse)
+        assert index_problems(design) == []
+    for inverse in reversed(inverses):
+        ops.apply(design, inverse)
+        assert index_problems(design) == []
+    assert design == start

@@ -1,0 +1,121 @@
+"""The Checks view in the real main window: findings, double-click to show, waive, undo."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from workbench.model import Device
+from workbench.rules import Severity
+from workbench.ui.commands import SetRackCoolingCommand
+from workbench.ui.document import Document
+from workbench.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, tiny_design):
+    # A third DGX H100 at U6 overlaps dgx-001 (U2-U9): one RACK-OVERLAP error.
+    tiny_design.find_rack("r1").devices.append(
+        Device(id="d3", name="dgx-003", device_type="nvidia-dgx-h100", position=6)
+    )
+    tiny_design.reindex()
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Document(tiny_design), settings=settings)
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    QApplication.processEvents()
+    yield window
+    window.document.undo_stack.setClean()
+
+
+def finding_index(view, rule: str):
+    model = view.model
+    for g in range(model.rowCount()):
+        group = model.index(g, 0)
+        for r in range(model.rowCount(group)):
+            index = model.index(r, 0, group)
+            if model.row_at(index).finding.rule == rule:
+                return index
+    raise AssertionError(f"no {rule} finding shown")
+
+
+def test_findings_are_listed_and_counted(window):
+    view = window.checks
+    rules = {row.finding.rule for g in view.model.groups for row in g.rows}
+    assert "RACK-OVERLAP" in rules
+    assert window.summary.figure("checks").startswith("1 error")
+    assert window.document.figures.rack_mark("r1") is Severity.ERROR
+    assert window.document.figures.rack_mark("r2") is None
+
+
+def test_double_click_selects_the_device_and_scrolls_it_into_view(qtbot, window):
+    view = window.checks
+    rack_view = window.rack_view
+    rack_view.zoom_by(6.0)  # close in: the whole hall no longer fits
+    rack_view.centerOn(rack_view.scene_rect_of("r2").center())
+    index = finding_index(view, "RACK-OVERLAP")
+    view.tree.scrollTo(index)
+    rect = view.tree.visualRect(index)
+    # A real double-click: press and release, then the second press arrives as a double
+    # click (Qt's item views act only on a double click over the item first pressed).
+    qtbot.mouseClick(view.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(view.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.document.selection == "d3"
+    assert window.tabs.currentWidget() is rack_view
+    shown = rack_view.mapToScene(rack_view.viewport().rect()).boundingRect()
+    assert shown.intersects(rack_view.scene_rect_of("d3"))
+    assert window.inspector.title.text() == "Device · dgx-003"
+
+
+def test_waive_from_the_context_menu_then_undo(window, monkeypatch):
+    view = window.checks
+    document = window.document
+    row = view.model.row_at(finding_index(view, "RACK-OVERLAP"))
+    monkeypatch.setattr(view, "ask_waiver_note", lambda _row: "vendor rail kit, checked on site")
+    menu = view.context_menu(row)
+    next(a for a in menu.actions() if a.text() == "Waive…").trigger()
+    assert [(w.rule, w.object_id, w.note) for w in document.design.waivers] == [
+        ("RACK-OVERLAP", "d3", "vendor rail kit, checked on site")
+    ]
+    waived = view.model.row_at(finding_index(view, "RACK-OVERLAP"))
+    assert waived.waived
+    assert window.summary.figure("checks") == "✔ No errors"
+    assert document.figures.rack_mark("r1") is None  # a waived error no longer marks the rack
+    document.undo_stack.undo()
+    assert document.design.waivers == []
+    assert window.summary.figure("checks").startswith("1 error")
+    assert document.figures.rack_mark("r1") is Severity.ERROR
+    document.undo_stack.redo()
+    unwaive = view.context_menu(view.model.row_at(finding_index(view, "RACK-OVERLAP")))
+    next(a for a in unwaive.actions() if a.text() == "Remove waiver").trigger()
+    assert document.design.waivers == []
+
+
+def test_an_edit_updates_the_findings_at_once(window):
+    document = window.document
+    document.push(SetRackCoolingCommand(document, "r1", "air"))  # 3 DGX: 30.7 kW against 12
+    rules = {row.finding.rule for g in window.checks.model.groups for row in g.rows}
+    assert {"RACK-POWER", "RACK-COOLING"} <= rules
+    row = window.checks.model.row_at(finding_index(window.checks, "RACK-COOLING"))
+    assert "30.7 kW" in row.finding.message and "air limit 12 kW" in row.finding.message
+    document.undo_stack.undo()
+    rules = {row.finding.rule for g in window.checks.model.groups for row in g.rows}
+    assert "RACK-POWER" not in rules and "RACK-COOLING" not in rules
+
+
+def test_filters_narrow_the_list(window):
+    view = window.checks
+    window.document.push(SetRackCoolingCommand(window.document, "r1", "air"))
+    total = view.model.visible_count()
+    view.rule.setCurrentIndex(view.rule.findData("RACK-POWER"))
+    assert view.model.visible_count() == 1
+    view.rule.setCurrentIndex(0)
+    view.search.setText("no such text anywhere")
+    assert view.model.visible_count() == 0
+    view.search.clear()
+    view.grouping.setCurrentIndex(view.grouping.findData("rule"))
+    assert view.model.visible_count() == total
+    assert all(len({r.finding.rule for r in g.rows}) == 1 for g in view.model.groups)

@@ -119,3 +119,19 @@ def test_filters_narrow_the_list(window):
     view.grouping.setCurrentIndex(view.grouping.findData("rule"))
     assert view.model.visible_count() == total
     assert all(len({r.finding.rule for r in g.rows}) == 1 for g in view.model.groups)
+
+
+def test_a_workload_finding_opens_the_estimates_view_on_it(qtbot, window):
+    document = window.document
+    from workbench.model import Workload
+    from workbench.ui.commands import AddWorkloadCommand
+
+    document.push(AddWorkloadCommand(document, Workload(id="wl-9", name="Odd layout", tp=5, pp=1)))
+    view = window.checks
+    index = finding_index(view, "WORKLOAD-PARALLEL")
+    view.show_finding(view.model.row_at(index))
+    assert window.tabs.currentWidget() is window.estimates_page
+    assert window.estimates.current_id == "wl-9"
+    assert window.checks_dock.isVisible()  # the list being worked through stays
+    window.tabs.setCurrentWidget(window.rack_view)
+    assert window.checks_dock.isVisible()

@@ -559,3 +559,27 @@ def test_days_read_the_same_everywhere_and_short_jobs_in_hours() -> None:
     assert fmt(1234.56, "days") == "1,234.6 days"
     # 0.05 days = 1.2 hours: not "0.1 days" or "0.0 days".
     assert fmt(0.05, "days") == "1.2 hours"
+
+
+# -- the target window ------------------------------------------------------------------
+def test_typed_target_days_reach_the_rules_and_undo(qtbot, view, document):
+    """A target typed in the form is stored (one undo step) and the deadline rule reads
+    it: past the estimate it is a WORKLOAD-DEADLINE warning, blank removes it."""
+    workload_id = add_training(qtbot, view)
+    days = document.figures.workload(workload_id).days
+    assert days is not None
+    type_into(qtbot, field(view, "target_days"), f"{days / 2:.0f}")
+    workload = document.design.find_workload(workload_id)
+    assert workload.target_days == pytest.approx(round(days / 2))
+    deadline = [f for f in document.figures.findings() if f.rule == "WORKLOAD-DEADLINE"]
+    assert [f.object_id for f in deadline] == [workload_id]
+    assert f"past its target of {round(days / 2):,.1f} days" in deadline[0].message
+    document.undo_stack.undo()
+    assert document.design.find_workload(workload_id).target_days is None
+    assert not [f for f in document.figures.findings() if f.rule == "WORKLOAD-DEADLINE"]
+    assert field(view, "target_days").text() == ""
+    document.undo_stack.redo()
+    assert field(view, "target_days").text() == f"{round(days / 2):g}"
+    type_into(qtbot, field(view, "target_days"), "")  # blank: no target
+    assert document.design.find_workload(workload_id).target_days is None
+    assert not [f for f in document.figures.findings() if f.rule == "WORKLOAD-DEADLINE"]

@@ -98,3 +98,52 @@ def test_power_bar_colour_follows_the_load(make_inspector, tiny_design, limit, c
     assert f"background: {color};" in inspector.kw_bar.styleSheet()
     # The colour is the rules' verdict, not the inspector's own threshold.
     assert colors.budget_color(budget_state(20.5, limit)) == color
+
+
+def _half_u_design(tiny_design):
+    """A 0.5U panel at U20 and a 1.5U server at U30 in the empty rack r2 (half-U heights
+    are legal in NetBox device types)."""
+    from workbench.catalog.item import CatalogItem
+    from workbench.model import Device
+
+    tiny_design.device_types["panel-05u"] = CatalogItem(
+        slug="panel-05u", kind="switch", manufacturer="Generic", model="0.5U panel", u_height=0.5
+    )
+    tiny_design.device_types["server-15u"] = CatalogItem(
+        slug="server-15u", kind="server", manufacturer="Generic", model="1.5U box", u_height=1.5
+    )
+    rack = tiny_design.find_rack("r2")
+    rack.devices += [
+        Device(id="h1", name="panel", device_type="panel-05u", position=20),
+        Device(id="h2", name="box", device_type="server-15u", position=30),
+    ]
+    tiny_design.reindex()
+    return tiny_design
+
+
+@pytest.mark.parametrize(
+    ("device_id", "shown"), [("h1", "U20 (0.5U), front"), ("h2", "U30–U31 (1.5U), front")]
+)
+def test_half_u_positions_read_as_the_units_they_cover(
+    make_inspector, tiny_design, device_id, shown
+):
+    inspector, _ = make_inspector(_half_u_design(tiny_design), device_id)
+    assert inspector.device_fields["position"].text() == shown
+
+
+def test_half_u_devices_are_drawn_at_their_true_height(tiny_design):
+    """The drawing keeps the fraction (a 0.5U panel is half a unit tall, in the bottom
+    half of U20); placement counts every unit it reaches into."""
+    from workbench.model.placement import covered_units
+    from workbench.render import rack_geometry as geo
+
+    design = _half_u_design(tiny_design)
+    rack = design.find_rack("r2")
+    blocks = {b.device_id: b for b in geo.device_blocks(rack, design, 10.0)}
+    u20 = geo.u_rect(20, 1, 42, 10.0)
+    assert blocks["h1"].rect.h == 5.0
+    assert blocks["h1"].rect.y == u20.y + 5.0  # the bottom half of U20
+    u31, u30 = geo.u_rect(31, 1, 42, 10.0), geo.u_rect(30, 1, 42, 10.0)
+    assert blocks["h2"].rect.h == 15.0
+    assert blocks["h2"].rect.y == u31.y + 5.0 and blocks["h2"].rect.y + 15.0 == u30.y + 10.0
+    assert list(covered_units(30, 1.5)) == [30, 31]

@@ -14,7 +14,7 @@ from workbench.calc.memory import GB
 from workbench.model import Workload
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
-from workbench.units import format_quantity
+from workbench.units import finite, format_quantity
 
 #: Input fields that describe the parallel layout (their errors are WORKLOAD-PARALLEL).
 LAYOUT_FIELDS: frozenset[str] = frozenset({"tp", "pp", "dp"})
@@ -96,7 +96,14 @@ def workload_memory(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[
 )
 def workload_deadline(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[Finding]:
     target = workload.target_days
-    if workload.kind != "training" or target is None or not target > 0:
+    if workload.kind != "training" or target is None:
+        return
+    if not finite(target) or not target > 0:
+        yield me.finding(
+            f"{workload.name}: the target {target!r} is not a number of days above 0; "
+            "the deadline cannot be checked.",
+            workload.id,
+        )
         return
     result = ctx.evaluate(workload)
     if result.days is None or result.days <= target:

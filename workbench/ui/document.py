@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from workbench.model import Change, Design
+from workbench.model import Change, Design, ops, requests
+from workbench.model.errors import EditError
 from workbench.ui.live_figures import LiveFigures
+from workbench.units import format_count
 
 if TYPE_CHECKING:
     from workbench.catalog import Catalog
@@ -119,6 +121,35 @@ class Document(QObject):
         self.changed.emit(change)
         if change.removed:
             self.forget_selection_of(change.removed)
+
+    def place_new_device(
+        self, rack_id: str, slug: str, u: int | None, face: str = "front"
+    ) -> str | None:
+        """Mount a new device of catalog item ``slug`` (one undoable step, the catalog
+        snapshot included); returns its id, or None after saying why it cannot go there
+        (``editRefused``)."""
+        from workbench.ui.commands import EditCommand  # the commands import this module
+
+        try:
+            batch = requests.place_new(self.design, self.catalog, rack_id, slug, u, face)
+        except EditError as exc:
+            self.refuse(str(exc))
+            return None
+        added = batch.ops[-1]
+        assert isinstance(added, ops.AddDevice)
+        self.push(EditCommand(self, batch, f"Place {added.device.name}"))
+        return added.device.id
+
+    def delete_selected(self) -> int:
+        """Remove every selected device, rack and row as one undoable step; returns how
+        many objects were removed (0: nothing selected that can be removed)."""
+        from workbench.ui.commands import EditCommand
+
+        batch = requests.delete(self.design, self.selected)
+        if not batch.ops:
+            return 0
+        self.push(EditCommand(self, batch, f"Delete {format_count(len(batch.ops), 'object')}"))
+        return len(batch.ops)
 
     def refuse(self, message: str) -> None:
         """Called by a command whose edit the model refused (it leaves no undo step)."""

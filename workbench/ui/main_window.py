@@ -120,8 +120,9 @@ class MainWindow(QMainWindow):
         self.summary.checksClicked.connect(self.show_checks)
         self.statusBar().addPermanentWidget(self.summary)
 
-        #: Docks the Estimates tab put away (catalog and inspector are about racks), shown
-        #: again on leaving it, so the form and plots get the width on a laptop screen.
+        #: Docks the Estimates tab put away (catalog, inspector and checks are about the
+        #: hall), shown again on leaving it, so the form and plots get the room on a
+        #: laptop screen.  The status strip still counts the findings.
         self._docks_put_away: list[QDockWidget] = []
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
@@ -163,6 +164,11 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcuts(redo_keys)
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
+        edit.addSeparator()
+        self.delete_action = self._add(
+            edit, "&Delete", QKeySequence.StandardKey.Delete, self._delete_selected
+        )
+        self.delete_action.setStatusTip("Remove the selected devices and racks (undoable)")
 
         view = bar.addMenu("&View")
         for dock in (self.palette_dock, self.inspector_dock, self.checks_dock):
@@ -203,13 +209,20 @@ class MainWindow(QMainWindow):
         if self.tabs.widget(index) is self.estimates_page:
             self._docks_put_away = [
                 dock
-                for dock in (self.palette_dock, self.inspector_dock)
+                for dock in (self.palette_dock, self.inspector_dock, self.checks_dock)
                 if dock.isVisible() and not dock.isFloating()
             ]
             for dock in self._docks_put_away:
                 dock.hide()
         else:
             self._restore_docks()
+
+    def _delete_selected(self) -> None:
+        removed = self.document.delete_selected()
+        if not removed:
+            self.statusBar().showMessage(
+                "Select devices or racks in the rack view to delete them.", 5000
+            )
 
     # -- findings ----------------------------------------------------------------------
     def show_checks(self) -> None:
@@ -223,8 +236,13 @@ class MainWindow(QMainWindow):
         Estimates view for a workload, the rack view for a rack or a device."""
         kind = self.document.design.index.kind_of(object_id)
         if kind == "workload":
+            came_from_checks = self.checks_dock.isVisible()
             self.tabs.setCurrentWidget(self.estimates_page)
             self.estimates.select_workload(object_id)
+            if came_from_checks:  # keep the list the user is working through on screen
+                self.checks_dock.show()
+                if self.checks_dock in self._docks_put_away:
+                    self._docks_put_away.remove(self.checks_dock)
             return
         if kind in ("rack", "device"):
             self.tabs.setCurrentWidget(self.rack_view)

@@ -24,8 +24,8 @@ class FieldSpec:
     """One row of the workload form.
 
     ``kind`` is how the text is read: ``text``, ``choice`` (a combo box), ``quantity``
-    (a float that may carry a K/M/B/T suffix), ``percent`` (shown ×100), ``int`` or
-    ``optional_int`` (blank means None).  ``applies`` lists the workload kinds the row is
+    (a float that may carry a K/M/B/T suffix), ``percent`` (shown ×100), ``int``, or
+    ``optional_int`` and ``optional_quantity`` (blank means None).  ``applies`` lists the workload kinds the row is
     shown for.
     """
 
@@ -116,6 +116,14 @@ FIELDS: tuple[FieldSpec, ...] = (
         tooltip="The GPU the estimate runs on; by default the design's most common GPU.",
     ),
     FieldSpec("gpus", "GPUs (blank = all in design)", "optional_int"),
+    FieldSpec(
+        "target_days",
+        "Target (days, blank = none)",
+        "optional_quantity",
+        ("training",),
+        tooltip="The business window for the job: the design checks warn when the "
+        "estimated training time runs past it.",
+    ),
     FieldSpec("context", "Context (tokens)", "int", ("inference",)),
     FieldSpec("concurrency", "Concurrent sequences", "int", ("inference",)),
     FieldSpec(
@@ -172,7 +180,7 @@ def to_text(spec: FieldSpec, value: object) -> str:
     """The text a box shows for a model value."""
     if value is None:
         return ""
-    if spec.kind == "quantity":
+    if spec.kind in ("quantity", "optional_quantity"):
         return format_quantity(float(value))  # type: ignore[arg-type]
     if spec.kind == "percent":
         return format_percent(float(value))  # type: ignore[arg-type]
@@ -193,4 +201,6 @@ def from_text(spec: FieldSpec, text: str) -> object:
         return parse_int(text)
     if spec.kind == "optional_int":
         return None if not text.strip() else parse_int(text)
+    if spec.kind == "optional_quantity":
+        return None if not text.strip() else parse_quantity(text)
     raise ValueError(f"no text form for field kind {spec.kind!r}")

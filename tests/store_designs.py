@@ -78,6 +78,17 @@ def snapshot() -> dict[str, CatalogItem]:
     return {item.slug: item for item in items}
 
 
+def one_rack_design(
+    device_types: dict[str, CatalogItem],
+    devices: list[Device],
+    rack_type: str = "rack-42u",
+    rack_name: str = "Rack 1",
+) -> Design:
+    """One site, one row and one rack (id ``k``) holding ``devices``."""
+    rack = Rack("k", rack_name, rack_type, devices=devices)
+    return Design(sites=[Site("s", "S", [Row("r", "R", [rack])])], device_types=device_types)
+
+
 def small_design(name: str = "Small test design") -> Design:
     """Two racks, a few devices and one of every other kind of object, with unicode."""
     types = snapshot()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from store_designs import small_design, snapshot
+from store_designs import one_rack_design, small_design, snapshot
 
 from workbench.model.design import Design, Device, Rack, Row, Site
 from workbench.store import SCHEMA_VERSION, ProjectFileError, open_design, save_design
@@ -178,29 +178,7 @@ class _DictCatalog:
 def _design_using_unsnapshotted_server() -> Design:
     types = snapshot()
     del types["dgx-h100"]
-    return Design(
-        sites=[
-            Site(
-                "s",
-                "S",
-                [
-                    Row(
-                        "r",
-                        "R",
-                        [
-                            Rack(
-                                "k",
-                                "Rack 1",
-                                "rack-42u",
-                                devices=[Device("d1", "node-1", "dgx-h100", position=1)],
-                            )
-                        ],
-                    )
-                ],
-            )
-        ],
-        device_types=types,
-    )
+    return one_rack_design(types, [Device("d1", "node-1", "dgx-h100", position=1)])
 
 
 def _catalog_missing(design: Design) -> list[tuple[str, ...]]:
@@ -259,29 +237,7 @@ def test_unknown_rack_slug_opens_and_names_the_rack(tmp_path: Path) -> None:
 def test_missing_gpu_item_is_filled_from_catalog_when_possible(tmp_path: Path) -> None:
     types = snapshot()
     gpu = types.pop("h100-sxm")
-    design = Design(
-        sites=[
-            Site(
-                "s",
-                "S",
-                [
-                    Row(
-                        "r",
-                        "R",
-                        [
-                            Rack(
-                                "k",
-                                "Rack 1",
-                                "rack-42u",
-                                devices=[Device("d1", "node-1", "dgx-h100")],
-                            )
-                        ],
-                    )
-                ],
-            )
-        ],
-        device_types=types,
-    )
+    design = one_rack_design(types, [Device("d1", "node-1", "dgx-h100")])
     path = tmp_path / "gpu.dcwb"
     save_design(design, path)
     assert open_design(path) == design  # no catalog: still opens, GPU item absent

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_designs import full_design, small_design, snapshot
+from store_designs import full_design, one_rack_design, small_design, snapshot
 
 from workbench.model.design import (
     Design,
@@ -286,28 +286,11 @@ def test_items_built_in_code_without_raw_still_reopen(tmp_path: Path) -> None:
     rack = CatalogItem(
         slug="code-rack", kind="rack", manufacturer="Acme", model="42U", u_height=42, role="rack"
     )
-    design = Design(
-        sites=[
-            Site(
-                "s",
-                "S",
-                [
-                    Row(
-                        "r",
-                        "R",
-                        [
-                            Rack(
-                                "k",
-                                "K",
-                                "code-rack",
-                                devices=[Device("d", "n1", "code-server", position=1)],
-                            )
-                        ],
-                    )
-                ],
-            )
-        ],
-        device_types={"code-rack": rack, "code-server": server, "code-gpu": gpu},
+    design = one_rack_design(
+        {"code-rack": rack, "code-server": server, "code-gpu": gpu},
+        [Device("d", "n1", "code-server", position=1)],
+        rack_type="code-rack",
+        rack_name="K",
     )
     assert not server.raw
     path = tmp_path / "code.dcwb"

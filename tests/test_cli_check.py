@@ -3,17 +3,14 @@ file is only ever read."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import random
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import digest, run
 
 from workbench.cli.main import main
 from workbench.model import Waiver
@@ -23,22 +20,6 @@ from workbench.templates import TEMPLATES, build_template
 
 FINDING_KEYS = {"rule", "severity", "message", "objects", "waived"}
 NOTE = "Accepted: the feeds of this rack are upgraded in phase 2"
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    """The real command line in a child process (no display, no Qt needed)."""
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    return subprocess.run(
-        [sys.executable, "-m", "workbench.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def check(capsys, *args: str) -> tuple[int, str, str]:

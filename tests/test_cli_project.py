@@ -2,34 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import digest, run
 
 from workbench.cli.main import main
 from workbench.store import open_design
 from workbench.templates import build_template
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    """The real console entry point in a child process (no display, no Qt needed)."""
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    return subprocess.run(
-        [sys.executable, "-m", "workbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_new_writes_the_template(tmp_path: Path, capsys) -> None:

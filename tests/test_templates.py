@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from workbench.calc.summary import rack_loads, summarize
 from workbench.catalog import load_catalog
 from workbench.model.placement import clashes, out_of_rack
+from workbench.rules import Severity, check_design
 from workbench.rules.storage import hot_tier, hot_tier_required_gbs
 from workbench.templates import (
     TEMPLATES,
@@ -94,6 +95,9 @@ def test_scaling_property(catalog, gpus: int) -> None:
     assert_within_budgets(design)
     if summary.gpus > 40:
         assert hot_read_gbs(design) >= 50.0
+    # Every `workbench new` design passes `workbench check`: no rule reports an error.
+    errors = [f for f in check_design(design) if f.severity is Severity.ERROR]
+    assert errors == [], errors
 
 
 def test_bigger_designs_grow_everything(catalog) -> None:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
+from qt_helpers import open_window
 
 from workbench.model import Device
 from workbench.rules import Severity
 from workbench.ui.commands import SetRackCoolingCommand
-from workbench.ui.document import Document
-from workbench.ui.main_window import MainWindow
 
 
 @pytest.fixture
@@ -20,13 +18,7 @@ def window(qtbot, tmp_path, tiny_design):
         Device(id="d3", name="dgx-003", device_type="nvidia-dgx-h100", position=6)
     )
     tiny_design.reindex()
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Document(tiny_design), settings=settings)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    qtbot.waitExposed(window)
-    QApplication.processEvents()
+    window = open_window(qtbot, tmp_path, tiny_design)
     yield window
     window.document.undo_stack.setClean()
 

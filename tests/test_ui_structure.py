@@ -4,24 +4,17 @@ device placed through the document, as a drop will place it."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
+from qt_helpers import open_window
 
 from workbench.catalog import load_catalog
-from workbench.ui.document import Document
-from workbench.ui.main_window import MainWindow
 
 
 @pytest.fixture
 def window(qtbot, tmp_path, tiny_design):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    catalog = load_catalog(include_user=False, strict=True)
-    window = MainWindow(Document(tiny_design), catalog=catalog, settings=settings)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    qtbot.waitExposed(window)
-    QApplication.processEvents()
+    window = open_window(
+        qtbot, tmp_path, tiny_design, load_catalog(include_user=False, strict=True)
+    )
     yield window
     window.document.undo_stack.setClean()
 

@@ -331,6 +331,15 @@ class Checker:
     def findings(self) -> list[Finding]:
         return [f for table in self._by_rule.values() for found in table.values() for f in found]
 
+    def filed(self) -> Iterator[tuple[Rule, str, list[Finding]]]:
+        """(rule, the object its findings are filed under, the findings): a rack rule
+        files under the rack, a device rule under the device, a workload rule under the
+        workload, a design rule under ``""``."""
+        for rule_id, table in self._by_rule.items():
+            registered = self.rules[rule_id]
+            for object_id, found in table.items():
+                yield registered, object_id, found
+
     def findings_of(self, object_id: str) -> list[Finding]:
         """Findings whose objects include ``object_id``."""
         return [f for f in self.findings() if object_id in f.objects]

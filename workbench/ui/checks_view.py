@@ -31,11 +31,14 @@ from PySide6.QtWidgets import (
 
 from workbench.model import Change, Waiver, ops
 from workbench.render import colors
-from workbench.rules import INTERNAL_ERROR, REGISTRY, Severity
+from workbench.rules import INTERNAL_ERROR, REGISTRY, Finding, Severity
 from workbench.ui.checks_model import FindingsModel, Row, object_name
 from workbench.ui.commands import EditCommand
 from workbench.ui.document import Document
 from workbench.units import format_count
+
+#: Groups with more findings than this start collapsed.
+EXPAND_AT_MOST = 500
 
 _SEVERITY_CHOICES: tuple[tuple[str, Severity], ...] = (
     ("All severities", Severity.INFO),
@@ -54,6 +57,7 @@ class ChecksView(QWidget):
         super().__init__(parent)
         self.document = document
         self.model = FindingsModel(self)
+        self._rows_by_finding: dict[Finding, Row] = {}
         #: (checker version, number of waivers, id of the design) last shown.
         self._shown_version: tuple[int, int, int] | None = None
 
@@ -159,12 +163,28 @@ class ChecksView(QWidget):
         self._shown_version = version
         design = self.document.design
         waivers = {(w.rule, w.object_id): w for w in design.waivers}
-        rows = [
-            Row(f, object_name(design, f.object_id), waivers.get(f.key)) for f in checker.findings()
-        ]
+        # A finding that did not change keeps its row (a rule re-run after an edit makes
+        # new findings only for what it re-checked): thousands of rows are not rebuilt.
+        cache, self._rows_by_finding = self._rows_by_finding, {}
+        rows = []
+        for f in checker.findings():
+            waiver = waivers.get(f.key)
+            row = cache.get(f)
+            if row is None or row.waiver is not waiver:
+                row = Row(f, object_name(design, f.object_id), waiver)
+            self._rows_by_finding[f] = row
+            rows.append(row)
         self.model.set_rows(rows)
-        self.tree.expandAll()
+        self._expand_groups()
         self._show_summary(rows)
+
+    def _expand_groups(self) -> None:
+        """Open the groups a person can read through; a group of thousands (every rack
+        of a hall over its limit) stays closed until clicked, because laying out its
+        rows after every edit would cost more than the edit (~30 ms per 7,000)."""
+        for group in range(self.model.rowCount()):
+            if len(self.model.groups[group].rows) <= EXPAND_AT_MOST:
+                self.tree.expand(self.model.index(group, 0))
 
     def _show_summary(self, rows: list[Row]) -> None:
         live = [r for r in rows if not r.waived]
@@ -194,7 +214,7 @@ class ChecksView(QWidget):
             text=self.search.text(),
             show_waived=self.show_waived.isChecked(),
         )
-        self.tree.expandAll()
+        self._expand_groups()
         self._show_summary(self.model._rows)
 
     # -- acting -------------------------------------------------------------------------

@@ -12,10 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from workbench.calc.summary import rack_load
 from workbench.calc.workload import evaluate_workload
 from workbench.catalog import load_catalog, snapshot_for
 from workbench.catalog.item import CatalogItem
-from workbench.model import Design, Device, Rack, Row, Site, StorageTier, Workload, ops
+from workbench.model import Design, Device, Feed, Rack, Row, Site, StorageTier, Workload, ops
 from workbench.model.errors import EditError
 from workbench.model.placement import can_place, covered_units, units_label
 from workbench.rules import (
@@ -41,6 +42,7 @@ EXPECTED_RULES = {
     "RACK-POWER",
     "RACK-COOLING",
     "RACK-WEIGHT",
+    "RACK-FEED",
     "NODE-MIXED-GPU",
     "NODE-HOST-RAM",
     "STORAGE-HOT-TIER",
@@ -1003,3 +1005,47 @@ def test_incremental_checker_after_adding_a_missing_type(catalog) -> None:
     # Full check: 20.4 kW in a 12 kW air rack is RACK-COOLING; the catalog finding goes.
     assert {f.rule for f in check_design(design)} == {"RACK-COOLING"}
     assert sorted(checker.findings(), key=repr) == sorted(check_design(design), key=repr)
+
+
+# -- RACK-FEED and the budgets a planner sets on the rack -------------------------------------
+
+
+def test_feed_fires_when_one_feed_cannot_carry_the_rack(catalog) -> None:
+    """Two DGX H100 (20.4 kW) on 415 V three-phase 32 A feeds: 80 % of √3·415·32 W is
+    18.4 kW, so the rack survives normal running (10.2 kW a side) but not a failover."""
+    r = two_dgx()
+    r.set_feed("a", Feed(415.0, 3, 32.0))
+    r.set_feed("b", Feed(415.0, 3, 63.0))
+    finding = only(make_design(catalog, r), "RACK-FEED")
+    assert finding.severity is Severity.ERROR and finding.objects == ("r1",)
+    assert "20.4 kW" in finding.message
+    assert "feed A (415 V three-phase 32 A, 18.4 kW at 80 %)" in finding.message
+    assert "if feed B fails" in finding.message
+
+
+def test_feed_is_quiet_at_the_limit_and_without_feeds(catalog) -> None:
+    r = two_dgx()
+    # 20.4 kW / (0.8 · 230 V) = 110.9 A single phase: a 111 A feed just carries it.
+    r.set_feed("a", Feed(230.0, 1, 111.0))
+    r.set_feed("b", Feed(230.0, 1, 111.0))
+    assert run(make_design(catalog, r), "RACK-FEED") == []
+    unknown = two_dgx()  # feeds not set: nothing to check
+    assert run(make_design(catalog, unknown), "RACK-FEED") == []
+
+
+def test_budgets_read_the_racks_own_limits(catalog) -> None:
+    from workbench.rules.budgets import BudgetState, feed_limit_kw, rack_budgets
+
+    r = two_dgx(cooling_limit_kw=18.0, max_weight_kg=200.0)
+    r.set_feed("a", Feed(415.0, 3, 32.0))
+    r.set_feed("b", Feed(415.0, 3, 32.0))
+    design = make_design(catalog, r)
+    budgets = rack_budgets(design, r, rack_load(design, r))
+    assert budgets.cooling.limit == 18.0 and budgets.cooling.state is BudgetState.OVER
+    assert budgets.weight.limit == 200.0 and budgets.weight.state is BudgetState.OVER
+    assert feed_limit_kw(Feed(415.0, 3, 32.0)) == pytest.approx(3**0.5 * 415 * 32 * 0.8 / 1000)
+    assert budgets.feed_a.used == pytest.approx(10.2) and budgets.feed_a.state is BudgetState.OK
+    assert budgets.failover.state is BudgetState.OVER
+    assert budgets.heat_btu_h == pytest.approx(20400 * 3.412)
+    assert set(budgets.over()) >= {"cooling", "weight", "failover"}
+    assert {f.rule for f in check_design(design)} >= {"RACK-COOLING", "RACK-WEIGHT", "RACK-FEED"}

@@ -223,12 +223,22 @@ def test_v3_sample_opens_with_its_waivers_and_targets(tmp_path: Path) -> None:
         "tags": ["a", "ß"],
     }
     assert list(design.device_types) == ["rack-42u", "h100-sxm", "dgx-h100", "mgmt-switch-48"]
+    # Version 4's rack fields: not set, so limits come from the types, feeds are unknown
+    # and the hall plan lays the racks out; every rack faced south.
+    for rack in design.iter_racks():
+        assert (rack.cooling_limit_kw, rack.max_weight_kg, rack.feed("a"), rack.feed("b")) == (
+            None,
+            None,
+            None,
+            None,
+        )
+        assert (rack.floor_x_mm, rack.floor_y_mm, rack.facing) == (None, None, "south")
     assert _header(copy) == (schema_module.APPLICATION_ID, 3)
     assert copy.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sample.dcwb"]
 
 
-@pytest.mark.parametrize("sample", [SAMPLE_V1, SAMPLE_V2], ids=["v1", "v2"])
+@pytest.mark.parametrize("sample", [SAMPLE_V1, SAMPLE_V2, SAMPLE_V3], ids=["v1", "v2", "v3"])
 def test_older_sample_saves_as_current_version_with_nothing_lost(
     tmp_path: Path, sample: Path
 ) -> None:

@@ -75,6 +75,17 @@ def designs(draw: st.DrawFn) -> Design:
         cooling=text,
         power_limit_kw=real,
         devices=st.lists(devices, max_size=4),
+        cooling_limit_kw=st.none() | real,
+        max_weight_kg=st.none() | real,
+        feed_a_voltage=st.none() | real,
+        feed_a_phases=opt_int,
+        feed_a_breaker_a=st.none() | real,
+        feed_b_voltage=st.none() | real,
+        feed_b_phases=opt_int,
+        feed_b_breaker_a=st.none() | real,
+        floor_x_mm=st.none() | real,
+        floor_y_mm=st.none() | real,
+        facing=text,
     )
     rows = every_field(Row, id=text, name=text, racks=st.lists(racks, max_size=3))
     sites = every_field(Site, id=text, name=text, rows=st.lists(rows, max_size=3))

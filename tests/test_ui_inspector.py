@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QVBoxLayout, QWidget
 from qt_helpers import visit
 
 from workbench.render import colors
-from workbench.rules.racks import budget_state
+from workbench.rules.budgets import budget_state
 from workbench.ui.document import Document
 from workbench.ui.inspector import Inspector
 

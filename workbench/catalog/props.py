@@ -54,16 +54,21 @@ CHOICE_PROPS: dict[str, tuple[str, ...]] = {
 PDU_CAPACITY_TOLERANCE = 0.05
 
 
-def pdu_capacity_kw(phases: float, voltage: float, breaker_a: float) -> float:
-    """Nameplate power of a PDU feed in kW, at unity power factor.
+def circuit_kw(phases: float, voltage: float, breaker_a: float) -> float:
+    """The full rating of a circuit in kW, at unity power factor.
 
     Single phase: ``V x A``.  Three phase with ``voltage`` the line-to-line voltage
     (415 V in Europe/Asia, 208 V in North America): ``sqrt(3) x V x A``.  A 415 V 32 A
-    three-phase feed is therefore 23.0 kW.  This is the breaker's full rating; rules
-    keep continuous load well below it (domain brief section 5).
+    three-phase feed is therefore 23.0 kW.  This is the breaker's full rating; the rules
+    keep continuous load at 80 % of it (:mod:`workbench.rules.budgets`).
     """
     factor = math.sqrt(3) if phases == 3 else phases
-    return round(factor * voltage * breaker_a / 1000.0, 2)
+    return factor * voltage * breaker_a / 1000.0
+
+
+def pdu_capacity_kw(phases: float, voltage: float, breaker_a: float) -> float:
+    """Nameplate power of a PDU feed in kW (:func:`circuit_kw`, to the watt x 10)."""
+    return round(circuit_kw(phases, voltage, breaker_a), 2)
 
 
 def check_props(ctx: _Context, kind: str, props: dict[str, Any]) -> dict[str, Any]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from workbench.calc.errors import InputError, positive
-from workbench.calc.summary import summarize
+from workbench.calc.summary import rack_loads, summarize
 from workbench.calc.workload import evaluate_workload
 from workbench.model import Design
+from workbench.rules.budgets import BudgetState, rack_budgets
 
 
 def design_report(
@@ -41,4 +42,43 @@ def design_report(
         entry.update(result.to_dict())
         workloads.append(entry)
     report["workloads"] = workloads
+    report["rack_budgets"] = rack_budget_rows(design)
     return report
+
+
+def rack_budget_rows(design: Design) -> list[dict[str, Any]]:
+    """One entry per rack, in site/row/rack order: its budgets as the rules judge them
+    (``over`` names the budgets exceeded; ``feed_kw_limit`` is what the weaker feed may
+    carry alone, ``failover_ok`` whether it carries the whole rack; None: unknown)."""
+    index = design.index
+    rows = []
+    for rack_id, load in rack_loads(design).items():
+        rack = design.find_rack(rack_id)
+        assert rack is not None
+        row = index.row_of_rack(rack_id)
+        b = rack_budgets(design, rack, load)
+        failover = b.failover.state
+        rows.append(
+            {
+                "id": rack.id,
+                "name": rack.name,
+                "row": row.name if row is not None else None,
+                "u_used": load.u_used,
+                "u_total": load.u_total,
+                "power_kw_max": load.kw_max,
+                "power_kw_typical": load.kw_typical,
+                "power_kw_limit": b.power.limit,
+                "heat_kw": load.kw_max,
+                "heat_btu_h": b.heat_btu_h,
+                "weight_kg": load.weight_kg,
+                "weight_max_kg": b.weight.limit,
+                "cooling": rack.cooling,
+                "cooling_kw_limit": b.cooling.limit,
+                "feed_kw_limit": b.failover.limit,
+                "failover_ok": None
+                if failover is BudgetState.UNKNOWN
+                else failover is not BudgetState.OVER,
+                "over": b.over(),
+            }
+        )
+    return rows

@@ -54,9 +54,33 @@ class Device:
     role: str = ""
 
 
+#: Which way a rack's front faces on the hall plan (north is up).
+FACINGS: tuple[str, ...] = ("north", "east", "south", "west")
+
+
+@dataclass(frozen=True)
+class Feed:
+    """One power feed of a rack: the circuit the A or B side PDUs hang on."""
+
+    voltage: float
+    phases: int
+    breaker_a: float
+
+
+#: The feed a rack added in the window starts with (a common 415 V three-phase 32 A
+#: circuit); the planner sets the real ones in the inspector.
+DEFAULT_FEED = Feed(415.0, 3, 32.0)
+
+
 @dataclass
 class Rack:
-    """A rack: its catalog type, cooling and power budget, and the devices in it."""
+    """A rack: its catalog type, cooling and power budget, feeds, floor place and devices.
+
+    ``None`` in a budget field means "not set here": the cooling limit then comes from
+    the cooling type (or the rack type built for it), the weight rating from the rack
+    type, and a feed is unknown (its budget is not checked).  Floor positions are the
+    rack's front-left corner on the hall plan in mm (None: laid out automatically).
+    """
 
     id: str
     name: str
@@ -64,6 +88,34 @@ class Rack:
     cooling: str = "air"
     power_limit_kw: float = 12.0
     devices: list[Device] = field(default_factory=list)
+    cooling_limit_kw: float | None = None
+    max_weight_kg: float | None = None
+    feed_a_voltage: float | None = None
+    feed_a_phases: int | None = None
+    feed_a_breaker_a: float | None = None
+    feed_b_voltage: float | None = None
+    feed_b_phases: int | None = None
+    feed_b_breaker_a: float | None = None
+    floor_x_mm: float | None = None
+    floor_y_mm: float | None = None
+    facing: str = "south"
+
+    def feed(self, side: str) -> Feed | None:
+        """Feed ``"a"`` or ``"b"``, or None while any of its three figures is unset."""
+        voltage, phases, amps = (getattr(self, f"feed_{side}_{k}") for k in FEED_FIELDS)
+        if voltage is None or phases is None or amps is None:
+            return None
+        return Feed(voltage, phases, amps)
+
+    def set_feed(self, side: str, feed: Feed | None) -> None:
+        """Put ``feed`` (None: unknown) on side ``"a"`` or ``"b"``."""
+        values = (None, None, None) if feed is None else (feed.voltage, feed.phases, feed.breaker_a)
+        for key, value in zip(FEED_FIELDS, values, strict=True):
+            setattr(self, f"feed_{side}_{key}", value)
+
+
+#: The figures of a feed, as the ``Rack.feed_<side>_<figure>`` fields name them.
+FEED_FIELDS: tuple[str, ...] = ("voltage", "phases", "breaker_a")
 
 
 @dataclass

@@ -18,8 +18,8 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design, Rack
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
+from workbench.rules.budgets import BudgetState, budget_state
 from workbench.rules.engine import Severity
-from workbench.rules.racks import BudgetState, budget_state
 
 
 def _paint_badge(

@@ -1,101 +1,22 @@
-"""Rack rules: room (overlap, depth, outside the rack) and budgets (power, cooling, weight).
+"""Rack rules: room (overlap, depth, outside the rack) and budgets (power, cooling,
+weight, feeds).
 
-The budget verdicts are functions here so that the rack drawing's bars, the inspector's
-bars, the power-per-rack plot and the RACK-* findings read one rule: :func:`over_budget`
-decides "over", :func:`budget_state` adds "near" (little headroom left) for the amber
-colour.  Geometry comes from :mod:`workbench.model.placement`.
+The verdicts come from :mod:`workbench.rules.budgets` (what every view reads too) and
+the geometry from :mod:`workbench.model.placement`; these functions only turn them into
+findings.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
-from workbench.calc.summary import RackLoad
 from workbench.catalog.vocabulary import COOLING_TYPES
-from workbench.model import Design, Device, Rack
+from workbench.model import Design, Device, Feed, Rack
 from workbench.model.placement import clashes, out_of_rack, rack_height, units_label
+from workbench.rules.budgets import BudgetState, RackBudgets, feed_limit_kw, rack_budgets
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
 from workbench.units import format_kw, format_limit, short_number
-
-#: Above this share of a limit a budget is "near" it: little headroom for transients and
-#: for the failover of one feed (planning practice: keep continuous load well below the
-#: rating).
-NEAR_FRACTION = 0.8
-
-
-class BudgetState(enum.Enum):
-    OK = "ok"
-    NEAR = "near"
-    OVER = "over"
-    UNKNOWN = "unknown"
-
-
-def over_budget(used: Any, limit: Any) -> Any:
-    """True where ``used`` exceeds a positive ``limit``; works on numbers and on numpy
-    arrays alike (the power plot asks for 3,500 racks at once).  No limit, no verdict."""
-    return (limit > 0) & (used > limit)
-
-
-def budget_state(used: float, limit: float | None) -> BudgetState:
-    """OK, NEAR (above :data:`NEAR_FRACTION`), OVER, or UNKNOWN without a limit."""
-    if limit is None or not limit > 0:
-        return BudgetState.UNKNOWN
-    if over_budget(used, limit):
-        return BudgetState.OVER
-    return BudgetState.NEAR if used > NEAR_FRACTION * limit else BudgetState.OK
-
-
-def cooling_limit_kw(design: Design, rack: Rack) -> float | None:
-    """The heat ``rack`` can shed: its catalog type's ``cooling_limit_kw`` when that type
-    is built for the rack's cooling, else the cooling type's planning limit; None for a
-    cooling type the workbench does not know."""
-    item = design.device_types.get(rack.rack_type)
-    if item is not None and item.props.get("cooling") == rack.cooling:
-        stated = item.props.get("cooling_limit_kw")
-        if isinstance(stated, (int, float)) and stated > 0:
-            return float(stated)
-    cooling = COOLING_TYPES.get(rack.cooling)
-    return cooling.limit_kw if cooling is not None else None
-
-
-@dataclass(frozen=True)
-class Budget:
-    """One budget of a rack: what is used against what is allowed."""
-
-    used: float
-    limit: float | None
-    unit: str
-
-    @property
-    def state(self) -> BudgetState:
-        return budget_state(self.used, self.limit)
-
-    @property
-    def fraction(self) -> float:
-        """used / limit (0 without a limit)."""
-        return self.used / self.limit if self.limit else 0.0
-
-
-@dataclass(frozen=True)
-class RackBudgets:
-    power: Budget
-    cooling: Budget
-    space: Budget
-    weight: Budget
-
-
-def rack_budgets(design: Design, rack: Rack, load: RackLoad) -> RackBudgets:
-    """The four budgets of ``rack`` given its ``load`` (from the live figures)."""
-    return RackBudgets(
-        power=Budget(load.kw_max, load.limit_kw, "kW"),
-        cooling=Budget(load.kw_max, cooling_limit_kw(design, rack), "kW"),
-        space=Budget(load.u_used, load.u_total, "U"),
-        weight=Budget(load.weight_kg, load.max_weight_kg, "kg"),
-    )
 
 
 def _budgets(ctx: RuleContext, rack: Rack) -> RackBudgets:
@@ -253,3 +174,38 @@ def rack_weight(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
             f"{format_limit(budget.limit, 'kg')}.",
             rack.id,
         )
+
+
+def feed_text(feed: Feed) -> str:
+    """ "415 V three-phase 32 A"."""
+    phases = "three-phase" if feed.phases == 3 else "single-phase"
+    return f"{short_number(feed.voltage)} V {phases} {short_number(feed.breaker_a)} A"
+
+
+@rule(
+    "RACK-FEED",
+    title="A feed cannot carry the rack alone",
+    severity=Severity.ERROR,
+    scope="rack",
+    looks_at={"rack", "device", "design"},
+    source=planning(
+        "A/B power feeds, each able to carry the whole rack on failover, with "
+        "continuous load well below the breaker rating"
+    )
+    + "; continuous load at 80 % of the breaker (NEC 210.20(A))",
+)
+def rack_feed(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
+    budgets = _budgets(ctx, rack)
+    if budgets.failover.state is not BudgetState.OVER:
+        return
+    sides = [(side, rack.feed(side)) for side in ("a", "b")]
+    weak_side, weak = min(
+        ((s, f) for s, f in sides if f is not None), key=lambda sf: feed_limit_kw(sf[1]) or 0
+    )
+    other = "B" if weak_side == "a" else "A"
+    yield me.finding(
+        f"{rack.name} draws {format_kw(budgets.power.used)}: if feed {other} fails, feed "
+        f"{weak_side.upper()} ({feed_text(weak)}, {format_kw(budgets.failover.limit)} at 80 %) "
+        "must carry it all.",
+        rack.id,
+    )

@@ -28,7 +28,7 @@ from collections.abc import Callable
 import sqlite_utils
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -188,11 +188,41 @@ def _add_waivers_and_target_days(db: sqlite_utils.Database) -> None:
     db.table("workloads").add_column("target_days", float)
 
 
+# The rack columns version 4 added (all may be NULL but facing).  Frozen.
+_V4_RACK_COLUMNS: dict[str, type] = {
+    "cooling_limit_kw": float,
+    "max_weight_kg": float,
+    "feed_a_voltage": float,
+    "feed_a_phases": int,
+    "feed_a_breaker_a": float,
+    "feed_b_voltage": float,
+    "feed_b_phases": int,
+    "feed_b_breaker_a": float,
+    "floor_x_mm": float,
+    "floor_y_mm": float,
+}
+
+
+def _add_rack_budgets_feeds_and_floor(db: sqlite_utils.Database) -> None:
+    """3 -> 4: a rack's own cooling limit and weight rating, its A/B feeds, and where it
+    stands on the hall floor.
+
+    A version-3 rack has none of them: NULL means "from the cooling and rack types",
+    "feed unknown" and "lay out automatically", which is what those racks meant; racks
+    faced south (the drawing had no plan).
+    """
+    racks = db.table("racks")
+    for name, kind in _V4_RACK_COLUMNS.items():
+        racks.add_column(name, kind)
+    racks.add_column("facing", str, not_null_default="south")
+
+
 #: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _create_v1,
     _add_device_role,
     _add_waivers_and_target_days,
+    _add_rack_budgets_feeds_and_floor,
 ]
 
 #: The columns of each table in the current schema.  Update with each migration that
@@ -203,6 +233,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {t: tuple(c) for t, c in _V1_TABLES.items(
 COLUMNS["devices"] += ("role",)
 COLUMNS["waivers"] = tuple(_V3_WAIVERS)
 COLUMNS["workloads"] += ("target_days",)
+COLUMNS["racks"] += (*_V4_RACK_COLUMNS, "facing")
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from workbench.calc.summary import LoadCache, rack_load
 from workbench.catalog import Catalog, CatalogItem, load_catalog, snapshot_for
 from workbench.model import (
     COOLING_LIMITS_KW,
     Design,
     Device,
+    Feed,
     Network,
     Rack,
     Row,
@@ -34,6 +36,7 @@ from workbench.model import (
     SoftwareStack,
     StorageTier,
 )
+from workbench.rules.budgets import feed_limit_kw
 from workbench.rules.storage import hot_tier_required_gbs
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
 from workbench.templates.workload_choice import choose_workload
@@ -65,6 +68,31 @@ def build_template(name: str, gpus: int | None = None, catalog: Catalog | None =
         raise TemplateError(f"--gpus must be between 1 and {MAX_GPUS:,}, got {gpus:,}")
     catalog = catalog if catalog is not None else load_catalog(include_user=False, strict=True)
     return _Builder(spec, catalog).build(gpus)
+
+
+#: Breaker ratings a feed is sized from (IEC preferred values, A), smallest first.
+FEED_BREAKERS_A: tuple[float, ...] = (16, 20, 25, 32, 40, 50, 63, 80, 100, 125, 160, 200, 250)
+#: The circuit a template rack's feeds use: 415 V three-phase (Europe and Asia).
+FEED_VOLTAGE, FEED_PHASES = 415.0, 3
+
+
+def size_feeds(design: Design) -> None:
+    """Give every rack A and B feeds of the smallest breaker whose continuous rating
+    (the rules' :func:`~workbench.rules.budgets.feed_limit_kw`) carries the whole rack
+    alone, so a failover of either feed passes RACK-FEED."""
+    cache = LoadCache()
+    for rack in design.iter_racks():
+        kw = rack_load(design, rack, cache).kw_max
+        amps = next(
+            (
+                a
+                for a in FEED_BREAKERS_A
+                if (feed_limit_kw(Feed(FEED_VOLTAGE, FEED_PHASES, a)) or 0) >= kw
+            ),
+            FEED_BREAKERS_A[-1],
+        )
+        for side in ("a", "b"):
+            rack.set_feed(side, Feed(FEED_VOLTAGE, FEED_PHASES, amps))
 
 
 def row_name(index: int) -> str:
@@ -200,6 +228,7 @@ class _Builder:
             properties={"template": spec.name, "requested_gpus": str(gpus)},
         )
         design.device_types = snapshot_for(self.catalog, sorted(self.used))
+        size_feeds(design)
         design.workloads = [choose_workload(design, server.gpu_count)]
         design.reindex()
         return design

@@ -34,7 +34,7 @@ from workbench.model import Design, Device, Rack
 from workbench.model.placement import units_label
 from workbench.render import colors
 from workbench.render.colors import role_label
-from workbench.rules.racks import BudgetState, rack_budgets
+from workbench.rules.budgets import BudgetState, rack_budgets
 from workbench.ui.commands import (
     RenameDeviceCommand,
     RenameRackCommand,

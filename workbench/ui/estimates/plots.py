@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget  # noqa: E402
 
-from workbench.rules.racks import over_budget  # noqa: E402
+from workbench.rules.budgets import over_budget  # noqa: E402
 
 #: Colours of the stacked memory segments (colour-blind friendly Okabe-Ito order).
 MEMORY_PARTS: tuple[tuple[str, str, str], ...] = (

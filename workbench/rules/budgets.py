@@ -1,0 +1,166 @@
+"""A rack's budgets and their verdicts: the one place that decides "over" and "near".
+
+The rack drawing's bars, the inspector's figures, the power-per-rack plot, the hall
+plan's colours, ``workbench report`` and the RACK-* rules all read :func:`rack_budgets`
+and :func:`budget_state`, so a rack is never red in one place and fine in another.
+
+Budgets of one rack, each what is used against what is allowed:
+
+* space: U used of the rack's height;
+* power: maximum draw against the rack's power budget (what breakers and contracts
+  allow);
+* cooling: the same heat against the limit of its cooling (the rack's own figure, else
+  the rack type's for that cooling, else the cooling type's planning limit);
+* weight: devices against the rack's rating (its own figure, else its type's);
+* feeds: in normal running each of the A and B feeds carries half the rack; in the
+  failover case one feed carries all of it.  A feed may be loaded to 80 % of its
+  breaker's rating for continuous load: ``kW = V × A × √3 × 0.8`` for three phase,
+  ``V × A × 0.8`` for single phase.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.calc.power import btu_per_hour
+from workbench.calc.summary import RackLoad
+from workbench.catalog.props import circuit_kw
+from workbench.catalog.vocabulary import COOLING_TYPES
+from workbench.model import Design, Feed, Rack
+
+#: Above this share of a limit a budget is "near" it: little headroom for transients
+#: (planning practice: keep continuous load well below the rating).
+NEAR_FRACTION = 0.8
+
+#: The share of a breaker's rating a continuous load may use (the 80 % rule of
+#: electrical codes for continuous loads, e.g. NEC 210.20(A); the planning documents:
+#: "continuous load kept well below breaker rating").
+FEED_CONTINUOUS_FRACTION = 0.8
+
+
+class BudgetState(enum.Enum):
+    OK = "ok"
+    NEAR = "near"
+    OVER = "over"
+    UNKNOWN = "unknown"
+
+
+def over_budget(used: Any, limit: Any) -> Any:
+    """True where ``used`` exceeds a positive ``limit``; works on numbers and on numpy
+    arrays alike (the power plot asks for 3,500 racks at once).  No limit, no verdict."""
+    return (limit > 0) & (used > limit)
+
+
+def budget_state(used: float, limit: float | None) -> BudgetState:
+    """OK, NEAR (above :data:`NEAR_FRACTION`), OVER, or UNKNOWN without a limit."""
+    if limit is None or not limit > 0:
+        return BudgetState.UNKNOWN
+    if over_budget(used, limit):
+        return BudgetState.OVER
+    return BudgetState.NEAR if used > NEAR_FRACTION * limit else BudgetState.OK
+
+
+def feed_limit_kw(feed: Feed | None) -> float | None:
+    """What a feed may carry continuously, kW: 80 % of its breaker's rating."""
+    if feed is None:
+        return None
+    return circuit_kw(feed.phases, feed.voltage, feed.breaker_a) * FEED_CONTINUOUS_FRACTION
+
+
+def cooling_limit_kw(design: Design, rack: Rack) -> float | None:
+    """The heat ``rack`` can shed: its own ``cooling_limit_kw`` when set, else its
+    catalog type's when that type is built for the rack's cooling, else the cooling
+    type's planning limit; None for a cooling type the workbench does not know."""
+    if rack.cooling_limit_kw is not None:
+        return float(rack.cooling_limit_kw)
+    item = design.device_types.get(rack.rack_type)
+    if item is not None and item.props.get("cooling") == rack.cooling:
+        stated = item.props.get("cooling_limit_kw")
+        if isinstance(stated, (int, float)) and stated > 0:
+            return float(stated)
+    cooling = COOLING_TYPES.get(rack.cooling)
+    return cooling.limit_kw if cooling is not None else None
+
+
+def weight_limit_kg(rack: Rack, load: RackLoad) -> float | None:
+    """The rack's own rating when set, else its catalog type's."""
+    return float(rack.max_weight_kg) if rack.max_weight_kg is not None else load.max_weight_kg
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One budget of a rack: what is used against what is allowed."""
+
+    used: float
+    limit: float | None
+    unit: str
+
+    @property
+    def state(self) -> BudgetState:
+        return budget_state(self.used, self.limit)
+
+    @property
+    def fraction(self) -> float:
+        """used / limit (0 without a limit)."""
+        return self.used / self.limit if self.limit else 0.0
+
+
+@dataclass(frozen=True)
+class RackBudgets:
+    """Every budget of one rack (see the module docstring)."""
+
+    space: Budget
+    power: Budget
+    power_typical_kw: float
+    cooling: Budget
+    weight: Budget
+    #: Normal running: each feed carries half the rack.
+    feed_a: Budget
+    feed_b: Budget
+    #: Failover: the whole rack on the weaker of the two feeds (unknown while either is).
+    failover: Budget
+    heat_btu_h: float
+
+    def named(self) -> dict[str, Budget]:
+        """The budgets by the names reports and rules use."""
+        return {
+            "space": self.space,
+            "power": self.power,
+            "cooling": self.cooling,
+            "weight": self.weight,
+            "feed_a": self.feed_a,
+            "feed_b": self.feed_b,
+            "failover": self.failover,
+        }
+
+    def over(self) -> list[str]:
+        """The names of the budgets exceeded."""
+        return [name for name, b in self.named().items() if b.state is BudgetState.OVER]
+
+    def worst(self) -> BudgetState:
+        """The worst state of any budget with a limit (what the hall plan colours)."""
+        states = {b.state for b in self.named().values()}
+        for state in (BudgetState.OVER, BudgetState.NEAR, BudgetState.OK):
+            if state in states:
+                return state
+        return BudgetState.UNKNOWN
+
+
+def rack_budgets(design: Design, rack: Rack, load: RackLoad) -> RackBudgets:
+    """Every budget of ``rack`` given its ``load`` (from the live figures)."""
+    kw = load.kw_max
+    limits = [feed_limit_kw(rack.feed("a")), feed_limit_kw(rack.feed("b"))]
+    weaker = None if None in limits else min(x for x in limits if x is not None)
+    return RackBudgets(
+        space=Budget(load.u_used, load.u_total, "U"),
+        power=Budget(kw, load.limit_kw, "kW"),
+        power_typical_kw=load.kw_typical,
+        cooling=Budget(kw, cooling_limit_kw(design, rack), "kW"),
+        weight=Budget(load.weight_kg, weight_limit_kg(rack, load), "kg"),
+        feed_a=Budget(kw / 2, limits[0], "kW"),
+        feed_b=Budget(kw / 2, limits[1], "kW"),
+        failover=Budget(kw, weaker, "kW"),
+        heat_btu_h=btu_per_hour(kw * 1000.0),
+    )

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import textwrap
 
-CORE = ("model", "catalog", "calc", "rules", "store", "export", "templates")
+CORE = ("model", "catalog", "calc", "rules", "planning", "store", "export", "templates")
 #: Core modules that are not packages.
 CORE_MODULES = ("units",)
 
@@ -76,3 +76,38 @@ def test_cli_help_needs_no_qt() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
+
+
+#: Each core layer and the layers it must not import (imports point downwards only:
+#: catalog < model < calc < rules < planning, templates < store, export).
+BELOW: dict[str, tuple[str, ...]] = {
+    "catalog": ("model", "calc", "rules", "planning", "store", "export", "templates"),
+    "model": ("calc", "rules", "planning", "store", "export", "templates"),
+    "calc": ("rules", "planning", "store", "export", "templates"),
+    "rules": ("planning", "store", "export", "templates"),
+}
+
+
+def test_core_imports_point_downwards() -> None:
+    """The model never reaches up into the rules (say): each layer only uses those below."""
+    probe = textwrap.dedent(
+        """
+        import importlib, pkgutil, sys
+        layer, forbidden = sys.argv[1], sys.argv[2].split(",")
+        pkg = importlib.import_module(f"workbench.{layer}")
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
+            importlib.import_module(info.name)
+        bad = sorted(m for m in sys.modules
+                     if any(m == f"workbench.{f}" or m.startswith(f"workbench.{f}.")
+                            for f in forbidden))
+        assert not bad, f"workbench.{layer} imports {bad}"
+        """
+    )
+    for layer, forbidden in BELOW.items():
+        result = subprocess.run(
+            [sys.executable, "-c", probe, layer, ",".join(forbidden)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr

@@ -38,11 +38,11 @@ def test_placing_snapshots_the_item_and_its_gpu_in_one_undoable_batch(design, ca
     applied = ops.apply(design, batch)
     assert {"nvidia-dgx-h100", gpu} <= set(design.device_types)
     (rack, device) = design.find_device(batch.ops[-1].device.id)
-    assert rack.id == "r1" and device.position == 2 and device.name == "dgx-h100-1"
+    assert rack.id == "r1" and device.position == 2 and device.name == "gpu-server-R01-u2"
     assert index_problems(design) == []
     second = requests.place_new(design, catalog, "r1", "nvidia-dgx-h100", 10)
     assert [type(op).__name__ for op in second.ops] == ["AddDevice"]  # already snapshotted
-    assert second.ops[0].device.name == "dgx-h100-2"
+    assert second.ops[0].device.name == "gpu-server-R01-u10"
     ops.apply(design, applied.inverse)
     assert design == start
 
@@ -63,7 +63,9 @@ def test_placing_where_it_cannot_go_says_why(design, catalog, slug, u, reason):
 
 def test_placing_over_a_device_names_it(design, catalog):
     ops.apply(design, requests.place_new(design, catalog, "r1", "nvidia-dgx-h100", 2))
-    with pytest.raises(EditError, match=r"U6–U13 \(8U\) of R01 is taken by dgx-h100-1 \(U2–U9"):
+    with pytest.raises(
+        EditError, match=r"U6–U13 \(8U\) of R01 is taken by gpu-server-R01-u2 \(U2–U9"
+    ):
         requests.place_new(design, catalog, "r1", "nvidia-dgx-h100", 6)
 
 

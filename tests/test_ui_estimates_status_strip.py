@@ -45,7 +45,7 @@ def type_mfu(qtbot, window: MainWindow, text: str) -> None:
 def test_mfu_edit_moves_plot_and_status_strip(qtbot, tmp_path, monkeypatch) -> None:
     window = open_sample(qtbot, tmp_path, monkeypatch)
     document = window.document
-    window.tabs.setCurrentWidget(window.tabs.widget(1))
+    window.tabs.setCurrentWidget(window.estimates_page)
     view = window.estimates
     first = document.design.workloads[0]
     view.select_workload(first.id)

@@ -471,19 +471,20 @@ def test_estimates_tab_puts_the_rack_docks_away_and_back(qtbot, window):
     back; the saved layout keeps them."""
     assert window.palette_dock.isVisible() and window.inspector_dock.isVisible()
     tab_bar = window.tabs.tabBar()
-    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
-    assert window.tabs.currentIndex() == 1
+    estimates = window.tabs.indexOf(window.estimates_page)
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(estimates).center())
+    assert window.tabs.currentIndex() == estimates
     assert not window.palette_dock.isVisible() and not window.inspector_dock.isVisible()
     qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(0).center())
     assert window.palette_dock.isVisible() and window.inspector_dock.isVisible()
     # A dock the user closed stays closed.
     window.inspector_dock.close()
-    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(estimates).center())
     qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(0).center())
     assert window.palette_dock.isVisible() and not window.inspector_dock.isVisible()
     window.inspector_dock.show()
     # Closing on the Estimates tab saves the docks as the user had them.
-    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(estimates).center())
     assert window.close()
     window.restoreState(window.settings.value("window/state"))
     assert not window.palette_dock.isHidden() and not window.inspector_dock.isHidden()

@@ -23,6 +23,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.check_cmd",
     "workbench.cli.catalog_cmds",
     "workbench.cli.estimate_cmd",
+    "workbench.cli.print_cmd",
 )
 
 

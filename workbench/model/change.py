@@ -29,6 +29,8 @@ class Change:
       and racks using them are named in ``devices`` and ``racks``).
     * ``waivers``: a finding was waived or unwaived (the racks concerned are named).
     * ``design``: design-wide fields (name, properties such as the PUE).
+    * ``floor``: racks moved or turned on the hall plan (named in ``racks``); nothing
+      else about them differs, so only the plan has to redraw their footprints.
     * ``everything``: the extent is unknown (a new design): refresh all.
     """
 
@@ -46,6 +48,7 @@ class Change:
     #: Storage tiers whose membership changed.
     tiers: frozenset[str] = _EMPTY
     types: frozenset[str] = _EMPTY
+    floor: bool = False
 
     @staticmethod
     def all() -> Change:
@@ -73,4 +76,5 @@ class Change:
             design=self.design or other.design,
             tiers=self.tiers | other.tiers,
             types=self.types | other.types,
+            floor=self.floor or other.floor,
         )

@@ -42,6 +42,7 @@ def rename_device(design: Design, device_id: str, name: str) -> str:
         raise EditError(f"No device with id {device_id!r}.")
     _, device = found
     old, device.name = device.name, name
+    design.index.rename_device(old, name)
     return old
 
 
@@ -120,6 +121,7 @@ def restore_device_name(design: Design, device_id: str, name: str) -> None:
     found = design.find_device(device_id)
     if found is None:
         raise EditError(f"No device with id {device_id!r}.")
+    design.index.rename_device(found[1].name, name)
     found[1].name = name
 
 

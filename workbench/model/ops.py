@@ -174,6 +174,8 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     AddWaiver,
     RemoveWaiver,
     Batch,
+    "MoveRackOnFloor",
+    "MoveRowOnFloor",
 ]
 
 
@@ -390,7 +392,7 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
     rack = placed[1]
     _check_free(design, [op.device.id])
     _insert_at(rack.devices, op.device, op.index, "devices of the rack")
-    design.index.devices[op.device.id] = (rack, op.device)
+    design.index.add_device(rack, op.device)
     _reattach(design, op.detached)
     links = frozenset(link.id for _, link in op.detached.links)
     change = Change(
@@ -411,7 +413,7 @@ def _remove_device(design: Design, op: RemoveDevice) -> Applied:
     i = _position(rack.devices, device)
     detached = _detach(design, [device])
     del rack.devices[i]
-    del design.index.devices[device.id]
+    design.index.drop_device(device)
     links = frozenset(link.id for _, link in detached.links)
     change = Change(
         racks=frozenset({rack.id}),
@@ -572,3 +574,72 @@ _HANDLERS: dict[type, Callable[[Design, Any], Applied]] = {
     RemoveWaiver: _remove_waiver,
     Batch: _batch,
 }
+
+
+# -- the hall floor ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveRackOnFloor:
+    """Stand a rack with its front-left corner at (``x_mm``, ``y_mm``) on the hall plan,
+    its front towards ``facing`` (see :mod:`workbench.model.floor`); None coordinates
+    take it off the plan (it is laid out again)."""
+
+    rack_id: str
+    x_mm: float | None
+    y_mm: float | None
+    facing: str = "south"
+
+
+@dataclass(frozen=True)
+class MoveRowOnFloor:
+    """Shift every placed rack of a row by (``dx_mm``, ``dy_mm``): a row dragged on the
+    plan.  Its inverse puts each rack back at its own earlier place."""
+
+    row_id: str
+    dx_mm: float
+    dy_mm: float
+
+
+def _floor_mm(value: object, what: str) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise EditError(f"The floor {what} must be a number of mm, not {value!r}.")
+    if value in (float("inf"), float("-inf")):
+        raise EditError(f"The floor {what} must be a finite number of mm.")
+
+
+def _move_rack_on_floor(design: Design, op: MoveRackOnFloor) -> Applied:
+    from workbench.model.design import FACINGS
+
+    placed = design.index.racks.get(op.rack_id)
+    if placed is None:
+        raise EditError(f"No rack with id {op.rack_id!r}.")
+    rack = placed[1]
+    _floor_mm(op.x_mm, "x")
+    _floor_mm(op.y_mm, "y")
+    if op.facing not in FACINGS and op.facing != rack.facing:  # keeping an odd one is fine
+        raise EditError(f"A rack faces one of {', '.join(FACINGS)}, not {op.facing!r}.")
+    old = MoveRackOnFloor(rack.id, rack.floor_x_mm, rack.floor_y_mm, rack.facing)
+    rack.floor_x_mm, rack.floor_y_mm, rack.facing = op.x_mm, op.y_mm, op.facing
+    return Applied(old, Change(racks=frozenset({rack.id}), floor=True))
+
+
+def _move_row_on_floor(design: Design, op: MoveRowOnFloor) -> Applied:
+    placed = design.index.rows.get(op.row_id)
+    if placed is None:
+        raise EditError(f"No row with id {op.row_id!r}.")
+    _floor_mm(op.dx_mm, "shift")
+    _floor_mm(op.dy_mm, "shift")
+    steps = tuple(
+        MoveRackOnFloor(r.id, r.floor_x_mm + op.dx_mm, r.floor_y_mm + op.dy_mm, r.facing)
+        for r in placed[1].racks
+        if r.floor_x_mm is not None and r.floor_y_mm is not None
+    )
+    applied = _batch(design, Batch(steps))
+    return Applied(applied.inverse, applied.change | Change(floor=True))
+
+
+_HANDLERS[MoveRackOnFloor] = _move_rack_on_floor
+_HANDLERS[MoveRowOnFloor] = _move_row_on_floor

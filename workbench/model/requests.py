@@ -6,17 +6,20 @@ questions and get the same :class:`~workbench.model.ops.Batch` back, or an
 :class:`~workbench.model.errors.EditError` saying why not.  Placing checks the rack's
 room with :func:`~workbench.model.placement.can_place` and puts every catalog item the
 new device needs (the item, and a server's GPU) into the design's snapshot in the same
-batch, so one undo takes all of it back.
+batch, so one undo takes all of it back.  New devices are named from the design's
+name pattern (:func:`device_name`), the same way whichever request placed them.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Iterable
 from typing import Protocol
 
 from workbench.catalog.item import CatalogItem
+from workbench.catalog.vocabulary import item_role
 from workbench.model import ops
-from workbench.model.design import Design, Device
+from workbench.model.design import Design, Device, Rack
 from workbench.model.errors import EditError
 from workbench.model.placement import can_place
 
@@ -57,14 +60,118 @@ def snapshot_ops(design: Design, catalog: ItemSource | None, slug: str) -> list[
     return needed
 
 
-def device_name(design: Design, item: CatalogItem) -> str:
-    """A name for a new device of ``item`` that no device has: ``dgx-h100-3``."""
-    stem = "-".join(item.model.lower().split()) or item.slug
-    taken = {device.name for _rack, device in design.iter_devices()}
-    n = 1
-    while f"{stem}-{n}" in taken:
-        n += 1
-    return f"{stem}-{n}"
+#: The design property that names new devices, and the pattern used when it is unset or
+#: unusable: ``gpu-server-R01-u2`` (what it is, where it sits).
+NAME_PATTERN_PROPERTY = "device_name_pattern"
+DEFAULT_NAME_PATTERN = "{role}-{rack}-u{u}"
+
+#: The fields a name pattern may use: the item's role (``gpu-server``), the rack's name,
+#: the lowest unit (0 for 0U), the model (``dgx-h100``), the catalog slug, and ``n``, the
+#: first number from 1 that makes the name unique.
+NAME_FIELDS: tuple[str, ...] = ("role", "rack", "u", "model", "slug", "n")
+
+_SAMPLE: dict[str, object] = {
+    "role": "gpu-server",
+    "rack": "R01",
+    "u": 1,
+    "model": "dgx-h100",
+    "slug": "nvidia-dgx-h100",
+    "n": 1,
+}
+
+
+def _word(text: str) -> str:
+    """Text as one word of a name: whitespace runs become hyphens."""
+    return "-".join(text.split())
+
+
+def name_pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot name devices (unknown field, stray brace, bad format, empty
+    result), or None when it can.  Fields are plain names: no attributes, no indexes."""
+    try:
+        fields = [
+            f for _text, f, _spec, _conv in string.Formatter().parse(pattern) if f is not None
+        ]
+    except ValueError as exc:
+        return f"The name pattern {pattern!r} is malformed: {exc}."
+    for name in fields:
+        if name not in NAME_FIELDS:
+            known = ", ".join("{" + f + "}" for f in NAME_FIELDS)
+            return f"The name pattern {pattern!r} uses {{{name}}}; it may use {known}."
+    try:
+        sample = pattern.format_map(_SAMPLE)
+    except (ValueError, TypeError) as exc:
+        return f"The name pattern {pattern!r} cannot be filled in: {exc}."
+    if not sample.strip():
+        return f"The name pattern {pattern!r} gives an empty name."
+    return None
+
+
+def name_pattern(design: Design) -> str:
+    """The design's ``device_name_pattern`` when usable, else :data:`DEFAULT_NAME_PATTERN`."""
+    pattern = design.properties.get(NAME_PATTERN_PROPERTY) or DEFAULT_NAME_PATTERN
+    return pattern if name_pattern_problem(pattern) is None else DEFAULT_NAME_PATTERN
+
+
+class TakenNames:
+    """The design's device names plus those a request has handed out so far: ``in``,
+    ``add`` and ``len`` like a set, without copying the design's 33,000 names."""
+
+    def __init__(self, design: Design):
+        self._design_names = design.index.device_names
+        self._added: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._added or self._design_names.get(name, 0) > 0  # type: ignore[call-overload]
+
+    def add(self, name: str) -> None:
+        self._added.add(name)
+
+    def __len__(self) -> int:
+        return len(self._design_names) + len(self._added)
+
+
+def taken_names(design: Design) -> TakenNames:
+    """Every device name in the design (what a new name must avoid)."""
+    return TakenNames(design)
+
+
+def device_name(
+    design: Design,
+    item: CatalogItem,
+    rack: Rack,
+    u: int | None,
+    taken: TakenNames | set[str] | None = None,
+) -> str:
+    """The name of a new device of ``item`` at ``u`` in ``rack``, from the design's name
+    pattern (see :data:`NAME_FIELDS`): ``gpu-server-R01-u2`` by default.
+
+    Unique among ``taken`` (default: every device name in the design): a pattern with
+    ``{n}`` takes the first free number, any other gets ``-2``, ``-3`` ... on a clash.
+    Everything that places devices (a drop, a fill) names them here, so they agree.
+    """
+    taken = taken_names(design) if taken is None else taken
+    pattern = name_pattern(design)
+    values: dict[str, object] = {
+        "role": item_role(item),
+        "rack": _word(rack.name) or rack.id,
+        "u": u if u is not None else 0,
+        "model": "-".join(item.model.lower().split()) or item.slug,
+        "slug": item.slug,
+        "n": 1,
+    }
+    uses_n = any(f == "n" for _t, f, _s, _c in string.Formatter().parse(pattern))
+    if uses_n:
+        # Some number up to len(taken) + 1 is free unless the pattern ignores {n}'s value.
+        for n in range(1, len(taken) + 2):
+            name = pattern.format_map({**values, "n": n}).strip()
+            if name not in taken:
+                return name
+    base = pattern.format_map(values).strip()
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return name
 
 
 def place_new(
@@ -87,7 +194,8 @@ def place_new(
     if not verdict.ok:
         raise EditError(verdict.reason)
     position = u if item.u_height > 0 else None
-    device = Device(design.index.new_id("device"), device_name(design, item), slug, position, face)
+    name = device_name(design, item, rack, position)
+    device = Device(design.index.new_id("device"), name, slug, position, face)
     return ops.Batch((*snapshot_ops(design, catalog, slug), ops.AddDevice(rack_id, device)))
 
 

@@ -38,6 +38,8 @@ SELECTION = "#ff6d00"
 LOAD_OK = "#66bb6a"
 LOAD_WARN = "#ffca28"
 LOAD_OVER = "#e53935"
+#: The outline of an exceeded budget's bar (so "over" survives a grey-scale copy).
+OVER_EDGE = "#8e0000"
 REAR_HATCH = "#90a4ae"
 
 

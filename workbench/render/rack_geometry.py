@@ -6,8 +6,13 @@ device sits.  U1 is at the bottom, as racks are numbered and as NetBox counts; a
 ``position`` is the lowest unit it occupies.
 
 Layout of one rack, left to right: U-number gutter, rail, 19" mounting slots, rail,
-0U strip (vertical PDUs), rail.  Top to bottom: header (name and load bar), frame,
-slots, frame, footer (U and kW figures).
+0U strip (vertical PDUs), rail, and on paper a second U-number gutter.  Top to bottom:
+header (name and load bar), frame, slots, frame, budget bars, footer (U and kW figures).
+
+A :class:`RackStyle` says what a drawing shows beyond the screen's: paper numbers the
+units on both sides, labels devices with asset tag and serial and writes each budget's
+figures under the rack.  Every rectangle function takes it, so the page layout and the
+painter agree on where everything sits.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import NamedTuple
 from workbench.catalog.vocabulary import item_role
 from workbench.model.design import Design, Rack
 from workbench.model.placement import rack_height
+from workbench.rules.budgets import Budget, BudgetState, RackBudgets
 from workbench.units import short_number
 
 #: Widths and heights in U.  A 19" rack is ~600 mm wide against 44.45 mm per U, so the
@@ -28,9 +34,41 @@ SLOT_WIDTH_U = 11.0
 ZERO_U_WIDTH_U = 0.9
 HEADER_U = 3.0
 FOOTER_U = 1.8
+#: The compact budget bars between the frame and the footer (one row of labelled bars).
+BUDGET_STRIP_U = 1.9
+#: One line of the budget figures written under a rack on paper.
+BUDGET_ROW_U = 1.3
+#: The U-number gutter right of the frame (paper numbers both sides).
+RIGHT_GUTTER_U = 1.8
 
 #: Pixels per U below which text and U numbers are skipped (level of detail).
 MIN_TEXT_PX_PER_U = 7.0
+
+
+@dataclass(frozen=True)
+class RackStyle:
+    """What a rack drawing shows beyond the screen's defaults.
+
+    The screen keeps every rack compact (thousands of them at 10 px per U); paper has
+    room for what an installer needs at the rack: unit numbers on both sides, asset tags
+    and serials on the devices, and each budget's figures.
+    """
+
+    #: Number the units right of the frame too (a rack is read from either side).
+    u_numbers_right: bool = False
+    #: Add asset tag and serial to the device labels where known.
+    device_details: bool = False
+    #: Write each budget as a line of figures (label, bar, used / limit) instead of the
+    #: screen's one row of labelled bars.
+    budget_figures: bool = False
+
+
+#: The on-screen rack (and the default of every function here).
+SCREEN_STYLE = RackStyle()
+#: A rack on a printed page (both faces side by side; figures in the page's table).
+PAPER_STYLE = RackStyle(u_numbers_right=True, device_details=True)
+#: A rack on a row page, its budget figures written under it.
+PAPER_ROW_STYLE = RackStyle(u_numbers_right=True, device_details=True, budget_figures=True)
 
 
 class Rect(NamedTuple):
@@ -63,6 +101,10 @@ class Block:
     position: int | None
     other_face: bool = False  # mounted on the face not being drawn
     zero_u: bool = False
+    asset_tag: str = ""
+    serial: str = ""
+    #: The face this block was laid out for (what "other face" is relative to).
+    face_drawn: str = "front"
 
 
 def rack_units(rack: Rack, design: Design) -> int:
@@ -70,29 +112,84 @@ def rack_units(rack: Rack, design: Design) -> int:
     return rack_height(design, rack)
 
 
-def rack_size(u_total: int, scale: float) -> tuple[float, float]:
+#: The frame's width in U: three rails, the 19" slots and the 0U strip.
+FRAME_WIDTH_U = 3 * RAIL_U + SLOT_WIDTH_U + ZERO_U_WIDTH_U
+
+#: The budgets drawn under a rack: (key in ``RackBudgets.named()``, bar label on screen,
+#: line label on paper).  Screen order is left to right, paper order top to bottom.
+BUDGET_BARS: tuple[tuple[str, str], ...] = (
+    ("space", "U"),
+    ("power", "kW"),
+    ("cooling", "Cool"),
+    ("weight", "kg"),
+    ("failover", "Feed"),
+)
+BUDGET_LINES: tuple[tuple[str, str], ...] = (
+    ("space", "Space"),
+    ("power", "Power"),
+    ("cooling", "Cooling"),
+    ("weight", "Weight"),
+    ("feed_a", "Feed A"),
+    ("feed_b", "Feed B"),
+    ("failover", "Failover"),
+)
+
+
+def budget_height_u(style: RackStyle = SCREEN_STYLE) -> float:
+    """Height of the budget area under the frame, in U."""
+    if style.budget_figures:
+        return len(BUDGET_LINES) * BUDGET_ROW_U + 0.5
+    return BUDGET_STRIP_U
+
+
+def rack_size(u_total: int, scale: float, style: RackStyle = SCREEN_STYLE) -> tuple[float, float]:
     """Outer (width, height) of a whole rack drawing, labels included."""
-    width = GUTTER_U + 3 * RAIL_U + SLOT_WIDTH_U + ZERO_U_WIDTH_U
-    height = HEADER_U + 2 * RAIL_U + u_total + FOOTER_U
+    width = GUTTER_U + FRAME_WIDTH_U + (RIGHT_GUTTER_U if style.u_numbers_right else 0.0)
+    height = HEADER_U + 2 * RAIL_U + u_total + budget_height_u(style) + FOOTER_U
     return width * scale, height * scale
 
 
-def header_rect(u_total: int, scale: float) -> Rect:
+def header_rect(u_total: int, scale: float, style: RackStyle = SCREEN_STYLE) -> Rect:
     """The rack name and load bar area above the frame."""
-    width, _ = rack_size(u_total, scale)
+    width, _ = rack_size(u_total, scale, style)
     return Rect(0.0, 0.0, width, HEADER_U * scale)
 
 
 def frame_rect(u_total: int, scale: float) -> Rect:
-    """The rack's outer frame (rails included, gutter and labels excluded)."""
-    width, _ = rack_size(u_total, scale)
+    """The rack's outer frame (rails included, gutters and labels excluded)."""
     x = GUTTER_U * scale
-    return Rect(x, HEADER_U * scale, width - x, (u_total + 2 * RAIL_U) * scale)
+    return Rect(x, HEADER_U * scale, FRAME_WIDTH_U * scale, (u_total + 2 * RAIL_U) * scale)
 
 
-def footer_rect(u_total: int, scale: float) -> Rect:
-    """The figures line below the frame."""
-    width, height = rack_size(u_total, scale)
+def budget_rect(u_total: int, scale: float, style: RackStyle = SCREEN_STYLE) -> Rect:
+    """The budget bars (screen) or budget lines (paper) between frame and footer, as
+    wide as the frame."""
+    frame = frame_rect(u_total, scale)
+    gap = 0.35 * scale
+    return Rect(frame.x, frame.y + frame.h + gap, frame.w, budget_height_u(style) * scale - gap)
+
+
+def budget_bar_rects(u_total: int, scale: float, count: int = len(BUDGET_BARS)) -> list[Rect]:
+    """``count`` bars side by side across the screen's budget strip, small gaps between."""
+    strip = budget_rect(u_total, scale)
+    gap = 0.25 * scale
+    width = (strip.w - gap * (count - 1)) / max(count, 1)
+    height = min(strip.h, 1.35 * scale)
+    return [Rect(strip.x + i * (width + gap), strip.y, width, height) for i in range(count)]
+
+
+def budget_line_rects(u_total: int, scale: float, style: RackStyle = PAPER_ROW_STYLE) -> list[Rect]:
+    """One rectangle per :data:`BUDGET_LINES` entry, top to bottom, for paper."""
+    area = budget_rect(u_total, scale, style)
+    return [
+        Rect(area.x, area.y + i * BUDGET_ROW_U * scale, area.w, BUDGET_ROW_U * scale)
+        for i in range(len(BUDGET_LINES))
+    ]
+
+
+def footer_rect(u_total: int, scale: float, style: RackStyle = SCREEN_STYLE) -> Rect:
+    """The figures line below the budgets."""
+    width, height = rack_size(u_total, scale, style)
     return Rect(0.0, height - FOOTER_U * scale, width, FOOTER_U * scale)
 
 
@@ -124,6 +221,13 @@ def u_label_rect(u: int, u_total: int, scale: float) -> Rect:
     """Where the number of unit ``u`` is written, in the gutter."""
     slot = u_rect(u, 1, u_total, scale)
     return Rect(0.0, slot.y, (GUTTER_U - 0.25) * scale, scale)
+
+
+def u_label_rect_right(u: int, u_total: int, scale: float) -> Rect:
+    """Where the number of unit ``u`` is written right of the frame (paper)."""
+    slot = u_rect(u, 1, u_total, scale)
+    frame = frame_rect(u_total, scale)
+    return Rect(frame.x + frame.w + 0.25 * scale, slot.y, (RIGHT_GUTTER_U - 0.25) * scale, scale)
 
 
 def u_at(y: float, u_total: int, scale: float) -> int | None:
@@ -165,6 +269,9 @@ def device_blocks(rack: Rack, design: Design, scale: float, face: str = "front")
             height,
             device.position,
             other_face=device.face != face,
+            asset_tag=device.asset_tag,
+            serial=device.serial,
+            face_drawn=face,
         )
         (other if block.other_face else mine).append(block)
     strip = zero_u_rect(u_total, scale)
@@ -179,6 +286,9 @@ def device_blocks(rack: Rack, design: Design, scale: float, face: str = "front")
             0.0,
             device.position,
             zero_u=True,
+            asset_tag=device.asset_tag,
+            serial=device.serial,
+            face_drawn=face,
         )
         for i, (device, model, role) in enumerate(zero)
     ]
@@ -204,6 +314,46 @@ def block_text(block: Block, px_per_u: float) -> tuple[str, str]:
     if block.u_height >= 2:
         return block.name, block.model
     return block.name, ""
+
+
+def device_lines(block: Block, one_line: bool = False) -> list[str]:
+    """Every label line of a device on paper: name, model, then asset tag and serial
+    where known.  The painter writes as many as the block's height holds.  ``one_line``
+    (a 1U device) puts tag and serial before the model: they are what the installer
+    matches against the sticker, and what an elided line must not lose."""
+    extra = []
+    if block.asset_tag.strip():
+        extra.append(f"Asset {block.asset_tag.strip()}")
+    if block.serial.strip():
+        extra.append(f"S/N {block.serial.strip()}")
+    model = [block.model] if block.model else []
+    name = block.name or "(unnamed)"
+    return [name, *extra, *model] if one_line else [name, *model, *extra]
+
+
+def budget_items(
+    budgets: RackBudgets, names: tuple[tuple[str, str], ...]
+) -> list[tuple[str, Budget]]:
+    """(label, budget) for each of ``names`` (:data:`BUDGET_BARS` or :data:`BUDGET_LINES`)."""
+    named = budgets.named()
+    return [(label, named[key]) for key, label in names]
+
+
+def budget_figures(budget: Budget) -> str:
+    """A budget as written on paper: "33 / 48 U · 69 %", "41.1 kW · no limit"."""
+    used = f"{budget.used:,.1f}" if budget.unit == "kW" else short_number(budget.used)
+    if budget.unit == "kg":
+        used = f"{budget.used:,.0f}"
+    if budget.limit is None or not budget.limit > 0:
+        return f"{used} {budget.unit} · no limit"
+    return f"{used} / {short_number(budget.limit)} {budget.unit} · {budget.fraction:.0%}"
+
+
+def budget_state_word(state: BudgetState) -> str:
+    """What a printed budget line says after its figures (colour alone does not copy)."""
+    return {BudgetState.OVER: "OVER", BudgetState.NEAR: "near", BudgetState.OK: "ok"}.get(
+        state, "?"
+    )
 
 
 def load_fraction(used: float, limit: float) -> float:

@@ -8,6 +8,7 @@ Only QtGui is used here, never widgets, so it runs headless.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping
 from typing import Protocol
 
@@ -18,7 +19,7 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design, Rack
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
-from workbench.rules.budgets import BudgetState, budget_state
+from workbench.rules.budgets import Budget, BudgetState, RackBudgets, budget_state
 from workbench.rules.engine import Severity
 
 
@@ -83,6 +84,8 @@ def paint_rack(
     blocks: list[geo.Block] | None = None,
     mark: Severity | None = None,
     marks: Mapping[str, Severity] | None = None,
+    budgets: RackBudgets | None = None,
+    style: geo.RackStyle = geo.SCREEN_STYLE,
 ) -> None:
     """Draw ``rack`` with its top-left corner at ``origin``, ``scale`` units per U.
 
@@ -92,7 +95,10 @@ def paint_rack(
     ``blocks`` lets a caller that already computed them (the screen item caches them)
     skip the work.  ``mark`` is the worst rule finding about the rack or its devices:
     the frame is outlined and the header badged in its colour; ``marks`` outlines the
-    device blocks that findings name (device id → worst severity).
+    device blocks that findings name (device id → worst severity).  ``budgets`` (from
+    :func:`workbench.rules.budgets.rack_budgets`) draws the budget bars under the frame,
+    red where a budget is exceeded.  ``style`` adds what paper has room for (see
+    :class:`~workbench.render.rack_geometry.RackStyle`); the screen uses the default.
     """
     ox, oy = (origin.x(), origin.y()) if isinstance(origin, QPointF) else origin
     u_total = geo.rack_units(rack, design)
@@ -102,11 +108,16 @@ def paint_rack(
     try:
         painter.translate(ox, oy)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, detail)
-        _paint_frame(painter, u_total, scale, detail)
-        _paint_blocks(painter, blocks, scale, selected, detail, marks or {})
+        _paint_frame(painter, u_total, scale, detail, style)
+        _paint_blocks(painter, blocks, scale, selected, detail, marks or {}, style)
         _paint_header(painter, rack, u_total, scale, load, detail, mark)
+        if budgets is not None:
+            if style.budget_figures:
+                _paint_budget_lines(painter, budgets, u_total, scale, style)
+            else:
+                _paint_budget_bars(painter, budgets, u_total, scale, detail)
         if detail:
-            _paint_footer(painter, blocks, u_total, scale, load)
+            _paint_footer(painter, blocks, u_total, scale, load, style)
         if mark is not None:
             painter.setPen(QPen(qcolor(colors.SEVERITY_COLORS[mark]), max(scale * 0.22, 1.2)))
             painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -123,7 +134,9 @@ def paint_rack(
         painter.restore()
 
 
-def _paint_frame(painter: QPainter, u_total: int, scale: float, detail: bool) -> None:
+def _paint_frame(
+    painter: QPainter, u_total: int, scale: float, detail: bool, style: geo.RackStyle
+) -> None:
     frame = _qrect(geo.frame_rect(u_total, scale))
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(qcolor(colors.FRAME))
@@ -142,13 +155,15 @@ def _paint_frame(painter: QPainter, u_total: int, scale: float, detail: bool) ->
     step = 1 if scale >= 14 else 5
     painter.setFont(_font(scale * 0.72))
     painter.setPen(qcolor(colors.TEXT_MUTED))
+    right_aligned = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    left_aligned = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     for u in range(1, u_total + 1):
         if u % step and u != 1:
             continue
-        r = _qrect(geo.u_label_rect(u, u_total, scale))
-        painter.drawText(
-            r, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), str(u)
-        )
+        painter.drawText(_qrect(geo.u_label_rect(u, u_total, scale)), right_aligned, str(u))
+        if style.u_numbers_right:
+            r = _qrect(geo.u_label_rect_right(u, u_total, scale))
+            painter.drawText(r, left_aligned, str(u))
 
 
 def _paint_blocks(
@@ -158,33 +173,45 @@ def _paint_blocks(
     selected: Collection[str],
     detail: bool,
     marks: Mapping[str, Severity],
+    style: geo.RackStyle = geo.SCREEN_STYLE,
 ) -> None:
     inset = max(scale * 0.06, 0.5) if detail else 0.0
     border = QPen(QColor(0, 0, 0, 90), 0)
     font = _font(scale * 0.72)
     metrics = QFontMetricsF(font)
     selected_rects: list[QRectF] = []
+    # Pattern brushes hatch in device pixels: a 600 dpi page would get a grey wash, so
+    # paper draws the hatch as lines spaced like the screen's.
+    drawn_hatch = style.device_details and scale > 14
+    hatch = QBrush(qcolor(colors.REAR_HATCH), Qt.BrushStyle.BDiagPattern)
     for block in blocks:
         rect = _qrect(block.rect).adjusted(inset, inset, -inset, -inset)
         fill = colors.role_color(block.role)
         if block.other_face:
             painter.setPen(QPen(qcolor(colors.REAR_HATCH), 0) if detail else Qt.PenStyle.NoPen)
-            painter.setBrush(QBrush(qcolor(colors.REAR_HATCH), Qt.BrushStyle.BDiagPattern))
+            painter.setBrush(Qt.BrushStyle.NoBrush if drawn_hatch else hatch)
         else:
             painter.setPen(border if detail else Qt.PenStyle.NoPen)
             painter.setBrush(qcolor(fill))
         painter.drawRect(rect)
+        if block.other_face and drawn_hatch:
+            paint_hatch(painter, rect, scale * 0.55)
         if block.device_id in selected:
             selected_rects.append(rect)
         if not detail:
             continue
         primary, secondary = geo.block_text(block, scale)
+        if style.device_details and (block.other_face or block.zero_u):
+            _paint_side_label(painter, block, rect, scale)
+            continue
         if not primary or block.other_face:
             continue
         painter.setPen(text_color_for(fill))
         pad = scale * 0.4
         text_rect = rect.adjusted(pad, 0, -pad, 0)
-        if secondary:
+        if style.device_details:
+            _paint_device_lines(painter, block, text_rect, scale)
+        elif secondary:
             # Tall blocks get larger text: an 8U server is read from across the room.
             name_px = min(scale * 1.3, max(scale * 0.9, block.rect.h * 0.28))
             bold, model_font = _font(name_px, bold=True), _font(name_px * 0.8)
@@ -230,6 +257,246 @@ def _paint_blocks(
             painter.drawRect(rect)
 
 
+def paint_hatch(painter: QPainter, rect: QRectF, spacing: float) -> None:
+    """Diagonal lines across ``rect`` (bottom-left to top-right, like BDiagPattern)."""
+    painter.save()
+    painter.setClipRect(rect)
+    painter.setPen(QPen(qcolor(colors.REAR_HATCH), max(spacing * 0.08, 0.5)))
+    h = rect.height()
+    offset = -h
+    while offset < rect.width():
+        x = rect.left() + offset
+        painter.drawLine(QPointF(x, rect.bottom()), QPointF(x + h, rect.top()))
+        offset += spacing
+    painter.restore()
+
+
+def _paint_side_label(painter: QPainter, block: geo.Block, rect: QRectF, scale: float) -> None:
+    """Paper only: name the device behind a hatched block ("gpu00001 · front") and the
+    0U devices in their strip (written upwards), so the rear elevation reads too."""
+    if block.zero_u:
+        font = _font(min(rect.width() * 0.62, scale * 0.72))
+        metrics = QFontMetricsF(font)
+        text = metrics.elidedText(block.name, Qt.TextElideMode.ElideRight, rect.height() - scale)
+        if not text:
+            return
+        painter.save()
+        painter.translate(rect.center())
+        painter.rotate(-90)
+        painter.setFont(font)
+        painter.setPen(text_color_for(colors.role_color(block.role)))
+        box = QRectF(-rect.height() / 2, -rect.width() / 2, rect.height(), rect.width())
+        painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter), text)
+        painter.restore()
+        return
+    font = _font(scale * 0.72)
+    metrics = QFontMetricsF(font)
+    pad = scale * 0.3
+    mounted = "rear" if block.face_drawn == "front" else "front"
+    room = rect.width() - 4 * pad
+    text = f"{block.name} · {mounted}-mounted"
+    if metrics.horizontalAdvance(text) > room:
+        text = metrics.elidedText(block.name, Qt.TextElideMode.ElideRight, room)
+    if not text:
+        return
+    width = metrics.horizontalAdvance(text) + 2 * pad
+    height = min(scale * 0.95, rect.height())
+    chip = QRectF(rect.left() + pad, rect.center().y() - height / 2, width, height)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(255, 255, 255, 225))
+    painter.drawRect(chip)
+    painter.setFont(font)
+    painter.setPen(qcolor(colors.TEXT_MUTED))
+    painter.drawText(chip, int(Qt.AlignmentFlag.AlignCenter), text)
+
+
+def _paint_device_lines(
+    painter: QPainter, block: geo.Block, text_rect: QRectF, scale: float
+) -> None:
+    """Name, model, asset tag and serial (paper): as many lines as the block holds, the
+    rest joined onto the last line, so a 1U switch still shows its tag."""
+    lines = geo.device_lines(block, one_line=block.u_height < 2)
+    small_px = scale * 0.72
+    if block.u_height < 2:
+        # Name, tag and serial must survive: shrink the type a little before eliding.
+        full = " · ".join(lines)
+        essential = " · ".join(lines[:-1] if block.model and len(lines) > 1 else lines)
+        font = _font(small_px)
+        width = QFontMetricsF(font).horizontalAdvance(essential)
+        if width > text_rect.width():
+            fitted = small_px * text_rect.width() / width * 0.95
+            font = _font(max(scale * 0.55, math.floor(fitted)))
+        metrics = QFontMetricsF(font)
+        text = metrics.elidedText(full, Qt.TextElideMode.ElideRight, text_rect.width())
+        if text != full and not text[:-1].startswith(essential):
+            # The model is cut short, never the tag: drop the model before the tag.
+            text = metrics.elidedText(essential, Qt.TextElideMode.ElideRight, text_rect.width())
+        painter.setFont(font)
+        painter.drawText(
+            text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text
+        )
+        return
+    name_px = min(scale * 1.3, max(scale * 0.9, block.rect.h * 0.28))
+    name_h, small_h = name_px * 1.25, small_px * 1.3
+    rest = lines[1:]
+    room = int((text_rect.height() - name_h - scale * 0.1) // small_h)
+    if room < len(rest):
+        keep = max(room, 1)
+        rest = [*rest[: keep - 1], " · ".join(rest[keep - 1 :])]
+    total = name_h + small_h * len(rest)
+    if total > text_rect.height():  # a 2U block: both lines a little smaller, not clipped
+        fit = text_rect.height() / total
+        name_px, small_px = name_px * fit, small_px * fit
+        name_h, small_h, total = name_h * fit, small_h * fit, text_rect.height()
+    y = text_rect.top() + max((text_rect.height() - total) / 2, 0.0)
+    bold, small = _font(name_px, bold=True), _font(small_px)
+    for i, line in enumerate([lines[0], *rest]):
+        font, h = (bold, name_h) if i == 0 else (small, small_h)
+        painter.setFont(font)
+        row = QRectF(text_rect.left(), y, text_rect.width(), h)
+        painter.drawText(
+            row,
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            QFontMetricsF(font).elidedText(line, Qt.TextElideMode.ElideRight, row.width()),
+        )
+        y += h
+
+
+def _bar_fill(painter: QPainter, rect: QRectF, budget: Budget) -> QColor:
+    """A budget's bar: grey track, the used share in the state's colour (all of it, in
+    red, when over); returns the colour text on the bar should have."""
+    state = budget.state
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(qcolor(colors.RAIL))
+    painter.drawRect(rect)
+    if state is BudgetState.UNKNOWN:
+        return qcolor(colors.TEXT_MUTED)
+    fraction = 1.0 if state is BudgetState.OVER else max(0.0, min(budget.fraction, 1.0))
+    painter.setBrush(qcolor(colors.budget_color(state)))
+    painter.drawRect(QRectF(rect.left(), rect.top(), rect.width() * fraction, rect.height()))
+    if state is BudgetState.OVER:
+        painter.setPen(QPen(qcolor(colors.OVER_EDGE), max(rect.height() * 0.12, 0.8)))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(rect)
+        return QColor("#ffffff")
+    return qcolor(colors.TEXT)
+
+
+def _paint_budget_bars(
+    painter: QPainter, budgets: RackBudgets, u_total: int, scale: float, detail: bool
+) -> None:
+    """The screen's budget strip: one labelled bar per budget (U, kW, Cool, kg, Feed)."""
+    items = geo.budget_items(budgets, geo.BUDGET_BARS)
+    rects = geo.budget_bar_rects(u_total, scale, len(items))
+    for (label, budget), r in zip(items, rects, strict=True):
+        rect = _qrect(r)
+        text_color = _bar_fill(painter, rect, budget)
+        if not detail:
+            continue
+        over = budget.state is BudgetState.OVER
+        font = _font(scale * 0.85, bold=over)
+        painter.setFont(font)
+        painter.setPen(text_color)
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), label)
+
+
+def _paint_budget_lines(
+    painter: QPainter, budgets: RackBudgets, u_total: int, scale: float, style: geo.RackStyle
+) -> None:
+    """Paper: one bar per budget with its label and figures written on it."""
+    items = geo.budget_items(budgets, geo.BUDGET_LINES)
+    font = _font(scale * 0.72)
+    bold = _font(scale * 0.72, bold=True)
+    pad = scale * 0.3
+    for (label, budget), r in zip(items, geo.budget_line_rects(u_total, scale, style), strict=True):
+        rect = _qrect(r).adjusted(0, scale * 0.1, 0, -scale * 0.1)
+        text_color = _bar_fill(painter, rect, budget)
+        over = budget.state is BudgetState.OVER
+        text_rect = rect.adjusted(pad, 0, -pad, 0)
+        painter.setPen(text_color)
+        painter.setFont(bold if over else font)
+        name = f"{label} OVER" if over else label
+        painter.drawText(
+            text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name
+        )
+        metrics = QFontMetricsF(bold if over else font)
+        room = text_rect.width() - metrics.horizontalAdvance(name) - pad
+        figures = geo.budget_figures(budget)
+        if metrics.horizontalAdvance(figures) > room:
+            figures = figures.split(" · ")[0]  # the bar shows the share
+        painter.setFont(font)
+        painter.drawText(
+            text_rect,
+            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+            QFontMetricsF(font).elidedText(figures, Qt.TextElideMode.ElideLeft, room),
+        )
+
+
+def paint_budget_table(painter: QPainter, budgets: RackBudgets, rect: QRectF) -> None:
+    """A rack's budgets as a table (paper): label, bar with its share, used / limit and
+    verdict per line, and the typical draw and heat below.  The same bars, colours and
+    wording as under the racks."""
+    items = geo.budget_items(budgets, geo.BUDGET_LINES)
+    rows = len(items) + 2  # and a two-line note
+    row_h = rect.height() / rows
+    font_px = row_h * 0.55
+    font, bold = _font(font_px), _font(font_px, bold=True)
+    metrics = QFontMetricsF(font)
+    label_w = metrics.horizontalAdvance("Failover ") + font_px
+    word_w = QFontMetricsF(bold).horizontalAdvance("OVER") + font_px * 0.5
+    bar_w = min(rect.width() * 0.32, rect.width() - label_w - word_w - font_px * 10)
+    left = rect.left()
+    for i, (label, budget) in enumerate(items):
+        top = rect.top() + i * row_h
+        row = QRectF(left, top, rect.width(), row_h)
+        painter.setPen(qcolor(colors.TEXT))
+        painter.setFont(font)
+        painter.drawText(
+            QRectF(left, top, label_w, row_h),
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            label,
+        )
+        bar = QRectF(left + label_w, top + row_h * 0.18, bar_w, row_h * 0.64)
+        text_color = _bar_fill(painter, bar, budget)
+        if budget.limit:
+            painter.setPen(text_color)
+            painter.setFont(_font(font_px * 0.85))
+            painter.drawText(bar, int(Qt.AlignmentFlag.AlignCenter), f"{budget.fraction:.0%}")
+        over = budget.state is BudgetState.OVER
+        figures = geo.budget_figures(budget).split(" · ")[0]
+        if budget.limit is None or not budget.limit > 0:
+            figures = geo.budget_figures(budget)
+        text_left = bar.right() + font_px * 0.6
+        figures_rect = QRectF(text_left, top, row.right() - word_w - text_left, row_h)
+        painter.setPen(qcolor(colors.LOAD_OVER if over else colors.TEXT))
+        painter.setFont(font)
+        painter.drawText(
+            figures_rect,
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            metrics.elidedText(figures, Qt.TextElideMode.ElideRight, figures_rect.width()),
+        )
+        painter.setFont(bold if over else font)
+        painter.setPen(qcolor(colors.LOAD_OVER if over else colors.TEXT_MUTED))
+        painter.drawText(
+            QRectF(row.right() - word_w, top, word_w, row_h),
+            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+            geo.budget_state_word(budget.state),
+        )
+    top = rect.top() + len(items) * row_h
+    painter.setPen(qcolor(colors.TEXT_MUTED))
+    small = _font(font_px * 0.9)
+    painter.setFont(small)
+    note = (
+        f"Typical draw {budgets.power_typical_kw:,.1f} kW · heat "
+        f"{budgets.heat_btu_h:,.0f} BTU/h · feeds at 80 % of breaker rating"
+    )
+    painter.drawText(
+        QRectF(left, top + row_h * 0.15, rect.width(), row_h * 1.85),
+        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap),
+        note,
+    )
+
+
 def _paint_header(
     painter: QPainter,
     rack: Rack,
@@ -241,8 +508,9 @@ def _paint_header(
     marks: Mapping[str, Severity] | None = None,
 ) -> None:
     header = _qrect(geo.header_rect(u_total, scale))
-    left = geo.GUTTER_U * scale
-    bar = QRectF(left, header.bottom() - scale * 0.9, header.width() - left, scale * 0.55)
+    frame = geo.frame_rect(u_total, scale)
+    left = frame.x
+    bar = QRectF(left, header.bottom() - scale * 0.9, frame.w, scale * 0.55)
     if load is not None:
         fraction = geo.load_fraction(load.kw_max, load.limit_kw)
         painter.setPen(Qt.PenStyle.NoPen)
@@ -255,7 +523,7 @@ def _paint_header(
         )
     if not detail:
         return
-    text_rect = QRectF(left, header.top(), header.width() - left, bar.top() - header.top())
+    text_rect = QRectF(left, header.top(), frame.w, bar.top() - header.top())
     cooling = COOLING_TYPES.get(rack.cooling)
     tag = cooling.tag if cooling is not None else str(rack.cooling).upper()
     small = _font(scale * 0.75)
@@ -279,11 +547,16 @@ def _paint_header(
 
 
 def _paint_footer(
-    painter: QPainter, blocks: list[geo.Block], u_total: int, scale: float, load: LoadLike | None
+    painter: QPainter,
+    blocks: list[geo.Block],
+    u_total: int,
+    scale: float,
+    load: LoadLike | None,
+    style: geo.RackStyle = geo.SCREEN_STYLE,
 ) -> None:
-    footer = _qrect(geo.footer_rect(u_total, scale))
-    left = geo.GUTTER_U * scale
-    text_rect = QRectF(left, footer.top(), footer.width() - left, footer.height())
+    footer = _qrect(geo.footer_rect(u_total, scale, style))
+    frame = geo.frame_rect(u_total, scale)
+    text_rect = QRectF(frame.x, footer.top(), frame.w, footer.height())
     if load is not None:
         u_used = load.u_used
         text = geo.footer_text(u_used, u_total, load.kw_max, load.limit_kw)

@@ -70,18 +70,23 @@ def feed_limit_kw(feed: Feed | None) -> float | None:
 
 
 def cooling_limit_kw(design: Design, rack: Rack) -> float | None:
-    """The heat ``rack`` can shed: its own ``cooling_limit_kw`` when set, else its
-    catalog type's when that type is built for the rack's cooling, else the cooling
-    type's planning limit; None for a cooling type the workbench does not know."""
+    """The heat ``rack`` can shed: its own ``cooling_limit_kw`` when set, else
+    :func:`default_cooling_limit_kw` for its type and cooling."""
     if rack.cooling_limit_kw is not None:
         return float(rack.cooling_limit_kw)
-    item = design.device_types.get(rack.rack_type)
-    if item is not None and item.props.get("cooling") == rack.cooling:
+    return default_cooling_limit_kw(design, rack.rack_type, rack.cooling)
+
+
+def default_cooling_limit_kw(design: Design, rack_type: str, cooling: str) -> float | None:
+    """The catalog rack type's ``cooling_limit_kw`` when that type is built for
+    ``cooling``, else the cooling type's planning limit; None for an unknown cooling."""
+    item = design.device_types.get(rack_type)
+    if item is not None and item.props.get("cooling") == cooling:
         stated = item.props.get("cooling_limit_kw")
         if isinstance(stated, (int, float)) and stated > 0:
             return float(stated)
-    cooling = COOLING_TYPES.get(rack.cooling)
-    return cooling.limit_kw if cooling is not None else None
+    known = COOLING_TYPES.get(cooling)
+    return known.limit_kw if known is not None else None
 
 
 def weight_limit_kg(rack: Rack, load: RackLoad) -> float | None:

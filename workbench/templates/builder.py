@@ -36,6 +36,7 @@ from workbench.model import (
     SoftwareStack,
     StorageTier,
 )
+from workbench.model.floor import lay_out as lay_out_floor
 from workbench.rules.budgets import feed_limit_kw
 from workbench.rules.storage import hot_tier_required_gbs
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
@@ -231,6 +232,7 @@ class _Builder:
         size_feeds(design)
         design.workloads = [choose_workload(design, server.gpu_count)]
         design.reindex()
+        lay_out_floor(design)  # every rack on the hall plan, rows in hot/cold-aisle pairs
         return design
 
     @staticmethod

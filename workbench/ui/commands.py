@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoCommand
 
 from workbench.model import Workload, edit, ops
 from workbench.model.edit import EditError
+from workbench.model.rack_fields import RACK_FIELDS, restore_rack_fields, set_rack_fields
 from workbench.ui.document import Change, Document
 
 
@@ -252,3 +253,65 @@ class UpdateWorkloadCommand(ModelCommand):
     def _revert(self) -> None:
         assert self.previous is not None
         edit.replace_workload(self.document.design, self.previous)
+
+
+class SetRackFieldsCommand(ModelCommand):
+    """Set properties of one rack (see :mod:`workbench.model.rack_fields`) in one step.
+
+    A rack model new to the design is first put into its catalog snapshot, from the
+    document's catalog, and taken out again on undo.  Consecutive edits of the same
+    fields of the same rack merge, so typing "415" is one undo step.
+    """
+
+    ID = 1002
+
+    def __init__(self, document: Document, rack_id: str, changes: dict, text: str = ""):
+        names = ", ".join(RACK_FIELDS[n].label.lower() for n in changes if n in RACK_FIELDS)
+        super().__init__(document, text or f"Set rack {names}")
+        self.rack_id, self.changes = rack_id, dict(changes)
+        self.old: dict | None = None
+        self.snapshot_inverse: ops.Op | None = None
+
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return self.ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        if not isinstance(other, SetRackFieldsCommand) or other.rack_id != self.rack_id:
+            return False
+        if set(other.changes) != set(self.changes) or other.snapshot_inverse is not None:
+            return False
+        self.changes = dict(other.changes)
+        return True
+
+    def _change(self) -> Change:
+        return Change(racks=frozenset({self.rack_id}))
+
+    def _apply(self) -> None:
+        design = self.document.design
+        slug = self.changes.get("rack_type")
+        if slug is not None and slug not in design.device_types:
+            item = None
+            if self.document.catalog is not None:
+                try:
+                    item = self.document.catalog[slug]
+                except KeyError:
+                    item = None
+            if item is None:
+                raise EditError(f"The catalog has no rack model {slug!r}.")
+            self.snapshot_inverse = ops.apply(design, ops.AddDeviceType(item)).inverse
+        try:
+            old = set_rack_fields(design, self.rack_id, self.changes)
+        except EditError:
+            if self.snapshot_inverse is not None:
+                ops.apply(design, self.snapshot_inverse)
+                self.snapshot_inverse = None
+            raise
+        if self.old is None:
+            self.old = old
+
+    def _revert(self) -> None:
+        assert self.old is not None
+        restore_rack_fields(self.document.design, self.rack_id, self.old)
+        if self.snapshot_inverse is not None:
+            ops.apply(self.document.design, self.snapshot_inverse)
+            self.snapshot_inverse = None

@@ -214,3 +214,55 @@ class Document(QObject):
         """After a successful save: remember the path and make the stack clean."""
         self.set_path(path)
         self.undo_stack.setClean()
+
+    # -- placement helpers (fill a rack, spread over racks) ---------------------------
+    def fill_rack(
+        self, rack_id: str, slug: str, count: int, face: str = "front"
+    ) -> FillReport | None:
+        """Put up to ``count`` devices of ``slug`` into one rack, within its room and
+        budgets (:func:`workbench.planning.filling.fill_rack`), as one undoable step.
+
+        Returns the report (what went where, why the rest did not); None after saying
+        why nothing could be asked (``editRefused``: unknown rack or item).  Nothing is
+        pushed when nothing fits.
+        """
+        from workbench.planning import filling
+
+        try:
+            plan = filling.fill_rack(self.design, self.catalog, rack_id, slug, count, face)
+        except EditError as exc:
+            self.refuse(str(exc))
+            return None
+        rack = self.design.find_rack(rack_id)
+        where = rack.name if rack is not None else rack_id
+        self._push_fill(plan, f"Fill {where} with {len(plan.report.placed)} × {plan.report.label}")
+        return plan.report
+
+    def place_across(
+        self, rack_ids: Iterable[str], slug: str, count: int, face: str = "front"
+    ) -> FillReport | None:
+        """Spread ``count`` devices of ``slug`` over ``rack_ids``, least loaded first and
+        within every budget (:func:`workbench.planning.filling.place_across`), as one
+        undoable step; returns the report, or None after ``editRefused``."""
+        from workbench.planning import filling
+
+        racks = list(rack_ids)
+        try:
+            plan = filling.place_across(self.design, self.catalog, racks, slug, count, face)
+        except EditError as exc:
+            self.refuse(str(exc))
+            return None
+        report = plan.report
+        used = format_count(len({p.rack_id for p in report.placed}), "rack")
+        self._push_fill(plan, f"Place {len(report.placed)} × {report.label} across {used}")
+        return plan.report
+
+    def _push_fill(self, plan: FillPlan, text: str) -> None:
+        from workbench.ui.commands import EditCommand
+
+        if plan.batch.ops:
+            self.push(EditCommand(self, plan.batch, text))
+
+
+if TYPE_CHECKING:  # the placement helpers' plan and report, for the methods above
+    from workbench.planning.filling import FillPlan, FillReport

@@ -14,7 +14,6 @@ import html
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand
 from PySide6.QtWidgets import (
-    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QFrame,
@@ -42,6 +41,8 @@ from workbench.ui.commands import (
     SetRackCoolingCommand,
 )
 from workbench.ui.document import Change, Document
+from workbench.ui.rack_form import RackForm
+from workbench.ui.widgets import narrow_combo
 from workbench.units import format_kw, format_limit, short_number
 
 
@@ -160,6 +161,8 @@ class Inspector(QWidget):
         form.setVerticalSpacing(7)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # Labels go above their fields when the dock is too narrow for both side by side.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         return page, form
 
     def _make_device_page(self) -> QWidget:
@@ -173,8 +176,7 @@ class Inspector(QWidget):
         for key, label in (("model", "Model"), ("manufacturer", "Manufacturer")):
             self.device_fields[key] = _value_label()
             form.addRow(label, self.device_fields[key])
-        self.device_role = QComboBox()
-        self.device_role.setObjectName("deviceRole")
+        self.device_role = narrow_combo("deviceRole")
         self.device_role.addItem("From catalog", "")  # text set per device: its catalog role
         for role, (label, _fill) in colors.ROLE_COLORS.items():
             if role != "other":  # "other" is what an unknown role falls back to, not a choice
@@ -217,11 +219,10 @@ class Inspector(QWidget):
         self.rack_name.installEventFilter(self._pass_through)
         form.addRow("Name", self.rack_name)
         self.rack_fields: dict[str, QLabel] = {}
-        for key, label in (("type", "Type"), ("row", "Row")):
+        for key, label in (("row", "Row"),):
             self.rack_fields[key] = _value_label()
             form.addRow(label, self.rack_fields[key])
-        self.cooling = QComboBox()
-        self.cooling.setObjectName("rackCooling")
+        self.cooling = narrow_combo("rackCooling")
         for key, cooling in COOLING_TYPES.items():
             self.cooling.addItem(f"{cooling.label} ({cooling.limit_kw:g} kW)", key)
         self.cooling.activated.connect(self._commit_cooling)
@@ -235,7 +236,7 @@ class Inspector(QWidget):
         self.power_limit.setSuffix(" kW")
         self.power_limit.setKeyboardTracking(False)
         self.power_limit.editingFinished.connect(self._commit_power_limit)
-        form.addRow("Power limit", self.power_limit)
+        form.addRow("Power budget", self.power_limit)
         self.kw_bar, self.u_bar, self.kg_bar = QProgressBar(), QProgressBar(), QProgressBar()
         for key, label, bar in (
             ("kw", "Power", self.kw_bar),
@@ -255,6 +256,8 @@ class Inspector(QWidget):
         for key, label in (("devices", "Devices"), ("gpus", "GPUs")):
             self.rack_fields[key] = _value_label()
             form.addRow(label, self.rack_fields[key])
+        #: Rack model, limits, feeds and the other budgets (a form of its own).
+        self.rack_form = RackForm(self.document, self._push_checked, form)
         return page
 
     # -- showing ---------------------------------------------------------------------
@@ -373,12 +376,10 @@ class Inspector(QWidget):
 
     def _show_rack(self, rack: Rack) -> None:
         f = self.rack_fields
-        item = self.design.device_types.get(rack.rack_type)
         load = self.document.figures.rack_load(rack.id)
         self.title.setText(f"Rack · {rack.name}")
         if not self.rack_name.hasFocus() or not self.rack_name.isModified():
             self.rack_name.setText(rack.name)
-        f["type"].setText(item.label if item else rack.rack_type)
         f["row"].setText(self._row_of(rack))
         index = self.cooling.findData(rack.cooling)
         self.cooling.blockSignals(True)
@@ -394,6 +395,7 @@ class Inspector(QWidget):
             self._limit_shown = self.power_limit.value()
         if load is not None:
             self._show_budgets(rack, load)
+        self.rack_form.show_rack(rack, load)
         f["devices"].setText(f"{len(rack.devices):,}")
         f["gpus"].setText(f"{load.gpus:,}" if load else "0")
         self.stack.setCurrentIndex(2)
@@ -405,7 +407,7 @@ class Inspector(QWidget):
         power, space, weight = budgets.power, budgets.space, budgets.weight
         f["kw"].setText(
             f"{format_kw(power.used)} of {format_limit(power.limit, 'kW')} "
-            f"({power.fraction:.0%}) · typical {format_kw(load.kw_typical)}"
+            f"({power.fraction:.0%}) at maximum · {format_kw(load.kw_typical)} typical"
         )
         for bar, budget in ((self.kw_bar, power), (self.u_bar, space), (self.kg_bar, weight)):
             bar.setValue(int(min(budget.fraction, 1.0) * 1000))

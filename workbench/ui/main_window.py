@@ -30,6 +30,7 @@ from workbench.ui.checks_view import ChecksView
 from workbench.ui.document import Document
 from workbench.ui.estimates import EstimatesView
 from workbench.ui.file_actions import FileActions
+from workbench.ui.hall_actions import HallActions
 from workbench.ui.inspector import Inspector
 from workbench.ui.rack_view import RackView
 from workbench.ui.summary_strip import SummaryStrip
@@ -83,9 +84,16 @@ class MainWindow(QMainWindow):
         self.resize(1500, 940)
 
         self.rack_view = RackView(document)
+        self.rack_view.statusMessage.connect(self._say)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.rack_view, "Racks")
+        # The hall plan, beside the elevations: a click on a rack shows its elevation.
+        from workbench.ui.floor_plan import FloorPlanView
+
+        self.floor_plan = FloorPlanView(document)
+        self.floor_plan.showObject.connect(self.show_object)
+        self.tabs.addTab(self.floor_plan, "Floor plan")
         self.estimates = EstimatesView(document)
         # Scrolled, so a wide form never forces the window wider than a laptop screen.
         scroller = QScrollArea()
@@ -127,7 +135,9 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
         self.file_actions = FileActions(self, document, self.settings, catalog)
+        self.hall_actions = HallActions(self)
         self._make_menus()
+        self.rack_view.context_menu_for = self.hall_actions.context_menu
 
         document.dirtyChanged.connect(self.setWindowModified)
         document.pathChanged.connect(lambda _path: self._update_title())
@@ -152,7 +162,13 @@ class MainWindow(QMainWindow):
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
-        self.file_actions.fill_menu(bar.addMenu("&File"))
+        file_menu = bar.addMenu("&File")
+        self.file_actions.fill_menu(file_menu)
+        # Print Preview…, Print…, Export PDF…, Export SVG…: above Quit, as one group.
+        from workbench.ui.print_actions import PrintActions
+
+        self.print_actions = PrintActions(self, self.document)
+        self.print_actions.add_to_menu(file_menu, before=self.file_actions.quit_action)
 
         edit = bar.addMenu("&Edit")
         self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
@@ -165,10 +181,12 @@ class MainWindow(QMainWindow):
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         edit.addSeparator()
+        self.hall_actions.fill_edit_menu(edit)
         self.delete_action = self._add(
             edit, "&Delete", QKeySequence.StandardKey.Delete, self._delete_selected
         )
         self.delete_action.setStatusTip("Remove the selected devices and racks (undoable)")
+        self.hall_actions.fill_hall_menu(bar.addMenu("&Hall"))
 
         view = bar.addMenu("&View")
         for dock in (self.palette_dock, self.inspector_dock, self.checks_dock):
@@ -269,6 +287,9 @@ class MainWindow(QMainWindow):
         """Name the unsaved design in the title (the bundled sample is "Sample design")."""
         self.untitled_name = name
         self._update_title()
+
+    def _say(self, text: str, timeout_ms: int) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
 
     def _on_edit_refused(self, text: str) -> None:
         """Say why an edit did nothing (the refused command left no undo step)."""

@@ -31,6 +31,7 @@ from workbench.model import Change, Design, Rack
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
 from workbench.render.rack_painter import paint_rack
+from workbench.rules.budgets import rack_budgets
 from workbench.units import format_count
 
 if TYPE_CHECKING:
@@ -99,11 +100,17 @@ class RackItem(QGraphicsItem):
             selected=self.hall.document.selected,
             detail=detail,
             face=self.hall.face,
-            load=figures.rack_load(self.rack_id),
+            load=(load := figures.rack_load(self.rack_id)),
             blocks=self._blocks,
             mark=figures.rack_mark(self.rack_id),
             marks={d.id: m for d in rack.devices if (m := figures.object_mark(d.id)) is not None},
+            budgets=None if load is None else rack_budgets(self.hall.design, rack, load),
         )
+
+    @property
+    def blocks(self) -> list[geo.Block]:
+        """The device blocks as last drawn (rack-local coordinates)."""
+        return self._blocks
 
     def object_at(self, local: QPointF) -> str:
         """The device id under a rack-local point, or this rack's id."""
@@ -222,7 +229,14 @@ class HallScene(QGraphicsScene):
             if count_label is not None:
                 self.removeItem(count_label)
         if not self.items_by_rack and self._empty is None:
-            self._empty = self._text("This design has no racks yet.", self._title_font, True)
+            self._empty = self._text(
+                "This design has no racks yet.\n\n"
+                "Start with Hall ▸ Add Row (Ctrl+Shift+R) and Hall ▸ Add Racks… (Ctrl+Shift+A),\n"
+                "then drag servers, switches and storage from the catalog on the left\n"
+                "into the racks.",
+                self._title_font,
+                True,
+            )
         elif self.items_by_rack and self._empty is not None:
             self.removeItem(self._empty)
             self._empty = None

@@ -9,6 +9,8 @@ U (:meth:`RackView.rack_and_u_at`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QWheelEvent
 from PySide6.QtWidgets import (
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (
     QGraphicsView,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QToolButton,
     QWidget,
 )
@@ -26,6 +29,7 @@ from workbench.model import Design
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
 from workbench.ui.document import Change, Document
+from workbench.ui.rack_interaction import DropController, MoveController, RubberBandSelect
 from workbench.ui.rack_scene import SCENE_SCALE, HallScene, RackItem
 
 __all__ = ["SCENE_SCALE", "RackItem", "RackView"]
@@ -77,11 +81,17 @@ class RackView(QGraphicsView):
     """
 
     zoomChanged = Signal(float)
+    #: Something to say in the status bar: (text, timeout in ms; 0 until replaced).
+    statusMessage = Signal(str, int)
 
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
         self.document = document
         self._pan_from: QPoint | None = None
+        self._last_pos: QPoint | None = None
+        self._select_on_release: str | None = None
+        #: Builds the context menu for a viewport point (the window's hall actions).
+        self.context_menu_for: Callable[[QPoint], QMenu] | None = None
         self._scene = HallScene(document, self)
         self._items = self._scene.items_by_rack
         self.setScene(self._scene)
@@ -95,6 +105,11 @@ class RackView(QGraphicsView):
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setDragMode(QGraphicsView.DragMode.NoDrag)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAcceptDrops(True)
+        self.setMouseTracking(True)
+        self.dropper = DropController(self)
+        self.mover = MoveController(self)
+        self.rubber = RubberBandSelect(self)
         self._legend = _Legend(self)
         self._controls = self._make_controls()
         document.changed.connect(self._on_document_changed)
@@ -262,44 +277,109 @@ class RackView(QGraphicsView):
 
     # -- mouse -----------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        pos = event.position().toPoint()
         if event.button() == Qt.MouseButton.MiddleButton:
-            self._pan_from = event.position().toPoint()
+            self._pan_from = pos
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             event.accept()
             return
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._clicking = True
-            try:
-                hit = self.object_at(event.position().toPoint())
-                if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-                    if hit is not None:
-                        self.document.toggle_selected(hit)
+        if event.button() != Qt.MouseButton.LeftButton:
+            super().mousePressEvent(event)
+            return
+        modifiers = event.modifiers()
+        hit = self.object_at(pos)
+        self._clicking = True
+        self._select_on_release = None
+        try:
+            if modifiers & Qt.KeyboardModifier.ShiftModifier or hit is None:
+                self.rubber.start(pos)  # a rectangle selects every device it touches
+            elif modifiers & Qt.KeyboardModifier.ControlModifier:
+                self.document.toggle_selected(hit)
+            elif hit in self.design.index.devices:
+                if hit in self.document.selected and len(self.document.selected) > 1:
+                    self._select_on_release = hit  # keep the group: it may be dragged
                 else:
                     self.document.select(hit)
-            finally:
-                self._clicking = False
-            event.accept()
-            return
-        super().mousePressEvent(event)
+                self.mover.press(pos, hit)
+            else:
+                self.document.select(hit)
+        finally:
+            self._clicking = False
+        event.accept()
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        pos = event.position().toPoint()
+        self._last_pos = pos
         if self._pan_from is not None:
-            pos = event.position().toPoint()
             delta = pos - self._pan_from
             self._pan_from = pos
             self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
             self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
             event.accept()
             return
+        if self.rubber.active:
+            self.rubber.drag(pos)
+            event.accept()
+            return
+        if event.buttons() & Qt.MouseButton.LeftButton and self.mover.drag(pos):
+            self._select_on_release = None
+            event.accept()
+            return
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        pos = event.position().toPoint()
         if event.button() == Qt.MouseButton.MiddleButton and self._pan_from is not None:
             self._pan_from = None
             self.viewport().unsetCursor()
             event.accept()
             return
+        if event.button() == Qt.MouseButton.LeftButton:
+            if self.rubber.active:
+                add = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+                self.rubber.release(pos, add)
+            elif not self.mover.release() and self._select_on_release is not None:
+                self._clicking = True
+                try:
+                    self.document.select(self._select_on_release)
+                finally:
+                    self._clicking = False
+            self._select_on_release = None
+            event.accept()
+            return
         super().mouseReleaseEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if self.context_menu_for is None:
+            super().contextMenuEvent(event)
+            return
+        self.context_menu_for(event.pos()).exec(event.globalPos())
+
+    # -- drops from the catalog ------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.dropper.enter(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self._last_pos = event.position().toPoint()
+        self.dropper.move(event)
+
+    def dragLeaveEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.dropper.leave()
+        event.accept()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.dropper.drop(event)
+
+    # -- what the pointer is over ----------------------------------------------------
+    def say(self, text: str, timeout_ms: int = 0) -> None:
+        """Tell the user something in the window's status bar (``statusMessage``)."""
+        self.statusMessage.emit(text, timeout_ms)
+
+    def pointer_target(self) -> tuple[str, int | None] | None:
+        """(rack id, U) under the last pointer position (where Paste goes), or None."""
+        if self._last_pos is None or not self.viewport().rect().contains(self._last_pos):
+            return None
+        return self.rack_and_u_at(self._last_pos)
 
     # -- overlays --------------------------------------------------------------------
     def _make_controls(self) -> QWidget:

@@ -1,0 +1,211 @@
+"""Drag and drop in the rack view, driven with real Qt drag, drop and mouse events.
+
+The mime data comes from the palette's own model (what a real drag from the catalog
+carries); the events go to the rack view's viewport, as the platform would deliver them.
+Every test asserts on the model, then undoes and redoes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+from qt_helpers import open_window
+
+from workbench.catalog import load_catalog
+from workbench.model import Rack
+from workbench.rules.drops import DropState
+from workbench.ui.catalog_palette import SLUG_ROLE
+
+NONE = Qt.KeyboardModifier.NoModifier
+LEFT = Qt.MouseButton.LeftButton
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(include_user=False, strict=True)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, tiny_design, catalog):
+    # r2 (B01) is an empty 42U air rack; give it a neighbour to move devices into.
+    tiny_design.sites[0].rows[1].racks.append(Rack("r3", "B02", "rack-42u", power_limit_kw=50))
+    tiny_design.reindex()
+    window = open_window(qtbot, tmp_path, tiny_design, catalog)
+    window.rack_view.fit()  # every rack on screen: a drag can start and end anywhere
+    QApplication.processEvents()
+    yield window
+    window.document.undo_stack.setClean()
+
+
+def palette_mime(window, slug: str) -> QMimeData:
+    """The mime data the palette's model makes for dragging ``slug``."""
+    proxy = window.palette_widget.proxy
+    stack = [proxy.index(r, 0) for r in range(proxy.rowCount())]
+    while stack:
+        index = stack.pop()
+        if index.data(SLUG_ROLE) == slug:
+            return proxy.mimeData([index])
+        stack.extend(proxy.index(r, 0, index) for r in range(proxy.rowCount(index)))
+    raise AssertionError(f"{slug} is not in the palette")
+
+
+def at_unit(view, rack_id: str, u: int) -> QPoint:
+    """The viewport point over unit ``u`` of a rack."""
+    from workbench.render import rack_geometry as geo
+    from workbench.ui.rack_scene import SCENE_SCALE
+
+    item = view.rack_item(rack_id)
+    rect = geo.u_rect(u, 1, geo.rack_units(item.rack, view.design), SCENE_SCALE)
+    return view.mapFromScene(item.mapToScene(QPointF(rect.x + rect.w / 2, rect.y + rect.h / 2)))
+
+
+def drag_over(window, slug: str, rack_id: str, u: int):
+    """Enter and move a catalog drag over unit ``u``; returns (mime, point, accepted)."""
+    view = window.rack_view
+    mime = palette_mime(window, slug)
+    where = at_unit(view, rack_id, u)
+    actions = Qt.DropAction.CopyAction
+    enter = QDragEnterEvent(where, actions, mime, LEFT, NONE)
+    QApplication.sendEvent(view.viewport(), enter)
+    move = QDragMoveEvent(where, actions, mime, LEFT, NONE)
+    QApplication.sendEvent(view.viewport(), move)
+    return mime, where, move.isAccepted()
+
+
+def drop(window, mime: QMimeData, where: QPoint) -> bool:
+    event = QDropEvent(QPointF(where), Qt.DropAction.CopyAction, mime, LEFT, NONE)
+    QApplication.sendEvent(window.rack_view.viewport(), event)
+    return event.isAccepted()
+
+
+def test_a_drop_that_fits_places_the_server_and_undo_takes_it_back(window):
+    document = window.document
+    mime, where, accepted = drag_over(window, "nvidia-dgx-h100", "r2", 2)
+    assert accepted
+    target = window.rack_view.dropper._target
+    assert target.verdict.state is DropState.FITS
+    assert "U2–U9 (8U) of B01 is free" in window.statusBar().currentMessage()
+    assert drop(window, mime, where)
+    rack = document.design.find_rack("r2")
+    (device,) = rack.devices
+    assert (device.device_type, device.position, device.face) == ("nvidia-dgx-h100", 2, "front")
+    assert device.name == "gpu-server-B01-u2"  # the default pattern {role}-{rack}-u{u}
+    assert document.selection == device.id
+    assert document.undo_stack.count() == 1
+    document.undo_stack.undo()
+    assert rack.devices == []
+    document.undo_stack.redo()
+    assert [d.position for d in rack.devices] == [2]
+
+
+def test_a_drop_over_a_server_is_refused_and_names_it(window):
+    document = window.document
+    mime, where, accepted = drag_over(window, "nvidia-dgx-h100", "r1", 6)
+    assert not accepted
+    verdict = window.rack_view.dropper._target.verdict
+    assert verdict.state is DropState.REFUSED
+    assert "taken by dgx-001" in verdict.reason
+    assert "taken by dgx-001" in window.statusBar().currentMessage()
+    assert not drop(window, mime, where)
+    assert len(document.design.find_rack("r1").devices) == 3
+    assert document.undo_stack.count() == 0
+
+
+def test_a_drop_above_the_top_is_refused(window):
+    mime, where, accepted = drag_over(window, "nvidia-dgx-h100", "r2", 40)
+    assert not accepted
+    assert "has U1–U42" in window.rack_view.dropper._target.verdict.reason
+
+
+def test_a_full_depth_device_on_the_other_face_is_a_depth_clash(window):
+    """The switch s1 (full depth, front, U42) blocks U42 at the rear too."""
+    window.rack_view.set_face("rear")
+    mime, where, accepted = drag_over(window, "generic-mgmt-48p-10g", "r1", 42)
+    assert not accepted
+    assert "taken by mgmt-a01" in window.rack_view.dropper._target.verdict.reason
+
+
+def test_a_drop_over_the_budget_is_allowed_with_the_warning(window):
+    """B01 is an air rack with a 12 kW budget: the first DGX H100 (10.2 kW) fits, the
+    second breaks the power and cooling budgets (amber) but may still be dropped."""
+    document = window.document
+    mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", 2)
+    drop(window, mime, where)
+    mime, where, accepted = drag_over(window, "nvidia-dgx-h100", "r2", 12)
+    assert accepted
+    verdict = window.rack_view.dropper._target.verdict
+    assert verdict.state is DropState.OVER_BUDGET
+    assert "power budget 12 kW (would be 20.4 kW)" in verdict.reason
+    assert drop(window, mime, where)
+    assert "over budget" in window.statusBar().currentMessage()
+    assert len(document.design.find_rack("r2").devices) == 2
+    rules = {f.rule for f in document.figures.findings()}
+    assert {"RACK-POWER", "RACK-COOLING"} <= rules
+    assert window.summary.figure("checks").startswith("2 errors")
+
+
+def press_move_release(qtbot, view, start: QPoint, end: QPoint, modifier=NONE) -> None:
+    qtbot.mousePress(view.viewport(), LEFT, modifier, start)
+    for k in range(1, 6):  # several moves, as a hand makes them
+        step = start + (end - start) * (k / 5)
+        QApplication.sendEvent(
+            view.viewport(),
+            _mouse_move(QPointF(step), LEFT),
+        )
+    qtbot.mouseRelease(view.viewport(), LEFT, modifier, end)
+
+
+def _mouse_move(pos: QPointF, buttons):
+    from PySide6.QtGui import QMouseEvent
+
+    return QMouseEvent(QMouseEvent.Type.MouseMove, pos, pos, Qt.MouseButton.NoButton, buttons, NONE)
+
+
+def test_dragging_a_device_moves_it_between_racks_in_one_step(qtbot, window):
+    view, document = window.rack_view, window.document
+    start = at_unit(view, "r1", 4)  # dgx-001 covers U2-U9: grabbed 2 U above its base
+    end = at_unit(view, "r2", 14)
+    press_move_release(qtbot, view, start, end)
+    rack, device = document.design.find_device("d1")
+    assert rack.id == "r2"
+    assert device.position == 12  # the grabbed unit lands where the pointer is
+    assert document.undo_stack.count() == 1
+    document.undo_stack.undo()
+    rack, device = document.design.find_device("d1")
+    assert (rack.id, device.position) == ("r1", 2)
+    document.undo_stack.redo()
+    assert document.design.find_device("d1")[0].id == "r2"
+
+
+def test_two_selected_devices_move_together_keeping_their_spacing(qtbot, window):
+    view, document = window.rack_view, window.document
+    document.select_many(["d1", "d2"])  # U2 and U12
+    press_move_release(qtbot, view, at_unit(view, "r1", 3), at_unit(view, "r3", 21))
+    r3 = document.design.find_rack("r3")
+    assert sorted(d.position for d in r3.devices) == [20, 30]
+    assert document.undo_stack.count() == 1  # one command for the whole group
+    document.undo_stack.undo()
+    assert r3.devices == []
+    assert [d.id for d in document.design.find_rack("r1").devices] == ["d1", "d2", "s1"]
+
+
+def test_a_move_onto_an_occupied_slot_changes_nothing(qtbot, window):
+    view, document = window.rack_view, window.document
+    press_move_release(qtbot, view, at_unit(view, "r1", 3), at_unit(view, "r1", 13))
+    assert document.design.find_device("d1")[1].position == 2
+    assert document.undo_stack.count() == 0
+    assert "Not moved" in window.statusBar().currentMessage()
+
+
+def test_rubber_band_selects_the_devices_it_touches(qtbot, window):
+    view, document = window.rack_view, window.document
+    press_move_release(
+        qtbot,
+        view,
+        at_unit(view, "r1", 5),
+        at_unit(view, "r1", 15),
+        Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert set(document.selected) == {"d1", "d2"}

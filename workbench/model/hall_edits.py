@@ -1,0 +1,401 @@
+"""Building a hall: rows, racks, duplicates, reordering, moving devices, pasting.
+
+Each function answers "what edit does this request make?" with one
+:class:`~workbench.model.ops.Batch` (so one undo step), or an
+:class:`~workbench.model.errors.EditError` saying why not.  They are Qt-free: the window's
+menus and drags, the command line and tests ask the same questions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from workbench.catalog.item import CatalogItem
+from workbench.catalog.vocabulary import COOLING_TYPES
+from workbench.model import ops
+from workbench.model.design import DEFAULT_FEED, Design, Device, Rack, Row
+from workbench.model.errors import EditError
+from workbench.model.placement import Placement, can_place, rack_height
+from workbench.model.requests import ItemSource, TakenNames, snapshot_ops, taken_names
+
+
+def _row_letters(name: str) -> str:
+    """The letters a row's racks are named with: "Row B" → "B", "Hall 2 C" → "C"."""
+    words = name.split()
+    return words[-1] if words else "R"
+
+
+def next_row_name(design: Design) -> str:
+    """ "Row X" with the first letter sequence (A … Z, AA …) no row uses yet."""
+    taken = {row.name for site in design.sites for row in site.rows}
+    n = 0
+    while True:
+        letters, k = "", n + 1
+        while k:
+            k, rem = divmod(k - 1, 26)
+            letters = chr(ord("A") + rem) + letters
+        if f"Row {letters}" not in taken:
+            return f"Row {letters}"
+        n += 1
+
+
+def add_row(
+    design: Design,
+    site_id: str | None = None,
+    name: str | None = None,
+    *,
+    catalog: ItemSource | None = None,
+    rack_type: str | None = None,
+    count: int = 0,
+) -> ops.Batch:
+    """A new row at the end of the site (the first site by default), empty or holding
+    ``count`` new racks of ``rack_type``."""
+    if not design.sites:
+        raise EditError("The design has no site to add a row to.")
+    site = design.index.sites.get(site_id) if site_id else design.sites[0]
+    if site is None:
+        raise EditError(f"No site with id {site_id!r}.")
+    row = Row(design.index.new_id("row"), (name or next_row_name(design)).strip())
+    if not row.name:
+        raise EditError("A row needs a name.")
+    steps: list[ops.Op] = []
+    if rack_type is not None and count:
+        item = _rack_item(design, catalog, rack_type)
+        steps += snapshot_ops(design, catalog, rack_type)
+        ids = _new_ids(design, "rack", count, avoid=[row.id])
+        names = _rack_names(design, row, count)
+        row.racks = [new_rack(design, i, n, item) for i, n in zip(ids, names, strict=True)]
+    return ops.Batch((*steps, ops.AddRow(site.id, row)))
+
+
+def _rack_item(design: Design, catalog: ItemSource | None, rack_type: str) -> CatalogItem:
+    item = design.device_types.get(rack_type)
+    if item is None and catalog is not None:
+        try:
+            item = catalog[rack_type]
+        except KeyError:
+            item = None
+    if item is None or item.kind != "rack":
+        raise EditError(f"{rack_type!r} is not a rack model in the catalog.")
+    return item
+
+
+def _rack_names(design: Design, row: Row, count: int) -> list[str]:
+    prefix = _row_letters(row.name)
+    taken = {rack.name for rack in design.iter_racks()}
+    names: list[str] = []
+    n = 1
+    while len(names) < count:
+        candidate = f"{prefix}{n:02d}"
+        if candidate not in taken:
+            names.append(candidate)
+            taken.add(candidate)
+        n += 1
+    return names
+
+
+def new_rack(design: Design, rack_id: str, name: str, item: CatalogItem) -> Rack:
+    """A rack of type ``item``: cooled as the type is built for, with that cooling's power
+    budget, and the default feeds (the planner sets the real ones)."""
+    cooling = str(item.props.get("cooling", "air"))
+    if cooling not in COOLING_TYPES:
+        cooling = "air"
+    limit = item.props.get("cooling_limit_kw")
+    budget = float(limit) if isinstance(limit, (int, float)) and limit > 0 else None
+    rack = Rack(
+        rack_id,
+        name,
+        item.slug,
+        cooling=cooling,
+        power_limit_kw=budget or COOLING_TYPES[cooling].limit_kw,
+    )
+    rack.set_feed("a", DEFAULT_FEED)
+    rack.set_feed("b", DEFAULT_FEED)
+    return rack
+
+
+def add_racks(
+    design: Design,
+    catalog: ItemSource | None,
+    row_id: str,
+    rack_type: str,
+    count: int = 1,
+    index: int | None = None,
+) -> ops.Batch:
+    """``count`` new racks of ``rack_type`` in the row (at ``index``, else the end),
+    named after the row ("C01", "C02" …); the rack type joins the snapshot if new."""
+    placed = design.index.rows.get(row_id)
+    if placed is None:
+        raise EditError(f"No row with id {row_id!r}.")
+    row = placed[1]
+    if not 1 <= count <= 500:
+        raise EditError(f"Add between 1 and 500 racks at a time, not {count}.")
+    item = _rack_item(design, catalog, rack_type)
+    steps: list[ops.Op] = list(snapshot_ops(design, catalog, rack_type))
+    at = len(row.racks) if index is None else index
+    ids = _new_ids(design, "rack", count)
+    for k, (rack_id, name) in enumerate(zip(ids, _rack_names(design, row, count), strict=True)):
+        steps.append(ops.AddRack(row.id, new_rack(design, rack_id, name, item), at + k))
+    return ops.Batch(tuple(steps))
+
+
+def _new_ids(design: Design, kind: str, count: int, avoid: Iterable[str] = ()) -> list[str]:
+    """``count`` ids of ``kind`` that are free now (the allocator never repeats one)."""
+    ids: list[str] = []
+    avoided = set(avoid)
+    while len(ids) < count:
+        candidate = design.index.new_id(kind)
+        if candidate not in avoided:
+            ids.append(candidate)
+    return ids
+
+
+def duplicate_rack(design: Design, rack_id: str) -> ops.Batch:
+    """A copy of the rack with its devices, right after it: new ids, the rack named like
+    its row's next rack, devices renamed after the new rack; serials and asset tags are
+    not copied (they belong to one box)."""
+    placed = design.index.racks.get(rack_id)
+    if placed is None:
+        raise EditError(f"No rack with id {rack_id!r}.")
+    row, rack = placed
+    new_id = design.index.new_id("rack")
+    name = _rack_names(design, row, 1)[0]
+    device_ids = _new_ids(design, "device", len(rack.devices), avoid=[new_id])
+    devices = [
+        replace(
+            device,
+            id=device_id,
+            name=_renamed(device.name, rack.name, name),
+            serial="",
+            asset_tag="",
+        )
+        for device, device_id in zip(rack.devices, device_ids, strict=True)
+    ]
+    copy_rack = replace(
+        rack, id=new_id, name=name, devices=devices, floor_x_mm=None, floor_y_mm=None
+    )
+    index = next(i for i, r in enumerate(row.racks) if r is rack) + 1
+    return ops.Batch((ops.AddRack(row.id, copy_rack, index),))
+
+
+def _renamed(device_name_: str, old_rack: str, new_rack: str) -> str:
+    """A device name that mentions its rack mentions the new one ("mgmt-a01" → "mgmt-a02");
+    other names get the new rack as a suffix so they stay unique."""
+    pattern = re.compile(re.escape(old_rack), re.IGNORECASE)
+    if pattern.search(device_name_):
+        return pattern.sub(
+            lambda m: new_rack.lower() if m.group(0).islower() else new_rack, device_name_
+        )
+    return f"{device_name_}-{new_rack.lower()}"
+
+
+def move_rack_along_row(design: Design, rack_id: str, delta: int) -> ops.Batch:
+    """The rack ``delta`` places left (negative) or right in its row."""
+    placed = design.index.racks.get(rack_id)
+    if placed is None:
+        raise EditError(f"No rack with id {rack_id!r}.")
+    row, rack = placed
+    index = next(i for i, r in enumerate(row.racks) if r is rack)
+    target = index + delta
+    if not 0 <= target < len(row.racks):
+        side = "left" if delta < 0 else "right"
+        raise EditError(
+            f"{rack.name} is already the {'first' if delta < 0 else 'last'} rack "
+            f"of {row.name}; it cannot move further {side}."
+        )
+    return ops.Batch((ops.MoveRack(rack.id, row.id, target),))
+
+
+# -- moving and pasting devices ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where one device (existing, or new of a catalog item) would go."""
+
+    item: CatalogItem
+    u: int | None
+    face: str
+    #: The device being moved, or None for a new one.
+    device: Device | None = None
+
+
+def judge_slots(design: Design, rack: Rack, slots: Sequence[Slot]) -> Placement:
+    """Whether every slot fits in ``rack`` together (the moved devices' old places are
+    free to them, and they must not clash with each other): the first refusal, or ok."""
+    moving = {slot.device.id for slot in slots if slot.device is not None}
+    trial = _trial_rack(rack, moving, [])
+    if len(slots) == 1:
+        return can_place(design, trial, slots[0].item, slots[0].u, slots[0].face)
+    units: list[int] = []
+    for k, slot in enumerate(slots):
+        verdict = can_place(design, trial, slot.item, slot.u, slot.face)
+        if not verdict.ok:
+            return verdict
+        units.extend(verdict.units)
+        placed = Device(
+            f"__slot{k}",
+            slot.device.name if slot.device else slot.item.model,
+            slot.item.slug,
+            slot.u if slot.item.u_height > 0 else None,
+            slot.face,
+        )
+        trial.devices.append(placed)
+    return Placement(
+        True,
+        f"{len(slots)} device{'s' if len(slots) != 1 else ''} fit in {rack.name}.",
+        range(min(units), max(units) + 1) if units else range(0),
+    )
+
+
+def trial_rack(rack: Rack, slots: Sequence[Slot]) -> Rack:
+    """A copy of ``rack`` as it would be with the slots filled (for budgets): moved
+    devices at their new places, new ones added."""
+    moving = {slot.device.id for slot in slots if slot.device is not None}
+    extra = [
+        Device(
+            f"__slot{k}", "", slot.item.slug, slot.u if slot.item.u_height > 0 else None, slot.face
+        )
+        for k, slot in enumerate(slots)
+    ]
+    return _trial_rack(rack, moving, extra)
+
+
+def _trial_rack(rack: Rack, leave_out: set[str], extra: list[Device]) -> Rack:
+    kept = [d for d in rack.devices if d.id not in leave_out]
+    return replace(rack, devices=kept + extra)
+
+
+def move_devices(
+    design: Design, rack_id: str, moves: Sequence[tuple[str, int | None, str]]
+) -> ops.Batch:
+    """Move devices (id, new lowest U, face) into ``rack_id`` together, refused with the
+    reason when they do not all fit."""
+    rack = design.find_rack(rack_id)
+    if rack is None:
+        raise EditError(f"No rack with id {rack_id!r}.")
+    slots = []
+    for device_id, u, face in moves:
+        found = design.find_device(device_id)
+        if found is None:
+            raise EditError(f"No device with id {device_id!r}.")
+        item = design.device_types.get(found[1].device_type)
+        if item is None:
+            raise EditError(f"{found[1].name} has no catalog type in this design.")
+        slots.append(Slot(item, u, face, found[1]))
+    verdict = judge_slots(design, rack, slots)
+    if not verdict.ok:
+        raise EditError(verdict.reason)
+    return ops.Batch(tuple(ops.MoveDevice(d, rack_id, u, f) for d, u, f in moves))
+
+
+@dataclass(frozen=True)
+class Copied:
+    """A device as the clipboard keeps it: its type, name, role and face, and its
+    height above the lowest copied device (so a group pastes in the same shape)."""
+
+    device_type: str
+    name: str
+    role: str
+    face: str
+    offset: int | None
+
+
+def copy_devices(design: Design, device_ids: Iterable[str]) -> list[Copied]:
+    """The clipboard form of the devices (unknown ids are skipped)."""
+    found = [f for i in device_ids if (f := design.find_device(i)) is not None]
+    positions = [d.position for _, d in found if d.position is not None]
+    base = min(positions) if positions else 0
+    return [
+        Copied(
+            d.device_type, d.name, d.role, d.face, None if d.position is None else d.position - base
+        )
+        for _, d in found
+    ]
+
+
+def paste(
+    design: Design,
+    catalog: ItemSource | None,
+    rack_id: str,
+    copied: Sequence[Copied],
+    u: int | None,
+    face: str | None = None,
+) -> ops.Batch:
+    """New devices like ``copied`` in ``rack_id``, their lowest at ``u`` or, with ``u``
+    None, at the lowest free unit where the whole group fits."""
+    rack = design.find_rack(rack_id)
+    if rack is None:
+        raise EditError(f"No rack with id {rack_id!r}.")
+    if not copied:
+        raise EditError("Nothing to paste: copy or cut devices first.")
+    items = []
+    steps: list[ops.Op] = []
+    for entry in copied:
+        item = design.device_types.get(entry.device_type)
+        if item is None:
+            for op in snapshot_ops(design, catalog, entry.device_type):
+                if isinstance(op, ops.AddDeviceType) and op not in steps:
+                    steps.append(op)
+            item = next(
+                (
+                    op.item
+                    for op in steps
+                    if isinstance(op, ops.AddDeviceType) and op.item.slug == entry.device_type
+                ),
+                None,
+            )
+        if item is None:
+            raise EditError(f"The catalog has no item {entry.device_type!r}.")
+        items.append(item)
+    candidates = [u] if u is not None else list(range(1, rack_height(design, rack) + 1))
+    verdict = Placement(False, f"{rack.name} has no rack units.")
+    for base in candidates:
+        slots = [
+            Slot(item, None if e.offset is None else base + e.offset, face or e.face)
+            for item, e in zip(items, copied, strict=True)
+        ]
+        verdict = judge_slots(design, rack, slots)
+        if verdict.ok:
+            break
+    else:
+        if u is not None:
+            raise EditError(verdict.reason)
+        raise EditError(f"The copied devices fit nowhere in {rack.name}: {verdict.reason}")
+    taken = taken_names(design)  # and none repeats within the paste itself
+    ids = _new_ids(design, "device", len(slots))
+    for slot, entry, device_id in zip(slots, copied, ids, strict=True):
+        name = _unique(entry.name, taken)
+        taken.add(name)
+        device = Device(device_id, name, entry.device_type, slot.u, slot.face, role=entry.role)
+        steps.append(ops.AddDevice(rack.id, device))
+    return ops.Batch(tuple(steps))
+
+
+def _unique(name: str, taken: TakenNames) -> str:
+    if name not in taken:
+        return name
+    stem = re.sub(r"-\d+$", "", name)
+    n = 2
+    while f"{stem}-{n}" in taken:
+        n += 1
+    return f"{stem}-{n}"
+
+
+__all__ = [
+    "Copied",
+    "Slot",
+    "add_racks",
+    "add_row",
+    "copy_devices",
+    "duplicate_rack",
+    "judge_slots",
+    "move_devices",
+    "move_rack_along_row",
+    "new_rack",
+    "next_row_name",
+    "paste",
+    "trial_rack",
+]

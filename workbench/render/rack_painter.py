@@ -32,7 +32,10 @@ def _paint_badge(
     circle = QRectF(x, text_rect.center().y() - size / 2, size, size)
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(qcolor(colors.SEVERITY_COLORS[mark]))
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     painter.drawEllipse(circle)
+    painter.restore()
     painter.setPen(QColor("#ffffff"))
     painter.setFont(_font(size * 0.8, bold=True))
     painter.drawText(circle, int(Qt.AlignmentFlag.AlignCenter), "!")
@@ -107,7 +110,12 @@ def paint_rack(
     painter.save()
     try:
         painter.translate(ox, oy)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, detail)
+        # Shapes are axis-aligned rectangles: antialiasing them buys nothing visible and
+        # cost ~50 µs a rectangle (a rack took 3.2 ms to paint instead of 0.23 ms, and a
+        # zoom step repainted dozens).  Text keeps its own antialiasing; the round badge
+        # turns it on for itself.
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         _paint_frame(painter, u_total, scale, detail, style)
         _paint_blocks(painter, blocks, scale, selected, detail, marks or {}, style)
         _paint_header(painter, rack, u_total, scale, load, detail, mark)

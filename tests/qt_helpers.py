@@ -31,3 +31,65 @@ def open_window(qtbot, tmp_path, design, catalog=None):
     qtbot.waitExposed(window)
     QApplication.processEvents()
     return window
+
+
+# -- drag and drop from the catalog palette ----------------------------------------------------
+
+
+def palette_mime(window, slug: str):
+    """The mime data the palette's model makes for dragging ``slug``."""
+    from workbench.ui.catalog_palette import SLUG_ROLE
+
+    proxy = window.palette_widget.proxy
+    stack = [proxy.index(r, 0) for r in range(proxy.rowCount())]
+    while stack:
+        index = stack.pop()
+        if index.data(SLUG_ROLE) == slug:
+            return proxy.mimeData([index])
+        stack.extend(proxy.index(r, 0, index) for r in range(proxy.rowCount(index)))
+    raise AssertionError(f"{slug} is not in the palette")
+
+
+def at_unit(view, rack_id: str, u: int):
+    """The viewport point over unit ``u`` of a rack."""
+    from PySide6.QtCore import QPointF
+
+    from workbench.render import rack_geometry as geo
+    from workbench.ui.rack_scene import SCENE_SCALE
+
+    item = view.rack_item(rack_id)
+    rect = geo.u_rect(u, 1, geo.rack_units(item.rack, view.design), SCENE_SCALE)
+    return view.mapFromScene(item.mapToScene(QPointF(rect.x + rect.w / 2, rect.y + rect.h / 2)))
+
+
+def drag_over(window, slug: str, rack_id: str, u: int):
+    """Enter and move a catalog drag over unit ``u`` with real drag events; returns
+    (mime, point, accepted)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent
+
+    view = window.rack_view
+    mime = palette_mime(window, slug)
+    where = at_unit(view, rack_id, u)
+    left, none = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    actions = Qt.DropAction.CopyAction
+    QApplication.sendEvent(view.viewport(), QDragEnterEvent(where, actions, mime, left, none))
+    move = QDragMoveEvent(where, actions, mime, left, none)
+    QApplication.sendEvent(view.viewport(), move)
+    return mime, where, move.isAccepted()
+
+
+def drop(window, mime, where) -> bool:
+    """Release the drag over ``where``; True when the view took the drop."""
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtGui import QDropEvent
+
+    event = QDropEvent(
+        QPointF(where),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window.rack_view.viewport(), event)
+    return event.isAccepted()

@@ -8,15 +8,13 @@ Every test asserts on the model, then undoes and redoes.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication
-from qt_helpers import open_window
+from qt_helpers import at_unit, drag_over, drop, open_window
 
 from workbench.catalog import load_catalog
 from workbench.model import Rack
 from workbench.rules.drops import DropState
-from workbench.ui.catalog_palette import SLUG_ROLE
 
 NONE = Qt.KeyboardModifier.NoModifier
 LEFT = Qt.MouseButton.LeftButton
@@ -37,47 +35,6 @@ def window(qtbot, tmp_path, tiny_design, catalog):
     QApplication.processEvents()
     yield window
     window.document.undo_stack.setClean()
-
-
-def palette_mime(window, slug: str) -> QMimeData:
-    """The mime data the palette's model makes for dragging ``slug``."""
-    proxy = window.palette_widget.proxy
-    stack = [proxy.index(r, 0) for r in range(proxy.rowCount())]
-    while stack:
-        index = stack.pop()
-        if index.data(SLUG_ROLE) == slug:
-            return proxy.mimeData([index])
-        stack.extend(proxy.index(r, 0, index) for r in range(proxy.rowCount(index)))
-    raise AssertionError(f"{slug} is not in the palette")
-
-
-def at_unit(view, rack_id: str, u: int) -> QPoint:
-    """The viewport point over unit ``u`` of a rack."""
-    from workbench.render import rack_geometry as geo
-    from workbench.ui.rack_scene import SCENE_SCALE
-
-    item = view.rack_item(rack_id)
-    rect = geo.u_rect(u, 1, geo.rack_units(item.rack, view.design), SCENE_SCALE)
-    return view.mapFromScene(item.mapToScene(QPointF(rect.x + rect.w / 2, rect.y + rect.h / 2)))
-
-
-def drag_over(window, slug: str, rack_id: str, u: int):
-    """Enter and move a catalog drag over unit ``u``; returns (mime, point, accepted)."""
-    view = window.rack_view
-    mime = palette_mime(window, slug)
-    where = at_unit(view, rack_id, u)
-    actions = Qt.DropAction.CopyAction
-    enter = QDragEnterEvent(where, actions, mime, LEFT, NONE)
-    QApplication.sendEvent(view.viewport(), enter)
-    move = QDragMoveEvent(where, actions, mime, LEFT, NONE)
-    QApplication.sendEvent(view.viewport(), move)
-    return mime, where, move.isAccepted()
-
-
-def drop(window, mime: QMimeData, where: QPoint) -> bool:
-    event = QDropEvent(QPointF(where), Qt.DropAction.CopyAction, mime, LEFT, NONE)
-    QApplication.sendEvent(window.rack_view.viewport(), event)
-    return event.isAccepted()
 
 
 def test_a_drop_that_fits_places_the_server_and_undo_takes_it_back(window):

@@ -29,6 +29,12 @@ CFM_PER_W_PER_F = 3.16
 M3H_PER_CFM = 1.699
 WATER_CP_KJ_PER_KG_K = 4.186
 WATER_DENSITY_KG_PER_L = 1.0
+#: Planning temperature rises for the heat figures of a rack until the site states its
+#: own: 20 °F (about 11 °C) front-to-back through air-cooled servers, and 10 K across a
+#: direct-liquid rack's coolant loop (a common design rise of CDU secondary loops).
+#: Both are assumptions a planner replaces with the equipment's figures.
+AIR_DELTA_T_F = 20.0
+COOLANT_DELTA_T_K = 10.0
 HOURS_PER_YEAR = 8_760.0
 TEMPERATURE_UNITS = ("C", "F", "K")
 
@@ -97,3 +103,14 @@ def energy_cost(mwh: float, tariff_per_kwh: float) -> float:
 def co2_tonnes(mwh: float, grid_kg_per_kwh: float) -> float:
     """CO₂ in tonnes: ``MWh × 1,000 kWh × kg/kWh / 1,000 = MWh × kg/kWh``."""
     return non_negative("mwh", mwh) * non_negative("grid_kg_per_kwh", grid_kg_per_kwh, 5.0)
+
+
+def rack_heat_text(kw: float, cooling: str) -> str:
+    """How a rack's heat reads: BTU/h always, plus what carries it away: coolant in
+    L/min for direct liquid cooling, air in CFM otherwise (at the planning rises above)."""
+    text = f"{btu_per_hour(kw * 1000.0):,.0f} BTU/h"
+    if cooling == "liquid":
+        flow = liquid_flow_l_per_min(kw, COOLANT_DELTA_T_K, "K")
+        return f"{text} · {flow:,.1f} L/min of coolant at ΔT {COOLANT_DELTA_T_K:g} K"
+    cfm = airflow_cfm(kw * 1000.0, AIR_DELTA_T_F, "F")
+    return f"{text} · {cfm:,.0f} CFM of air at ΔT {AIR_DELTA_T_F:g} °F"

@@ -125,9 +125,11 @@ class Inspector(QWidget):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.addWidget(self.title)
-        layout.addWidget(self.stack)
-        layout.addWidget(self.message)
+        # Findings first: what is wrong with the object matters more than its fields, and
+        # below the stack (as tall as its tallest page) they fell out of sight.
         layout.addWidget(self.findings)
+        layout.addWidget(self.message)
+        layout.addWidget(self.stack)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(body)

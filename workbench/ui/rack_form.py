@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.calc.power import rack_heat_text
 from workbench.calc.summary import RackLoad
 from workbench.model import Rack
 from workbench.model.rack_fields import RACK_FIELDS
@@ -215,7 +216,7 @@ class RackForm(QWidget):
         if budgets.failover.limit is None:
             self.values["failover"].setText("set both feeds to check a failover")
         self.values["heat"].setText(
-            f"{format_kw(load.kw_max)} · {budgets.heat_btu_h:,.0f} BTU/h at maximum draw"
+            f"{format_kw(load.kw_max)} at maximum draw · {rack_heat_text(load.kw_max, rack.cooling)}"
         )
         self.values["row_totals"].setText(self._row_totals(rack))
         summary = self.document.figures.summary

@@ -1,0 +1,95 @@
+"""Journey 2 ("will four DGX H100 fit in this rack?") walked in the real window: a new
+row of two 42U air racks, DGX H100 dragged in from the catalog, the budgets turning red,
+liquid cooling clearing them, and a fill to four, checked on the model and on screen."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from qt_helpers import drag_over, drop, open_window
+
+from workbench.catalog import load_catalog
+from workbench.model import Design, Site
+from workbench.rules.budgets import BudgetState, rack_budgets
+from workbench.ui.commands import SetRackCoolingCommand, SetRackFieldsCommand
+
+AIR_42U = "generic-rack-42u-air"
+DGX = "nvidia-dgx-h100"
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    catalog = load_catalog(include_user=False, strict=True)
+    window = open_window(
+        qtbot, tmp_path, Design(name="Site survey", sites=[Site("s", "Hall")]), catalog
+    )
+    yield window
+    window.document.undo_stack.setClean()
+
+
+def budgets(window, rack_id):
+    design = window.document.design
+    rack = design.find_rack(rack_id)
+    return rack_budgets(design, rack, window.document.figures.rack_load(rack_id))
+
+
+def test_will_four_dgx_h100_fit_in_this_rack(window, monkeypatch):
+    document, actions = window.document, window.hall_actions
+    # 1. A row with two empty 42U racks; air cooled, 12 kW.
+    monkeypatch.setattr(actions, "ask_racks", lambda: (AIR_42U, 2))
+    assert actions.add_racks()
+    row = document.design.sites[0].rows[0]
+    r1, r2 = (r.id for r in row.racks)
+    assert [r.name for r in row.racks] == ["A01", "A02"]
+    assert budgets(window, r1).power.limit == 12.0
+    window.rack_view.fit()
+    QApplication.processEvents()
+    # 2-3. The first DGX H100 (8U, 10.2 kW, 130 kg) fits: green, and the bars follow.
+    mime, where, ok = drag_over(window, DGX, r1, 2)
+    assert ok and "U2–U9 (8U) of A01 is free" in window.statusBar().currentMessage()
+    assert drop(window, mime, where)
+    first = budgets(window, r1)
+    assert (first.space.used, first.space.limit) == (8.0, 42.0)
+    assert first.power.used == pytest.approx(10.2) and first.weight.used == pytest.approx(130.45)
+    document.select(r1)
+    assert window.inspector.rack_fields["u"].text() == "8 of 42 U used"
+    assert window.inspector.rack_fields["kw"].text().startswith("10.2 kW of 12 kW")
+    # Over a taken unit it is red and names the server.
+    _mime, _where, ok = drag_over(window, DGX, r1, 6)
+    assert not ok and "taken by gpu-server-A01-u2" in window.statusBar().currentMessage()
+    # 4. A second one: amber while hovering, and once dropped the power and cooling bars
+    #    turn red and the Checks view says why.
+    mime, where, ok = drag_over(window, DGX, r1, 10)
+    assert ok and "power budget 12 kW (would be 20.4 kW)" in window.statusBar().currentMessage()
+    assert drop(window, mime, where)
+    second = budgets(window, r1)
+    assert second.power.state is BudgetState.OVER and second.cooling.state is BudgetState.OVER
+    messages = [row.finding.message for g in window.checks.model.groups for row in g.rows]
+    assert "A01 needs 20.4 kW, air limit 12 kW." in messages
+    # The new rack's default feeds (415 V three-phase 32 A: 18.4 kW at 80 %) cannot
+    # carry 20.4 kW alone either: three errors.
+    rules = {f.rule for f in document.figures.findings()}
+    assert rules == {"RACK-POWER", "RACK-COOLING", "RACK-FEED"}
+    assert window.summary.figure("checks").startswith("3 errors")
+    # 5. Direct liquid cooling (120 kW): the power and cooling findings clear; heat
+    #    reads in L/min too.  80 A feeds (46 kW at 80 %) clear the feed finding.
+    document.push(SetRackCoolingCommand(document, r1, "liquid"))
+    assert {f.rule for f in document.figures.findings()} == {"RACK-FEED"}
+    document.push(
+        SetRackFieldsCommand(document, r1, {"feed_a_breaker_a": 80, "feed_b_breaker_a": 80})
+    )
+    assert window.summary.figure("checks") == "✔ No errors"
+    document.select(r1)
+    heat = window.inspector.rack_form.values["heat"].text()
+    assert "69,605 BTU/h" in heat and "29.2 L/min of coolant" in heat
+    # 6. Fill to four; the feed bars show the failover case.
+    report = document.fill_rack(r1, DGX, 2)
+    assert report is not None and len(document.design.find_rack(r1).devices) == 4
+    fourth = budgets(window, r1)
+    assert fourth.power.used == pytest.approx(40.8)
+    assert fourth.failover.used == pytest.approx(40.8) and fourth.feed_a.used == pytest.approx(20.4)
+    assert window.inspector.rack_form.values["failover"].text().startswith("40.8 of ")
+    # Every step undoes.
+    while document.undo_stack.canUndo():
+        document.undo_stack.undo()
+    assert document.design.sites[0].rows == []

@@ -91,7 +91,10 @@ def test_rows_racks_duplicate_and_reorder_from_the_menu(window, monkeypatch):
     assert "already the first rack" in window.statusBar().currentMessage()
     assert actions.add_row()
     assert document.design.sites[0].rows[-1].name == "Row C"
-    for _ in range(5):
+    document.select(new.id)
+    assert actions.delete_row()
+    assert row_b not in document.design.sites[0].rows
+    for _ in range(6):
         document.undo_stack.undo()
     assert [r.name for r in row_b.racks] == ["B01"]
 

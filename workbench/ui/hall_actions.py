@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.model import hall_edits
+from workbench.model import hall_edits, requests
 from workbench.model.errors import EditError
 from workbench.ui.commands import EditCommand
 from workbench.ui.document import Document
@@ -76,6 +76,7 @@ class HallActions(QObject):
         self.copy_action = self._action("&Copy", QKeySequence.StandardKey.Copy, self.copy)
         self.paste_action = self._action("&Paste", QKeySequence.StandardKey.Paste, self.paste)
         self.add_row_action = self._action("Add &Row", "Ctrl+Shift+R", self.add_row)
+        self.delete_row_action = self._action("Delete R&ow", "Ctrl+Shift+Del", self.delete_row)
         self.add_racks_action = self._action("Add R&acks…", "Ctrl+Shift+A", self.add_racks)
         self.duplicate_action = self._action("D&uplicate Rack", "Ctrl+D", self.duplicate_rack)
         self.left_action = self._action(
@@ -106,6 +107,8 @@ class HallActions(QObject):
         menu.addSeparator()
         menu.addAction(self.left_action)
         menu.addAction(self.right_action)
+        menu.addSeparator()
+        menu.addAction(self.delete_row_action)
 
     # -- what the user has chosen -----------------------------------------------------------
     def _say(self, text: str, timeout_ms: int = 6000) -> None:
@@ -197,6 +200,17 @@ class HallActions(QObject):
     # -- rows and racks ----------------------------------------------------------------------
     def add_row(self) -> bool:
         return self._push(lambda: hall_edits.add_row(self.document.design), "Add row")
+
+    def delete_row(self) -> bool:
+        """Remove the row of the selected rack or device, racks and all (one undo step)."""
+        row_id = self.selected_row()
+        if row_id is None:
+            self._say("Select a rack of the row to delete it.")
+            return False
+        row = self.document.design.index.rows[row_id][1]
+        return self._push(
+            lambda: requests.delete(self.document.design, [row_id]), f"Delete {row.name}"
+        )
 
     def _ask_racks(self) -> tuple[str, int] | None:
         dialog = AddRacksDialog(self.document, self.window)

@@ -18,7 +18,13 @@ from workbench.model import ops
 from workbench.model.design import DEFAULT_FEED, Design, Device, Rack, Row
 from workbench.model.errors import EditError
 from workbench.model.placement import Placement, can_place, rack_height
-from workbench.model.requests import ItemSource, TakenNames, snapshot_ops, taken_names
+from workbench.model.requests import (
+    ItemSource,
+    TakenNames,
+    lookup_item,
+    snapshot_ops,
+    taken_names,
+)
 
 
 def _row_letters(name: str) -> str:
@@ -71,12 +77,7 @@ def add_row(
 
 
 def _rack_item(design: Design, catalog: ItemSource | None, rack_type: str) -> CatalogItem:
-    item = design.device_types.get(rack_type)
-    if item is None and catalog is not None:
-        try:
-            item = catalog[rack_type]
-        except KeyError:
-            item = None
+    item = design.device_types.get(rack_type) or lookup_item(catalog, rack_type)
     if item is None or item.kind != "rack":
         raise EditError(f"{rack_type!r} is not a rack model in the catalog.")
     return item

@@ -30,7 +30,8 @@ class ItemSource(Protocol):
     def __getitem__(self, slug: str, /) -> CatalogItem: ...
 
 
-def _lookup(catalog: ItemSource | None, slug: str) -> CatalogItem | None:
+def lookup_item(catalog: ItemSource | None, slug: str) -> CatalogItem | None:
+    """``catalog[slug]``, or None when there is no catalog or no such item."""
     if catalog is None:
         return None
     try:
@@ -49,7 +50,7 @@ def snapshot_ops(design: Design, catalog: ItemSource | None, slug: str) -> list[
         if current in seen or current in design.device_types:
             continue
         seen.add(current)
-        item = _lookup(catalog, current)
+        item = lookup_item(catalog, current)
         if item is None:
             if current == slug:
                 raise EditError(f"The catalog has no item {slug!r}.")
@@ -187,7 +188,7 @@ def place_new(
     rack = design.find_rack(rack_id)
     if rack is None:
         raise EditError(f"No rack with id {rack_id!r}.")
-    item = design.device_types.get(slug) or _lookup(catalog, slug)
+    item = design.device_types.get(slug) or lookup_item(catalog, slug)
     if item is None:
         raise EditError(f"The catalog has no item {slug!r}.")
     verdict = can_place(design, rack, item, u, face)

@@ -47,6 +47,7 @@ from workbench.model.placement import can_place, free_ranges, occupancy, rack_he
 from workbench.model.requests import (
     ItemSource,
     device_name,
+    lookup_item,
     snapshot_ops,
     taken_names,
 )
@@ -219,7 +220,7 @@ def place_across(
 ) -> FillPlan:
     """Distribute ``count`` devices of ``slug`` over ``rack_ids``, least loaded first,
     within every budget (see the module docstring); racks named twice count once."""
-    item = design.device_types.get(slug) or _lookup(catalog, slug)
+    item = design.device_types.get(slug) or lookup_item(catalog, slug)
     if item is None:
         raise EditError(f"The catalog has no item {slug!r}.")
     if item.kind not in RACKABLE_KINDS:
@@ -420,12 +421,3 @@ def _join(words: Sequence[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def _lookup(catalog: ItemSource | None, slug: str) -> CatalogItem | None:
-    if catalog is None:
-        return None
-    try:
-        return catalog[slug]
-    except KeyError:
-        return None

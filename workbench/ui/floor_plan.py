@@ -27,7 +27,7 @@ only.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -49,11 +49,10 @@ from workbench.ui.commands import EditCommand
 from workbench.ui.document import Document
 from workbench.ui.floor_items import COLD_FILL, FRONT, HOT_FILL, GhostItem, Spot
 from workbench.ui.floor_scene import FloorScene
+from workbench.ui.zoom_view import ZoomPanView
 
 __all__ = ["FloorPlanView"]
 
-#: Pixels per mm: from a whole campus on a laptop screen to one rack filling it.
-MIN_ZOOM, MAX_ZOOM = 0.0015, 1.5
 #: Zoom at which a selection made elsewhere is shown (rack names readable).
 READABLE_ZOOM = 0.06
 
@@ -116,14 +115,15 @@ class _Drag:
         self.clashes: dict[str, list[str]] = {}
 
 
-class FloorPlanView(QGraphicsView):
+class FloorPlanView(ZoomPanView):
     """The hall plan of the document's design (see the module docstring).
 
     ``showObject(id)`` asks the window to show that rack's elevation (a plain click).
     """
 
     showObject = Signal(str)
-    zoomChanged = Signal(float)
+    #: Pixels per mm: from a whole campus on a laptop screen to one rack filling it.
+    MIN_ZOOM, MAX_ZOOM = 0.0015, 1.5
 
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
@@ -142,7 +142,6 @@ class FloorPlanView(QGraphicsView):
         self.setMouseTracking(False)
         self._built = False
         self._drag: _Drag | None = None
-        self._pan_from: QPoint | None = None
         self._clicking = False
         self._legend = _Legend(self)
         self._controls, self._unplaced_button = self._make_controls()
@@ -269,17 +268,6 @@ class FloorPlanView(QGraphicsView):
             self.document.push(EditCommand(self.document, ops.Batch(tuple(steps)), text))
 
     # -- zoom and pan ------------------------------------------------------------------
-    def zoom(self) -> float:
-        """Pixels per millimetre of floor."""
-        return self.transform().m11()
-
-    def zoom_by(self, factor: float) -> None:
-        target = min(max(self.zoom() * factor, MIN_ZOOM), MAX_ZOOM)
-        factor = target / self.zoom()
-        if abs(factor - 1.0) > 1e-6:
-            self.scale(factor, factor)
-            self.zoomChanged.emit(self.zoom())
-
     def fit(self) -> None:
         """Show the whole hall, clear of the legend below and the buttons above."""
         self.ensure_built()
@@ -293,29 +281,15 @@ class FloorPlanView(QGraphicsView):
             top = (self._controls.height() + 14) / zoom
             bottom = (self._legend.height() + 14) / zoom
             self.fitInView(rect.adjusted(0, -top, 0, bottom), Qt.AspectRatioMode.KeepAspectRatio)
-        if not MIN_ZOOM <= self.zoom() <= MAX_ZOOM:
+        if not self.MIN_ZOOM <= self.zoom() <= self.MAX_ZOOM:
             self.zoom_by(1.0)
         self.zoomChanged.emit(self.zoom())
-
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt's name
-        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-            self.zoom_by(1.0015 ** event.angleDelta().y())
-            event.accept()
-            return
-        super().wheelEvent(event)
-
-    def _pan(self, pos: QPoint) -> None:
-        assert self._pan_from is not None
-        delta = pos - self._pan_from
-        self._pan_from = pos
-        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
-        self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
 
     # -- mouse -------------------------------------------------------------------------
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
         if event.button() == Qt.MouseButton.MiddleButton:
-            self._start_pan(pos)
+            self.start_pan(pos)
             event.accept()
             return
         if event.button() != Qt.MouseButton.LeftButton:
@@ -346,19 +320,15 @@ class FloorPlanView(QGraphicsView):
             else:
                 if not ctrl:
                     self.document.select(None)
-                self._start_pan(pos)
+                self.start_pan(pos)
         finally:
             self._clicking = False
         event.accept()
 
-    def _start_pan(self, pos: QPoint) -> None:
-        self._pan_from = pos
-        self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
-
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
-        if self._pan_from is not None:
-            self._pan(pos)
+        if self.panning:
+            self.pan_to(pos)
             event.accept()
             return
         drag = self._drag
@@ -399,12 +369,11 @@ class FloorPlanView(QGraphicsView):
         return fl.overlaps(self.design, moves, self._scene.index)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
-        if self._pan_from is not None and event.button() in (
+        if self.panning and event.button() in (
             Qt.MouseButton.MiddleButton,
             Qt.MouseButton.LeftButton,
         ):
-            self._pan_from = None
-            self.viewport().unsetCursor()
+            self.end_pan()
             event.accept()
             return
         drag = self._drag

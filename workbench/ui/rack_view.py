@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter, QWheelEvent
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -31,10 +31,10 @@ from workbench.render import rack_geometry as geo
 from workbench.ui.document import Change, Document
 from workbench.ui.rack_interaction import DropController, MoveController, RubberBandSelect
 from workbench.ui.rack_scene import SCENE_SCALE, HallScene, RackItem
+from workbench.ui.zoom_view import ZoomPanView
 
 __all__ = ["SCENE_SCALE", "RackItem", "RackView"]
 
-MIN_ZOOM, MAX_ZOOM = 0.01, 8.0
 #: The zoom a design opens at when the whole hall would be too small to read.
 COMFORTABLE_ZOOM = 0.7
 
@@ -71,7 +71,7 @@ class _Legend(QFrame):
         self.adjustSize()
 
 
-class RackView(QGraphicsView):
+class RackView(ZoomPanView):
     """Rows of racks, left to right per row, rows stacked top to bottom.
 
     Click selects a device (or the rack, clicking its frame) in the document, Ctrl+click
@@ -80,14 +80,12 @@ class RackView(QGraphicsView):
     everything.
     """
 
-    zoomChanged = Signal(float)
     #: Something to say in the status bar: (text, timeout in ms; 0 until replaced).
     statusMessage = Signal(str, int)
 
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
         self.document = document
-        self._pan_from: QPoint | None = None
         self._last_pos: QPoint | None = None
         self._select_on_release: str | None = None
         #: Builds the context menu for a viewport point (the window's hall actions).
@@ -217,18 +215,6 @@ class RackView(QGraphicsView):
                 self.ensureVisible(rect, 40, 40)
 
     # -- zoom and pan ----------------------------------------------------------------
-    def zoom(self) -> float:
-        """Current scale factor (view pixels per scene unit)."""
-        return self.transform().m11()
-
-    def zoom_by(self, factor: float) -> None:
-        """Multiply the zoom, clamped to sensible limits."""
-        target = min(max(self.zoom() * factor, MIN_ZOOM), MAX_ZOOM)
-        factor = target / self.zoom()
-        if abs(factor - 1.0) > 1e-6:
-            self.scale(factor, factor)
-            self.zoomChanged.emit(self.zoom())
-
     def fit(self) -> None:
         """Show the whole design."""
         rect = self._scene.itemsBoundingRect().adjusted(-20, -20, 20, 20)
@@ -268,19 +254,11 @@ class RackView(QGraphicsView):
         )
         self.zoomChanged.emit(self.zoom())
 
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt's name
-        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-            self.zoom_by(1.0015 ** event.angleDelta().y())
-            event.accept()
-            return
-        super().wheelEvent(event)
-
     # -- mouse -----------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
         if event.button() == Qt.MouseButton.MiddleButton:
-            self._pan_from = pos
-            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            self.start_pan(pos)
             event.accept()
             return
         if event.button() != Qt.MouseButton.LeftButton:
@@ -310,11 +288,8 @@ class RackView(QGraphicsView):
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
         self._last_pos = pos
-        if self._pan_from is not None:
-            delta = pos - self._pan_from
-            self._pan_from = pos
-            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
-            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
+        if self.panning:
+            self.pan_to(pos)
             event.accept()
             return
         if self.rubber.active:
@@ -329,9 +304,8 @@ class RackView(QGraphicsView):
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
-        if event.button() == Qt.MouseButton.MiddleButton and self._pan_from is not None:
-            self._pan_from = None
-            self.viewport().unsetCursor()
+        if event.button() == Qt.MouseButton.MiddleButton and self.panning:
+            self.end_pan()
             event.accept()
             return
         if event.button() == Qt.MouseButton.LeftButton:

@@ -132,3 +132,15 @@ def _collect_qt_garbage(request):
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         QCoreApplication.processEvents()
     gc.collect()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """Empty the clipboard before the interpreter exits (the app does it on quit; the
+    tests never quit it): PySide6 frees clipboard data made in Python twice when the
+    application object goes, and the whole run would end in SIGSEGV after passing."""
+    from PySide6.QtWidgets import QApplication
+
+    if QApplication.instance() is not None:
+        from workbench.ui.hall_actions import clear_our_clipboard
+
+        clear_our_clipboard()

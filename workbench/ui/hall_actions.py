@@ -38,6 +38,32 @@ if TYPE_CHECKING:
 DEVICES_MIME = "application/x-workbench-devices"
 
 
+_clearing_on_quit = False
+
+
+def _clear_clipboard_on_quit() -> None:
+    """Empty the clipboard when the application quits, if it still holds our devices.
+
+    PySide6 frees clipboard data made in Python twice when the application object is
+    destroyed (a crash on the way out, after everything was saved).  The devices are
+    only useful inside the workbench, so nothing is lost by dropping them at exit.
+    """
+    global _clearing_on_quit
+    app = QGuiApplication.instance()
+    if _clearing_on_quit or app is None:
+        return
+    _clearing_on_quit = True
+    app.aboutToQuit.connect(clear_our_clipboard)
+
+
+def clear_our_clipboard() -> None:
+    """Drop devices this workbench put on the clipboard (what quitting needs)."""
+    clipboard = QGuiApplication.clipboard()
+    mime = clipboard.mimeData()
+    if mime is not None and mime.hasFormat(DEVICES_MIME):
+        clipboard.clear()
+
+
 class AddRacksDialog(QDialog):
     """Which rack model, and how many."""
 
@@ -153,6 +179,7 @@ class HallActions(QObject):
         mime.setData(DEVICES_MIME, payload.encode("utf-8"))
         mime.setText("\n".join(f"{c.name}\t{c.device_type}" for c in copied))
         QGuiApplication.clipboard().setMimeData(mime)
+        _clear_clipboard_on_quit()
         self._say(f"Copied {format_count(len(copied), 'device')}.", 4000)
         return len(copied)
 

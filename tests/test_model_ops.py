@@ -118,6 +118,32 @@ def test_changes_combine():
     both = a | b
     assert both.racks == {"r1", "r2"} and both.layout
     assert both.removed == {"d9"} and both.added == frozenset()
+    c = Change(added=frozenset({"d9"}), links=frozenset({"l1"}), floor=True)
+    assert Change.combine([a, b, c]) == (a | b) | c
+    assert Change.combine([]) == Change()
+
+
+def test_many_links_go_in_and_out_as_one_edit_at_their_old_places(design):
+    start = copy.deepcopy(design)
+    ids = design.index.new_ids("link", 3)
+    assert len(set(ids)) == 3 and not any(design.index.in_use(i) for i in ids)
+    links = tuple(Link(i, "d1", f"p{n}", "s1", f"q{n}") for n, i in enumerate(ids))
+    added = ops.apply(design, ops.AddLinks(links))
+    assert added.change.added == set(ids) and added.change.devices == {"d1", "s1"}
+    assert design.index.links_of("s1") >= set(ids)
+    # Take out an old link and a new one together; undo restores both positions.
+    old = start.links[0].id
+    removed = ops.apply(design, ops.RemoveLinks((ids[1], old)))
+    assert old not in design.index.links and ids[1] not in design.index.links
+    ops.apply(design, removed.inverse)
+    assert [link.id for link in design.links] == [link.id for link in start.links] + ids
+    ops.apply(design, added.inverse)
+    assert design == start and index_problems(design) == []
+    with pytest.raises(EditError, match="does not exist"):
+        ops.apply(design, ops.AddLinks((Link("l77", "d1", "p", "ghost", "q"),)))
+    with pytest.raises(EditError, match="already in use"):
+        ops.apply(design, ops.AddLinks((Link(old, "d1", "p", "s1", "q"),)))
+    assert design == start
 
 
 # -- the property test -------------------------------------------------------------------------
@@ -142,6 +168,8 @@ def _random_op(data, design: Design) -> ops.Op:
                 "remove_row",
                 "add_link",
                 "remove_link",
+                "add_links",
+                "remove_links",
             ]
         )
     )
@@ -186,6 +214,17 @@ def _random_op(data, design: Design) -> ops.Op:
         return ops.AddLink(Link(index.new_id("link"), a, "p1", b, "p2"))
     if choice == "remove_link" and index.links:
         return ops.RemoveLink(data.draw(st.sampled_from(sorted(index.links))))
+    if choice == "add_links" and len(devices) >= 2:
+        ids = index.new_ids("link", data.draw(st.integers(1, 4)))
+        pairs = st.lists(st.sampled_from(devices), min_size=2, max_size=2, unique=True)
+        links = []
+        for link_id in ids:
+            a, b = data.draw(pairs)
+            links.append(Link(link_id, a, "p1", b, "p2"))
+        return ops.AddLinks(tuple(links))
+    if choice == "remove_links" and index.links:
+        ids = data.draw(st.lists(st.sampled_from(sorted(index.links)), min_size=1, unique=True))
+        return ops.RemoveLinks(tuple(ids))
     return ops.Batch(())
 
 

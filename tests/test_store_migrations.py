@@ -238,7 +238,41 @@ def test_v3_sample_opens_with_its_waivers_and_targets(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sample.dcwb"]
 
 
-@pytest.mark.parametrize("sample", [SAMPLE_V1, SAMPLE_V2, SAMPLE_V3], ids=["v1", "v2", "v3"])
+SAMPLE_V4 = Path(__file__).parent / "data" / "project_v4.dcwb"
+
+
+def test_v4_sample_opens_with_its_feeds_and_floor_and_no_fabric_fields(tmp_path: Path) -> None:
+    copy = tmp_path / "sample.dcwb"
+    shutil.copyfile(SAMPLE_V4, copy)
+    before = copy.read_bytes()
+    design = open_design(copy)
+    assert design.name == "Sample saved by schema version 4"
+    first, second = list(design.iter_racks())
+    assert (first.cooling_limit_kw, first.max_weight_kg) == (38.0, 1400.0)
+    assert (first.feed_a_voltage, first.feed_a_phases, first.feed_a_breaker_a) == (415.0, 3, 63.0)
+    assert (first.feed_b_voltage, first.feed_b_phases, first.feed_b_breaker_a) == (230.0, 1, 32.0)
+    assert (first.floor_x_mm, first.floor_y_mm, first.facing) == (1200.0, 3000.0, "north")
+    assert (second.floor_x_mm, second.floor_y_mm, second.facing) == (1800.0, 3000.0, "south")
+    # Version 5's fields: no subnet planned, links at the speed their ports share, and
+    # jobs on the default tiers and checkpoint interval.
+    assert [n.subnet for n in design.networks] == ["", ""]
+    assert [(link.id, link.speed_gbps, link.length_m) for link in design.links] == [
+        ("l1", None, 2.5),
+        ("l2", None, None),
+    ]
+    for workload in design.workloads:
+        assert (
+            workload.dataset_tier,
+            workload.checkpoint_tier,
+            workload.checkpoint_interval_min,
+        ) == (None, None, None)
+    assert _header(copy) == (schema_module.APPLICATION_ID, 4)
+    assert copy.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "sample", [SAMPLE_V1, SAMPLE_V2, SAMPLE_V3, SAMPLE_V4], ids=["v1", "v2", "v3", "v4"]
+)
 def test_older_sample_saves_as_current_version_with_nothing_lost(
     tmp_path: Path, sample: Path
 ) -> None:

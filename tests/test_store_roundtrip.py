@@ -98,6 +98,7 @@ def designs(draw: st.DrawFn) -> Design:
         speed_gbps=real,
         mtu=int64,
         vlan=opt_int,
+        subnet=text,
     )
     links = every_field(
         Link,
@@ -109,6 +110,7 @@ def designs(draw: st.DrawFn) -> Design:
         network=opt_text,
         cable_type=opt_text,
         length_m=opt_real,
+        speed_gbps=opt_real,
     )
     tiers = every_field(
         StorageTier,
@@ -141,6 +143,9 @@ def designs(draw: st.DrawFn) -> Design:
         concurrency=int64,
         kv_precision=text,
         target_days=opt_real,
+        dataset_tier=opt_text,
+        checkpoint_tier=opt_text,
+        checkpoint_interval_min=opt_real,
     )
     stacks = every_field(
         SoftwareStack,

@@ -9,7 +9,8 @@ engine re-runs only the rules that look at what changed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
 
 _EMPTY: frozenset[str] = frozenset()
 
@@ -31,6 +32,7 @@ class Change:
     * ``design``: design-wide fields (name, properties such as the PUE).
     * ``floor``: racks moved or turned on the hall plan (named in ``racks``); nothing
       else about them differs, so only the plan has to redraw their footprints.
+    * ``networks``: networks (planes) that came, went or changed their fields.
     * ``everything``: the extent is unknown (a new design): refresh all.
     """
 
@@ -49,6 +51,8 @@ class Change:
     tiers: frozenset[str] = _EMPTY
     types: frozenset[str] = _EMPTY
     floor: bool = False
+    #: Networks (planes) added, removed or edited.
+    networks: frozenset[str] = _EMPTY
 
     @staticmethod
     def all() -> Change:
@@ -77,4 +81,31 @@ class Change:
             tiers=self.tiers | other.tiers,
             types=self.types | other.types,
             floor=self.floor or other.floor,
+            networks=self.networks | other.networks,
         )
+
+    @staticmethod
+    def combine(changes: Iterable[Change]) -> Change:
+        """``a | b | c ...`` in one pass: a batch of 10,000 edits would otherwise copy
+        its growing id sets 10,000 times."""
+        names = [f.name for f in fields(Change) if f.type not in ("bool", bool)]
+        flags = [f.name for f in fields(Change) if f.type in ("bool", bool)]
+        sets: dict[str, set[str]] = {name: set() for name in names}
+        on: dict[str, bool] = dict.fromkeys(flags, False)
+        added, removed = sets["added"], sets["removed"]
+        for change in changes:
+            for name, values in sets.items():
+                if name not in ("added", "removed"):
+                    values |= getattr(change, name)
+            added -= change.removed
+            added |= change.added
+            removed -= change.added
+            removed |= change.removed
+            for name in flags:
+                on[name] = on[name] or getattr(change, name)
+        result = Change()
+        for name, values in sets.items():
+            object.__setattr__(result, name, frozenset(values))
+        for name, value in on.items():
+            object.__setattr__(result, name, value)
+        return result

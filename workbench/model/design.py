@@ -28,9 +28,6 @@ from workbench.model.index import DesignIndex
 #: types (:data:`workbench.catalog.vocabulary.COOLING_TYPES`).
 COOLING_LIMITS_KW: dict[str, float] = {k: c.limit_kw for k, c in COOLING_TYPES.items()}
 
-#: Network planes (domain brief §3).
-PLANES: tuple[str, ...] = ("compute", "storage", "management", "oob")
-
 
 @dataclass
 class Device:
@@ -136,9 +133,19 @@ class Site:
     rows: list[Row] = field(default_factory=list)
 
 
+#: The four planes of a GPU cluster (domain brief §3), in the order views list them:
+#: gradient traffic, dataset and checkpoint traffic, in-band management, BMC.
+PLANES: tuple[str, ...] = ("compute", "storage", "management", "oob")
+
+
 @dataclass
 class Network:
-    """A network on one plane, e.g. the NDR InfiniBand compute fabric."""
+    """A network on one plane, e.g. the NDR InfiniBand compute fabric.
+
+    ``speed_gbps`` is the plane's link speed per host port (what the generator asks
+    for by default), ``mtu`` what every port of the plane must agree on, and ``vlan``
+    and ``subnet`` (CIDR text, "" when not planned yet) what the IP plan allocates.
+    """
 
     id: str
     name: str
@@ -147,11 +154,19 @@ class Network:
     speed_gbps: float = 400.0
     mtu: int = 4096
     vlan: int | None = None
+    subnet: str = ""
 
 
 @dataclass
 class Link:
-    """A cable between two device interfaces, on one network."""
+    """A cable between two device interfaces, on one network.
+
+    A port name may carry a breakout lane, ``p1/2``: the second lane group of switch
+    port ``p1`` split into slower ports (see :mod:`workbench.model.ports`).
+    ``speed_gbps`` None means "the speed both ports share"; ``cable_type`` None means
+    "chosen by length" (DAC, AOC or optics, :mod:`workbench.calc.cabling`), otherwise a
+    media class the user picked; ``length_m`` None means "measured from the hall plan".
+    """
 
     id: str
     a_device: str
@@ -161,6 +176,7 @@ class Link:
     network: str | None = None
     cable_type: str | None = None
     length_m: float | None = None
+    speed_gbps: float | None = None
 
 
 @dataclass
@@ -208,6 +224,12 @@ class Workload:
     #: The business window for a training job, in days; the rules warn when the
     #: estimate runs past it.  None: no target set.
     target_days: float | None = None
+    #: Storage tiers (ids) the job reads its dataset from and writes checkpoints to;
+    #: None: the design's first hot tier.  The rules want two separate pools.
+    dataset_tier: str | None = None
+    checkpoint_tier: str | None = None
+    #: Minutes between checkpoint saves; None: the rules' default (one hour).
+    checkpoint_interval_min: float | None = None
 
 
 @dataclass

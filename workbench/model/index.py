@@ -185,6 +185,25 @@ class DesignIndex:
                 self._next[kind] = n
                 return candidate
 
+    def new_ids(self, kind: str, count: int) -> list[str]:
+        """``count`` fresh ids of ``kind`` at once (a generated fabric's links): the
+        same ids that many :meth:`new_id` calls would give, none of them in use yet.
+
+        They are reserved only against each other; add the objects before asking again.
+        """
+        ids: list[str] = []
+        prefix, digits = ID_SHAPES[kind]
+        n = self._next.get(kind)
+        if n is None:
+            n = self._highest(kind, prefix) + 1
+        while len(ids) < count:
+            candidate = f"{prefix}{n:0{digits}d}"
+            n += 1
+            if not self.in_use(candidate):
+                ids.append(candidate)
+        self._next[kind] = n
+        return ids
+
     def _highest(self, kind: str, prefix: str) -> int:
         tables: dict[str, Mapping[str, object]] = {
             "device": self.devices,

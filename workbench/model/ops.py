@@ -18,12 +18,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from workbench.catalog.item import CatalogItem
 from workbench.model.change import Change
 from workbench.model.design import Design, Device, Link, Rack, Row, Waiver
 from workbench.model.errors import EditError
+
+if TYPE_CHECKING:
+    from workbench.model.net_ops import (
+        AddNetwork,
+        AddStorageTier,
+        RemoveNetwork,
+        RemoveStorageTier,
+        SetLinkFields,
+        SetNetworkFields,
+        SetTierFields,
+    )
 
 
 @dataclass(frozen=True)
@@ -123,6 +134,26 @@ class RemoveLink:
 
 
 @dataclass(frozen=True)
+class AddLinks:
+    """Many links as one edit: a generated fabric holds 300,000 of them at 100,000 GPUs,
+    and one :class:`AddLink` each would cost a list search per link on undo.
+
+    ``positions`` (ascending) say where each link stands in ``design.links`` once they
+    are all in; None appends them in order.
+    """
+
+    links: tuple[Link, ...]
+    positions: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RemoveLinks:
+    """Remove many links in one pass over ``design.links`` (the inverse of AddLinks)."""
+
+    link_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class AddDeviceType:
     """Put a catalog item into the design's snapshot (before the first device of it)."""
 
@@ -169,6 +200,8 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     MoveDevice,
     AddLink,
     RemoveLink,
+    AddLinks,
+    RemoveLinks,
     AddDeviceType,
     RemoveDeviceType,
     AddWaiver,
@@ -176,6 +209,13 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     Batch,
     "MoveRackOnFloor",
     "MoveRowOnFloor",
+    "AddNetwork",
+    "RemoveNetwork",
+    "SetNetworkFields",
+    "SetLinkFields",
+    "AddStorageTier",
+    "RemoveStorageTier",
+    "SetTierFields",
 ]
 
 
@@ -479,6 +519,64 @@ def _remove_link(design: Design, op: RemoveLink) -> Applied:
     return Applied(AddLink(link, i), change)
 
 
+def _add_links(design: Design, op: AddLinks) -> Applied:
+    links = op.links
+    devices = design.index.devices
+    for link in links:
+        for end in (link.a_device, link.b_device):
+            if end not in devices:
+                raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
+    _check_free(design, (link.id for link in links))
+    if op.positions is None:
+        design.links.extend(links)
+    else:
+        positions = op.positions
+        total = len(design.links) + len(links)
+        if len(positions) != len(links) or any(
+            not 0 <= p < total or (i and p <= positions[i - 1]) for i, p in enumerate(positions)
+        ):
+            raise EditError("Link positions must ascend and lie inside the list of links.")
+        merged: list[Link] = []
+        old = iter(design.links)
+        new = 0
+        for at in range(total):
+            if new < len(links) and positions[new] == at:
+                merged.append(links[new])
+                new += 1
+            else:
+                merged.append(next(old))
+        design.links[:] = merged
+    for link in links:
+        design.index.add_link(link)
+    ids = frozenset(link.id for link in links)
+    ends = frozenset(e for link in links for e in (link.a_device, link.b_device))
+    change = Change(devices=ends, links=ids, added=ids)
+    return Applied(RemoveLinks(tuple(link.id for link in links)), change)
+
+
+def _remove_links(design: Design, op: RemoveLinks) -> Applied:
+    wanted = set(op.link_ids)
+    missing = wanted - design.index.links.keys()
+    if missing:
+        raise EditError(f"No link with id {sorted(missing)[0]!r}.")
+    kept: list[Link] = []
+    gone: list[Link] = []
+    positions: list[int] = []
+    for i, link in enumerate(design.links):
+        if link.id in wanted:
+            gone.append(link)
+            positions.append(i)
+        else:
+            kept.append(link)
+    design.links[:] = kept
+    for link in gone:
+        design.index.drop_link(link)
+    ids = frozenset(wanted)
+    ends = frozenset(e for link in gone for e in (link.a_device, link.b_device))
+    change = Change(devices=ends, links=ids, removed=ids)
+    return Applied(AddLinks(tuple(gone), tuple(positions)), change)
+
+
 def _type_change(design: Design, slug: str) -> Change:
     """The racks and devices whose figures come from ``slug`` (usually none yet: the item
     is added before the first device of it)."""
@@ -548,9 +646,7 @@ def _batch(design: Design, op: Batch) -> Applied:
         for applied in reversed(done):
             apply(design, applied.inverse)
         raise
-    change = Change()
-    for applied in done:
-        change = change | applied.change
+    change = Change.combine(a.change for a in done)
     return Applied(Batch(tuple(a.inverse for a in reversed(done))), change)
 
 
@@ -568,6 +664,8 @@ _HANDLERS: dict[type, Callable[[Design, Any], Applied]] = {
     MoveDevice: _move_device,
     AddLink: _add_link,
     RemoveLink: _remove_link,
+    AddLinks: _add_links,
+    RemoveLinks: _remove_links,
     AddDeviceType: _add_device_type,
     RemoveDeviceType: _remove_device_type,
     AddWaiver: _add_waiver,
@@ -643,3 +741,9 @@ def _move_row_on_floor(design: Design, op: MoveRowOnFloor) -> Applied:
 
 _HANDLERS[MoveRackOnFloor] = _move_rack_on_floor
 _HANDLERS[MoveRowOnFloor] = _move_row_on_floor
+
+
+# Networks, link fields and storage tiers live in their own module; it registers here.
+from workbench.model import net_ops  # noqa: E402
+
+net_ops.register(_HANDLERS)

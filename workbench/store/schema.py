@@ -28,7 +28,7 @@ from collections.abc import Callable
 import sqlite_utils
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -217,12 +217,36 @@ def _add_rack_budgets_feeds_and_floor(db: sqlite_utils.Database) -> None:
     racks.add_column("facing", str, not_null_default="south")
 
 
+# The workload columns version 5 added (all may be NULL).  Frozen.
+_V5_WORKLOAD_COLUMNS: dict[str, type] = {
+    "dataset_tier": str,
+    "checkpoint_tier": str,
+    "checkpoint_interval_min": float,
+}
+
+
+def _add_fabric_and_storage_fields(db: sqlite_utils.Database) -> None:
+    """4 -> 5: what the fabric and storage designer needs.
+
+    A network's subnet (empty: not planned yet), a link's own speed (NULL: the speed its
+    ports share), and which tiers a job reads its dataset from and writes checkpoints to,
+    with the interval between saves (NULL: the first hot tier, the rules' default).
+    That is what a version-4 design meant.
+    """
+    db.table("networks").add_column("subnet", str, not_null_default="")
+    db.table("links").add_column("speed_gbps", float)
+    workloads = db.table("workloads")
+    for name, kind in _V5_WORKLOAD_COLUMNS.items():
+        workloads.add_column(name, kind)
+
+
 #: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _create_v1,
     _add_device_role,
     _add_waivers_and_target_days,
     _add_rack_budgets_feeds_and_floor,
+    _add_fabric_and_storage_fields,
 ]
 
 #: The columns of each table in the current schema.  Update with each migration that
@@ -234,6 +258,9 @@ COLUMNS["devices"] += ("role",)
 COLUMNS["waivers"] = tuple(_V3_WAIVERS)
 COLUMNS["workloads"] += ("target_days",)
 COLUMNS["racks"] += (*_V4_RACK_COLUMNS, "facing")
+COLUMNS["networks"] += ("subnet",)
+COLUMNS["links"] += ("speed_gbps",)
+COLUMNS["workloads"] += tuple(_V5_WORKLOAD_COLUMNS)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

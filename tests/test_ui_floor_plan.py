@@ -69,7 +69,12 @@ def test_the_tiny_design_opens_with_its_racks_on_the_floor_and_stays_clean(windo
     assert place(window, "r1")[2] == "south" and place(window, "r2")[2] == "north"
     assert not window.document.is_dirty
     assert not window.floor_plan._built  # drawn the first time it is shown
-    assert [window.tabs.tabText(i) for i in range(3)] == ["Racks", "Floor plan", "Estimates"]
+    assert [window.tabs.tabText(i) for i in range(4)] == [
+        "Racks",
+        "Floor plan",
+        "Fabric",
+        "Estimates",
+    ]
 
 
 def test_clicking_a_rack_selects_it_and_shows_its_elevation(qtbot, window):

@@ -50,6 +50,12 @@ def min_checkpoint_interval_s(
     return positive("write_s", write_s) / fraction("max_overhead", max_overhead)
 
 
+def checkpoint_overhead(write_s: float, interval_s: float) -> float:
+    """Share of training time spent saving: ``write_time / interval`` (a 36 s save every
+    hour is 0.01, 1 %; the rule wants at most :data:`MAX_CHECKPOINT_OVERHEAD`)."""
+    return positive("write_s", write_s) / positive("interval_s", interval_s)
+
+
 def dataset_read_gbs(
     tokens_per_s: float, bytes_per_token: float = DEFAULT_BYTES_PER_TOKEN
 ) -> float:

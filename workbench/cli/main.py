@@ -24,6 +24,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.catalog_cmds",
     "workbench.cli.estimate_cmd",
     "workbench.cli.print_cmd",
+    "workbench.cli.fabric_cmd",
 )
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from workbench.calc.errors import InputError, positive
+from workbench.calc.fabric_analysis import fabric_report
+from workbench.calc.storage_tiers import storage_report
 from workbench.calc.summary import rack_loads, summarize
 from workbench.calc.workload import evaluate_workload
 from workbench.model import Design
@@ -19,7 +21,9 @@ from workbench.rules.budgets import BudgetState, rack_budgets
 def design_report(
     design: Design, pue: float | None = None, schema_version: int | None = None
 ) -> dict[str, Any]:
-    """Key figures of ``design``: counts, power, heat, peak PFLOPS and every workload.
+    """Key figures of ``design``: counts, power, heat, peak PFLOPS, every workload, each
+    rack's budgets, each network plane's fabric (``fabric``: plane → figures) and each
+    storage tier (``storage``: tier id → figures).
 
     ``pue`` overrides the design's own PUE; it must be at least 1 (a PUE below 1 would
     mean the facility makes energy).
@@ -43,6 +47,8 @@ def design_report(
         workloads.append(entry)
     report["workloads"] = workloads
     report["rack_budgets"] = rack_budget_rows(design)
+    report["fabric"] = fabric_report(design)
+    report["storage"] = {tier["tier_id"]: tier for tier in storage_report(design)}
     return report
 
 

@@ -55,6 +55,14 @@ class DesignIndex:
         self._next: dict[str, int] = {}
         #: How many devices carry each name (built on first use; see :attr:`device_names`).
         self._names: Counter[str] | None = None
+        #: Bumped by every edit that can change what the cabling means (a link added or
+        #: removed or re-speeded, a network's plane, a catalog item's kind), so figures
+        #: read off the links (:func:`workbench.calc.fabric.plane_structures`) are
+        #: computed once per such edit, not once per view that asks.
+        self.fabric_version = 0
+        #: Derived results keyed by name, valid for :attr:`fabric_version` (the calc
+        #: layer's caches; dropped with the index).
+        self.fabric_cache: dict[str, tuple[int, object]] = {}
         for site in design.sites:
             self.add_site(site)
             for row in site.rows:
@@ -115,12 +123,18 @@ class DesignIndex:
         for device in rack.devices:
             self.drop_device(device)
 
+    def touch_fabric(self) -> None:
+        """Say the cabling changed (see :attr:`fabric_version`)."""
+        self.fabric_version += 1
+
     def add_link(self, link: Link) -> None:
+        self.fabric_version += 1
         self.links[link.id] = link
         self.device_links[link.a_device].add(link.id)
         self.device_links[link.b_device].add(link.id)
 
     def drop_link(self, link: Link) -> None:
+        self.fabric_version += 1
         self.links.pop(link.id, None)
         for end in (link.a_device, link.b_device):
             ids = self.device_links.get(end)

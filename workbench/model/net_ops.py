@@ -196,6 +196,7 @@ def _add_network(design: Design, op: AddNetwork) -> Any:
     for name in NETWORK_FIELDS:
         check_network_value(name, getattr(op.network, name))
     _insert_at(design.networks, op.network, op.index, "networks")
+    design.index.touch_fabric()
     return Applied(RemoveNetwork(op.network.id), Change(networks=frozenset({op.network.id})))
 
 
@@ -209,6 +210,7 @@ def _remove_network(design: Design, op: RemoveNetwork) -> Any:
             f"{users:,} links are on network {design.networks[i].name!r}: remove them first."
         )
     network = design.networks.pop(i)
+    design.index.touch_fabric()
     return Applied(AddNetwork(network, i), Change(networks=frozenset({network.id})))
 
 
@@ -220,6 +222,7 @@ def _set_network_fields(design: Design, op: SetNetworkFields) -> Any:
     old = tuple((name, getattr(network, name)) for name in clean)
     for name, value in clean.items():
         setattr(network, name, value)
+    design.index.touch_fabric()
     return Applied(SetNetworkFields(network.id, old), Change(networks=frozenset({network.id})))
 
 
@@ -242,6 +245,7 @@ def _set_link_fields(design: Design, op: SetLinkFields) -> Any:
         groups.setdefault(old, []).append(link.id)
         for name, value in values.items():
             setattr(link, name, value)
+    design.index.touch_fabric()
     inverse = [SetLinkFields(tuple(ids), old) for old, ids in groups.items()]
     ids = frozenset(op.link_ids)
     ends = frozenset(e for link in links for e in (link.a_device, link.b_device))

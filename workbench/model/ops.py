@@ -596,6 +596,7 @@ def _add_device_type(design: Design, op: AddDeviceType) -> Applied:
     if op.item.slug in design.device_types:
         raise EditError(f"The design already holds catalog item {op.item.slug!r}.")
     design.device_types[op.item.slug] = op.item
+    design.index.touch_fabric()
     return Applied(RemoveDeviceType(op.item.slug), _type_change(design, op.item.slug))
 
 
@@ -603,6 +604,7 @@ def _remove_device_type(design: Design, op: RemoveDeviceType) -> Applied:
     item = design.device_types.pop(op.slug, None)
     if item is None:
         raise EditError(f"The design holds no catalog item {op.slug!r}.")
+    design.index.touch_fabric()
     return Applied(AddDeviceType(item), _type_change(design, op.slug))
 
 

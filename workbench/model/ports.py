@@ -26,7 +26,6 @@ the hand-drawn links on the canvas and the rules all ask it.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -287,26 +286,52 @@ def link_problem(
 # -- ports in use --------------------------------------------------------------------
 
 
-def lanes_in_use(port_names: Iterable[str]) -> dict[str, set[int | None]]:
-    """Physical port → lanes taken (None: the whole port), from the port names of one
-    device's link ends."""
-    used: dict[str, set[int | None]] = defaultdict(set)
-    for name in port_names:
+class PortsInUse(dict[str, set[int | None]]):
+    """Physical port → lanes taken (None: the whole port), and for split ports whose
+    lanes' speeds are known, how many ways they are split (:attr:`ways`).
+
+    The lane number alone cannot tell a port split 2 × 400G from one split 4 × 200G;
+    without :attr:`ways` a free lane of the wrong split could be handed out.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ways: dict[str, int] = {}
+
+
+def lanes_in_use(
+    ends: Iterable[str | tuple[str, float | None]], item: CatalogItem | None = None
+) -> PortsInUse:
+    """What one device's link ends take: port names, or (port name, link speed) pairs
+    from :func:`device_port_ends` with the device's ``item`` so splits are known."""
+    used = PortsInUse()
+    for end in ends:
+        name, speed = (end, None) if isinstance(end, str) else end
         physical, lane = split_lane(name)
-        used[physical].add(lane)
+        used.setdefault(physical, set()).add(lane)
+        if lane is not None and speed and item is not None:
+            port = port_named(item, physical)
+            if port is not None and speed > 0:
+                used.ways[physical] = max(1, round(port.kind.speed_gbps / speed))
     return used
+
+
+def device_port_ends(design: Design, device_id: str) -> Iterator[tuple[str, float | None]]:
+    """(port name, link speed) of every link end on ``device_id``."""
+    index = design.index
+    for link_id in index.device_links.get(device_id, ()):
+        link = index.links[link_id]
+        if link.a_device == device_id:
+            yield link.a_port, link.speed_gbps
+        if link.b_device == device_id:
+            yield link.b_port, link.speed_gbps
 
 
 def device_port_names(design: Design, device_id: str) -> Iterator[str]:
     """The port name of every link end on ``device_id`` (twice for a port cabled twice,
     which the rules report)."""
-    index = design.index
-    for link_id in index.device_links.get(device_id, ()):
-        link = index.links[link_id]
-        if link.a_device == device_id:
-            yield link.a_port
-        if link.b_device == device_id:
-            yield link.b_port
+    for name, _speed in device_port_ends(design, device_id):
+        yield name
 
 
 def candidate_ports(item: CatalogItem, plane: str | None, *, as_host: bool) -> list[Port]:
@@ -326,7 +351,7 @@ def candidate_ports(item: CatalogItem, plane: str | None, *, as_host: bool) -> l
 
 def free_port(
     item: CatalogItem,
-    used: dict[str, set[int | None]],
+    used: dict[str, set[int | None]] | PortsInUse,
     *,
     speed: float,
     plane: str | None = None,
@@ -338,7 +363,8 @@ def free_port(
     then a free lane of a port already split to that speed, then a fresh split, and
     only then a faster port run slower; None when there is none.
 
-    ``used`` is :func:`lanes_in_use` for the device; the caller adds what it takes.
+    ``used`` is :func:`lanes_in_use` for the device (with speeds, so a port split one
+    way is not offered for another); the caller adds what it takes.
     """
     ports = candidate_ports(item, plane, as_host=as_host)
     for port in ports:
@@ -350,9 +376,15 @@ def free_port(
                 taken = used.get(port.name)
                 if (taken is None) != fresh or (taken is not None and None in taken):
                     continue
+                split = getattr(used, "ways", {}).get(port.name)
                 for ways in breakout_ways(item, port):
                     if abs(port.kind.speed_gbps / ways - speed) > 1e-6:
                         continue
+                    if taken is not None and (
+                        (split is not None and split != ways)
+                        or any(lane is not None and lane > ways for lane in taken)
+                    ):
+                        continue  # split another way already
                     for lane in range(1, ways + 1):
                         if taken is None or lane not in taken:
                             return f"{port.name}/{lane}"

@@ -29,7 +29,9 @@ from workbench.model import Change, Design, Device, Rack, Workload
 SCOPES: tuple[str, ...] = ("rack", "device", "workload", "design")
 
 #: What a rule can look at (a change to one of these re-runs it).
-KINDS: frozenset[str] = frozenset({"rack", "device", "workload", "tier", "design", "link"})
+KINDS: frozenset[str] = frozenset(
+    {"rack", "device", "workload", "tier", "design", "link", "network"}
+)
 
 #: Id of the findings that report a rule which raised.
 INTERNAL_ERROR = "INTERNAL-ERROR"
@@ -427,6 +429,9 @@ def _kinds_touched(change: Change) -> set[str]:
         kinds.add("tier")
     if change.links:
         kinds.add("link")
+    if change.networks:
+        # A network's plane, speed or MTU changes what every link on it means.
+        kinds.update(("network", "link"))
     if change.design:
         kinds.add("design")
     return kinds

@@ -1,24 +1,78 @@
-"""Storage rules: the hot tier must keep the GPUs fed.
+"""Storage rules: the tiers must keep the GPUs fed, take checkpoints quickly, and keep
+datasets and checkpoints apart (domain brief §3, §4).
 
-Planning practice: the hot tier, an all-flash parallel file
-system, must read at least 50 GB/s for clusters above about 40 GPUs.  The template
-builder sizes its hot tier with :func:`hot_tier_required_gbs` and the STORAGE-HOT-TIER
-rule checks any design against the same function.
+* STORAGE-HOT-TIER: the hot tier, an all-flash parallel file system, must read at least
+  50 GB/s for clusters above about 40 GPUs.  What counts is the *effective* read of
+  :mod:`workbench.calc.storage_tiers`: the appliances, each limited by its storage-plane
+  links once it is cabled, and all of them by the GPU nodes' storage NICs.  The template
+  builder sizes its hot tier with :func:`hot_tier_required_gbs`; the rule checks any
+  design against the same function.
+* STORAGE-CLIENT: the client side.  A GPU node needs storage bandwidth for its GPUs
+  (the storage plane runs 100–200 Gb/s per 8-GPU node, so at least
+  :data:`MIN_NODE_STORAGE_GBPS_PER_GPU` per GPU; "a node with a 25G storage NIC starves
+  8 GPUs"), at any size, once the design has a storage tier.  And the nodes together should not carry less than a tier
+  serves, or the tier's bandwidth is bought but out of reach; that comparison applies
+  where storage bandwidth is planned at all, above the hot-tier rule's ~40 GPUs: below
+  it a tier of two appliances (the least for redundancy) outruns one or two nodes by
+  design, and nothing is to be fixed.
+* STORAGE-CHECKPOINT: one checkpoint save (weights + optimizer state,
+  :func:`workbench.calc.storage.checkpoint_bytes`) at the checkpoint tier's effective
+  write bandwidth costs at most 5 % of the interval between saves.
+* STORAGE-POOLS: a training job's dataset path and checkpoint path on separate pools;
+  a tier id that names no tier is an error.
+
+A workload's tiers default to the design's first hot tier (:func:`workload_tier`), its
+checkpoint interval to :data:`DEFAULT_CHECKPOINT_INTERVAL_MIN`.  The figures are
+computed once per check (``ctx.memo``) for all four rules: one pass over the storage
+plane's links and one over the devices.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from workbench.model import Design
+from workbench.calc.errors import InputError
+from workbench.calc.storage import (
+    MAX_CHECKPOINT_OVERHEAD,
+    checkpoint_bytes,
+    checkpoint_overhead,
+    checkpoint_write_seconds,
+    min_checkpoint_interval_s,
+)
+from workbench.calc.storage_tiers import (
+    BITS_PER_BYTE,
+    NodeStorage,
+    StorageFigures,
+    TierFigures,
+    storage_figures,
+)
+from workbench.model import Design, StorageTier, Workload
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
+from workbench.units import finite, format_quantity, short_number
 
 #: Hot-tier read bandwidth floor and the cluster size above which it applies (brief §4).
 HOT_TIER_MIN_READ_GBS = 50.0
 HOT_TIER_RULE_ABOVE_GPUS = 40
 _SOURCE = planning("hot-tier read bandwidth of at least 50 GB/s for clusters above ~40 GPUs")
+
+#: Storage-plane bandwidth a GPU needs, Gb/s: the low end of 100–200 Gb/s per 8-GPU node
+#: (brief §3), so a 25G NIC on an 8-GPU node (3.1 Gb/s per GPU) starves it (brief §4).
+MIN_NODE_STORAGE_GBPS_PER_GPU = 100.0 / 8
+#: Minutes between checkpoint saves when the workload does not say (Workload's docstring).
+DEFAULT_CHECKPOINT_INTERVAL_MIN = 60.0
+#: How many objects a message names before "and N more".
+NAMED = 3
+
+#: The storage rules, in the order the storage panel lists them.
+STORAGE_RULES: tuple[str, ...] = (
+    "STORAGE-HOT-TIER",
+    "STORAGE-CLIENT",
+    "STORAGE-CHECKPOINT",
+    "STORAGE-POOLS",
+)
 
 
 def hot_tier_required_gbs(gpus: int) -> float:
@@ -29,7 +83,8 @@ def hot_tier_required_gbs(gpus: int) -> float:
 
 @dataclass(frozen=True)
 class HotTier:
-    """What the design's hot tiers read, and from how many devices."""
+    """What the design's hot tiers read by their appliances' own figures, and from how
+    many devices (the template builder's sizing; the rule uses :func:`hot_read`)."""
 
     read_gbs: float
     devices: int
@@ -58,12 +113,117 @@ def hot_tier(design: Design) -> HotTier:
     return HotTier(read, count, tuple(tiers))
 
 
+@dataclass(frozen=True)
+class HotRead:
+    """The effective read of every hot tier together, and what limits it."""
+
+    #: min(Σ served read of the hot tiers, the clients), GB/s.
+    read_gbs: float
+    #: The appliances' own read, their storage-plane links, and the clients, GB/s.
+    own_gbs: float
+    link_gbs: float
+    served_gbs: float
+    client_gbs: float
+    devices: int
+    cabled: int
+    tiers: tuple[str, ...]
+
+    @property
+    def limit(self) -> str:
+        """What binds: "clients", "storage links" or "appliances"."""
+        if self.client_gbs < self.served_gbs - 1e-9:
+            return "clients"
+        if self.served_gbs < self.own_gbs - 1e-9:
+            return "storage links"
+        return "appliances"
+
+    def limit_text(self, nodes: int) -> str:
+        """The binding limit in words, with its number."""
+        if self.limit == "clients":
+            return (
+                f"limited by the storage NICs of the {nodes:,} GPU nodes, "
+                f"{self.client_gbs:,.1f} GB/s in all"
+            )
+        if self.limit == "storage links":
+            return (
+                f"limited by the appliances' storage-plane links: they read "
+                f"{self.own_gbs:,.1f} GB/s, their links carry {self.link_gbs:,.1f} GB/s"
+            )
+        if not self.cabled:
+            return "the appliances' own read; they are not cabled into the storage plane yet"
+        return (
+            f"the appliances' own read; their storage-plane links carry {self.link_gbs:,.1f} GB/s"
+        )
+
+
+def figures(ctx: RuleContext) -> StorageFigures:
+    """The design's storage figures, computed once per check for every storage rule."""
+    found: StorageFigures = ctx.memo("storage-figures", "", lambda: storage_figures(ctx.design))
+    return found
+
+
+def hot_read(found: StorageFigures) -> HotRead:
+    """Every hot tier's appliances together, limited by their links and the clients."""
+    hot = [t for t in found.tiers if t.kind == "hot"]
+    served = sum(t.served_read_gbs for t in hot)
+    client = found.clients.gbs
+    return HotRead(
+        read_gbs=min(served, client),
+        own_gbs=sum(t.read_gbs for t in hot),
+        link_gbs=sum(t.link_gbs for t in hot),
+        served_gbs=served,
+        client_gbs=client,
+        devices=sum(t.devices for t in hot),
+        cabled=sum(t.cabled_devices for t in hot),
+        tiers=tuple(t.tier_id for t in hot),
+    )
+
+
+def workload_tier(design: Design, tier_id: str | None) -> StorageTier | None:
+    """The tier ``tier_id`` names, or for None the design's first hot tier; None when
+    there is none (or the id names nothing: STORAGE-POOLS says so)."""
+    for tier in design.storage_tiers:
+        wanted = tier.id == tier_id if tier_id is not None else tier.tier == "hot"
+        if wanted:
+            return tier
+    return None
+
+
+def node_need_gbps(gpus: int) -> float:
+    """Storage-plane Gb/s a node with ``gpus`` GPUs needs (100 Gb/s for 8)."""
+    return gpus * MIN_NODE_STORAGE_GBPS_PER_GPU
+
+
+def starved_nodes(found: StorageFigures) -> list[NodeStorage]:
+    """GPU nodes whose storage bandwidth is below what their GPUs need."""
+    return [n for n in found.clients.nodes if n.gbps < node_need_gbps(n.gpus) - 1e-9]
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:NAMED])
+    more = len(names) - NAMED
+    return f"{shown} and {more:,} more" if more > 0 else shown
+
+
+def _bytes(size: float) -> str:
+    return format_quantity(size / 1e12, "TB") if size >= 1e12 else format_quantity(size / 1e9, "GB")
+
+
+def _seconds(seconds: float) -> str:
+    """81.7 s, 3.5 min, 1.2 h."""
+    if seconds >= 3600:
+        return f"{short_number(seconds / 3600)} h"
+    if seconds >= 120:
+        return f"{short_number(seconds / 60)} min"
+    return f"{short_number(seconds)} s"
+
+
 @rule(
     "STORAGE-HOT-TIER",
     title="Hot tier too slow for the GPUs",
     severity=Severity.ERROR,
     scope="design",
-    looks_at={"tier", "device", "design"},
+    looks_at={"tier", "device", "link", "design"},
     source=_SOURCE,
 )
 def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
@@ -71,16 +231,191 @@ def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
     need = hot_tier_required_gbs(gpus)
     if not need:
         return
-    tier = hot_tier(design)
-    if tier.read_gbs >= need:
+    found = figures(ctx)
+    hot = hot_read(found)
+    if hot.tiers and hot.read_gbs >= need:
         return
     objects: tuple[str, ...] = ()
-    if not tier.tiers:
+    if not hot.tiers:
         where = "the design has no hot tier"
     else:
-        where = f"the hot tier reads {tier.read_gbs:,.1f} GB/s from {tier.devices} devices"
-        objects = tier.tiers
+        tiers = "the hot tier reads" if len(hot.tiers) == 1 else "the hot tiers read"
+        where = (
+            f"{tiers} {hot.read_gbs:,.1f} GB/s from {hot.devices:,} devices "
+            f"({hot.limit_text(len(found.clients.nodes))})"
+        )
+        objects = hot.tiers
     yield me.finding(
         f"{gpus:,} GPUs need at least {need:g} GB/s of hot-tier read bandwidth; {where}.",
         *(objects or ("design",)),
+    )
+
+
+@rule(
+    "STORAGE-CLIENT",
+    title="GPU nodes' storage NICs are the bottleneck",
+    severity=Severity.WARNING,
+    scope="design",
+    looks_at={"tier", "device", "link", "design"},
+    source=planning(
+        "storage plane 100–200 Gb/s per node; a node with a 25G storage NIC starves 8 GPUs"
+    ),
+)
+def storage_client(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    if not design.storage_tiers:
+        return  # no shared storage planned: the nodes' storage NICs serve nothing yet
+    found = figures(ctx)
+    groups: dict[tuple[float, int], list[NodeStorage]] = defaultdict(list)
+    for node in starved_nodes(found):
+        groups[(node.gbps, node.gpus)].append(node)
+    for (gbps, gpus), nodes in sorted(groups.items()):
+        need = node_need_gbps(gpus)
+        what = "GPU node has" if len(nodes) == 1 else "GPU nodes have"
+        how = "storage-plane links" if nodes[0].cabled else "storage ports"
+        yield me.finding(
+            f"{len(nodes):,} {what} {short_number(gbps)} Gb/s of {how} for {gpus} GPUs each, "
+            f"below the {short_number(need)} Gb/s they need "
+            f"({MIN_NODE_STORAGE_GBPS_PER_GPU:g} Gb/s per GPU): "
+            f"{_names([n.name for n in nodes])}. Fit faster storage NICs or cable more "
+            "storage ports.",
+            *(n.device_id for n in nodes),
+        )
+    clients = found.clients
+    if not hot_tier_required_gbs(ctx.summary.gpus):
+        return  # a small cluster: its tier outruns one or two nodes by design (see above)
+    for tier in found.tiers:
+        if not tier.devices or tier.client_gbs >= tier.served_read_gbs - 1e-9:
+            continue
+        speeds = {n.gbps for n in clients.nodes}
+        if len(speeds) == 1:
+            each = f"{len(clients.nodes):,} × {short_number(next(iter(speeds)))} Gb/s"
+        else:
+            each = f"{short_number(clients.gbps)} Gb/s"
+        yield me.finding(
+            f"Tier {tier.name}: its {tier.devices:,} appliances serve "
+            f"{tier.served_read_gbs:,.1f} GB/s, but the storage NICs of the "
+            f"{len(clients.nodes):,} GPU nodes carry {tier.client_gbs:,.1f} GB/s in all "
+            f"({each} / {BITS_PER_BYTE:g}): the clients are the bottleneck.",
+            tier.tier_id,
+        )
+
+
+def _interval_min(workload: Workload) -> float | None:
+    value = workload.checkpoint_interval_min
+    if value is None:
+        return DEFAULT_CHECKPOINT_INTERVAL_MIN
+    return float(value) if finite(value) and value > 0 else None
+
+
+@rule(
+    "STORAGE-CHECKPOINT",
+    title="Checkpoints take too long for their interval",
+    severity=Severity.WARNING,
+    scope="workload",
+    looks_at={"workload", "tier", "device", "link", "design"},
+    source=planning("one checkpoint save should cost at most 5 % of the interval between saves")
+    + "; checkpoint = weights + optimizer state (Rajbhandari et al. 2020, ZeRO §3.1)",
+)
+def storage_checkpoint(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[Finding]:
+    if workload.kind != "training":
+        return
+    design = ctx.design
+    tier = workload_tier(design, workload.checkpoint_tier)
+    if tier is None:
+        return  # no tier (STORAGE-HOT-TIER) or a bad id (STORAGE-POOLS)
+    interval = _interval_min(workload)
+    if interval is None:
+        yield me.finding(
+            f"{workload.name}: the checkpoint interval {workload.checkpoint_interval_min!r} "
+            "is not a number of minutes above 0; checkpoint time cannot be checked.",
+            workload.id,
+        )
+        return
+    result = ctx.evaluate(workload)
+    if result.model is None:
+        return  # WORKLOAD-INPUT says why
+    try:
+        size = checkpoint_bytes(result.model.params, workload.precision)
+    except InputError:
+        return
+    found = figures(ctx)
+    tf = found.tier(tier.id)
+    if tf is None:
+        return
+    write, limit = _job_write(tf, found, result.gpus)
+    if write <= 0:
+        yield me.finding(
+            f"{workload.name} cannot save its {_bytes(size)} checkpoints: tier {tier.name} "
+            "has no write bandwidth (no appliances with a write_gbs figure).",
+            workload.id,
+            tier.id,
+        )
+        return
+    seconds = checkpoint_write_seconds(size, write)
+    share = checkpoint_overhead(seconds, interval * 60)
+    if share <= MAX_CHECKPOINT_OVERHEAD:
+        return
+    shortest = min_checkpoint_interval_s(seconds) / 60
+    yield me.finding(
+        f"{workload.name} saves a {_bytes(size)} checkpoint to tier {tier.name} in "
+        f"{_seconds(seconds)} at {write:,.1f} GB/s ({limit}): {share:.1%} of its "
+        f"{short_number(interval)} min interval, above {MAX_CHECKPOINT_OVERHEAD:.0%}. "
+        f"Save every {short_number(shortest)} min or less often, or add write "
+        "bandwidth.",
+        workload.id,
+        tier.id,
+    )
+
+
+def _job_write(tf: TierFigures, found: StorageFigures, gpus: int | None) -> tuple[float, str]:
+    """The job's checkpoint write bandwidth and what limits it: the tier's appliances
+    (each limited by its links) and the storage NICs of the job's share of the nodes."""
+    total = found.clients.gpus
+    share = min(1.0, gpus / total) if gpus and total else 1.0
+    clients = tf.client_gbs * share
+    if clients < tf.served_write_gbs - 1e-9:
+        return clients, "limited by the job's GPU nodes' storage NICs"
+    if tf.served_write_gbs < tf.write_gbs - 1e-9:
+        return tf.served_write_gbs, "limited by the appliances' storage-plane links"
+    return tf.served_write_gbs, "the appliances' write bandwidth"
+
+
+@rule(
+    "STORAGE-POOLS",
+    title="Dataset and checkpoints on the same pool",
+    severity=Severity.WARNING,
+    scope="workload",
+    looks_at={"workload", "tier"},
+    source=planning("dataset path and checkpoint path on separate pools"),
+)
+def storage_pools(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[Finding]:
+    design = ctx.design
+    known = {t.id for t in design.storage_tiers}
+    bad = False
+    for label, tier_id in (
+        ("dataset", workload.dataset_tier),
+        ("checkpoint", workload.checkpoint_tier),
+    ):
+        if tier_id is not None and tier_id not in known:
+            bad = True
+            listed = ", ".join(sorted(known)) or "none"
+            yield me.finding(
+                f"{workload.name}: its {label} tier {tier_id!r} is not a storage tier of the "
+                f"design (tiers: {listed}).",
+                workload.id,
+                severity=Severity.ERROR,
+            )
+    if bad or workload.kind != "training":
+        return
+    dataset = workload_tier(design, workload.dataset_tier)
+    checkpoint = workload_tier(design, workload.checkpoint_tier)
+    if dataset is None or dataset is not checkpoint:
+        return
+    how = "" if workload.dataset_tier or workload.checkpoint_tier else " (both by default)"
+    yield me.finding(
+        f"{workload.name} reads its dataset from and writes its checkpoints to the same "
+        f"pool, tier {dataset.name}{how}: a checkpoint burst then competes with the data "
+        "loaders. Put them on separate pools (the workload's dataset and checkpoint tiers).",
+        workload.id,
+        dataset.id,
     )

@@ -3,25 +3,36 @@
 The sizes follow the rules of the domain brief rather than fixed counts, so
 ``--gpus 16384`` and ``--gpus 100000`` stay inside the same budgets as the sample:
 
-* GPU servers per rack: as many as fit both the rack's U (less a top unit for the
-  management switch and a bottom unit for cabling) and ``rack_fill`` of its cooling limit.
-* Compute fabric: one port per GPU (rail-optimised NICs), leaves with half their ports
-  down and half up (non-blocking), two tiers while ``k²/2`` hosts fit, else three (§3).
-  This is a sizing for the bill of switches; the fabric generator (roadmap) draws links.
-* Storage: the hot tier reads at least ``read_gbs_per_node`` per GPU node and never less
-  than the rules' hot-tier floor (50 GB/s above 40 GPUs, §4); a warm object tier of at
+* GPU servers per rack: as many as fit both the rack's U (less the top units for the
+  in-band and out-of-band access switches and a bottom unit for cabling) and
+  ``rack_fill`` of its cooling limit.
+* Every plane is cabled by the fabric generator (:mod:`workbench.planning.fabric_generator`):
+  compute rail-optimized for 8-GPU servers (scalable units of ``su_nodes``), leaf-spine
+  otherwise, non-blocking; when the spec's compute switch cannot build that at the
+  requested size, ``large_compute_switch`` does, and the design's properties say why.
+  Storage: two ports of every GPU node, head node and appliance on a non-blocking
+  leaf-spine.  Management and out-of-band: one access switch per rack over a pair (or
+  more) of spines.  The switches go into network racks, rows of them added as needed.
+* Storage: the hot tier is two pools (brief §4: dataset and checkpoint paths on
+  separate pools).  The dataset pool reads at least ``read_gbs_per_node`` per GPU node
+  and never less than the rules' hot-tier floor (50 GB/s above 40 GPUs); the checkpoint
+  pool writes a checkpoint of the largest job the template offers within 5 % of an
+  hour (:func:`workbench.calc.storage.checkpoint_bytes`).  A warm object tier of at
   least two nodes.
 * Workload: the largest training job the workload rules accept on the design
-  (:mod:`workbench.templates.workload_choice`).
-* Management: one in-band switch per compute rack, aggregated in a services rack that
-  also holds the head nodes (scheduler, login, monitoring).
+  (:mod:`workbench.templates.workload_choice`), reading from the dataset pool and
+  checkpointing to the checkpoint pool every 60 minutes.
+* Head nodes (scheduler, login, monitoring) in a services rack.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 
+from workbench.calc.presets import get_preset
+from workbench.calc.storage import MAX_CHECKPOINT_OVERHEAD, checkpoint_bytes
 from workbench.calc.summary import LoadCache, rack_load
 from workbench.catalog import Catalog, CatalogItem, load_catalog, snapshot_for
 from workbench.model import (
@@ -37,6 +48,10 @@ from workbench.model import (
     StorageTier,
 )
 from workbench.model.floor import lay_out as lay_out_floor
+from workbench.model.ports import candidate_ports
+from workbench.planning.fabric_cluster import ClusterFabrics, cable_cluster
+from workbench.planning.fabric_placement import NETWORK_RACKS_PROPERTY
+from workbench.planning.fabric_sizing import FabricError, Radix, size_leaf_spine
 from workbench.rules.budgets import feed_limit_kw
 from workbench.rules.storage import hot_tier_required_gbs
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
@@ -47,6 +62,16 @@ HEAD_NODE = "generic-cpu-storage-server"
 HOT_NODE = "generic-allflash-pfs-node"
 WARM_NODE = "generic-object-storage-node"
 MAX_GPUS = 1_000_000
+#: The largest job :mod:`~workbench.templates.workload_choice` offers: the checkpoint
+#: pool is sized for its saves, so whichever job is chosen checkpoints in time.
+CHECKPOINT_SIZING_MODEL = "llama3-70b"
+#: Minutes between checkpoint saves the template's job is planned with.
+CHECKPOINT_INTERVAL_MIN = 60.0
+#: Storage ports per host on the storage plane: 2 × 200G = 50 GB/s per node, the read
+#: bandwidth of one all-flash node.
+STORAGE_PORTS_PER_HOST = 2
+#: Access switches mounted at the top of every compute rack: in-band and out-of-band.
+ACCESS_SWITCHES_PER_RACK = 2
 
 
 class TemplateError(ValueError):
@@ -69,6 +94,42 @@ def build_template(name: str, gpus: int | None = None, catalog: Catalog | None =
         raise TemplateError(f"--gpus must be between 1 and {MAX_GPUS:,}, got {gpus:,}")
     catalog = catalog if catalog is not None else load_catalog(include_user=False, strict=True)
     return _Builder(spec, catalog).build(gpus)
+
+
+def build_nodes(
+    server: str,
+    nodes: int,
+    catalog: Catalog | None = None,
+    *,
+    compute_switch: str | None = None,
+    speed_gbps: float | None = None,
+) -> Design:
+    """A scratch design for sizing a fabric: ``nodes`` servers of ``server`` in racks on
+    a hall plan, one empty network rack, the four networks, no links yet.
+
+    The racks are those of the template built around ``server`` (the sample's when
+    none is), so the hall looks like a template's; ``workbench fabric`` uses it.
+    """
+    catalog = catalog if catalog is not None else load_catalog(include_user=False, strict=True)
+    spec = next((t for t in TEMPLATES.values() if t.server == server), TEMPLATES[SAMPLE_TEMPLATE])
+    item = catalog[server]
+    ports = candidate_ports(item, "compute", as_host=True)
+    speed = speed_gbps or (ports[0].kind.speed_gbps if ports else spec.compute_speed_gbps)
+    technology = spec.compute_technology
+    if compute_switch:
+        # The compute network speaks the switch's protocol: InfiniBand, else RoCE.
+        data = candidate_ports(catalog[compute_switch], None, as_host=False)
+        infiniband = bool(data) and data[0].kind.family == "infiniband"
+        technology = "infiniband" if infiniband else "roce"
+    spec = dataclasses.replace(
+        spec,
+        server=server,
+        compute_switch=compute_switch or spec.compute_switch,
+        compute_speed_gbps=float(speed),
+        compute_technology=technology,
+    )
+    builder = _Builder(spec, catalog)
+    return builder.build_racks(nodes)
 
 
 #: Breaker ratings a feed is sized from (IEC preferred values, A), smallest first.
@@ -110,21 +171,14 @@ def _kw(item: CatalogItem) -> float:
     return (item.max_power_w or 0.0) / 1000.0
 
 
-def _data_ports(item: CatalogItem, default: int = 64) -> int:
-    ports = sum(1 for i in item.interfaces if not i.mgmt_only)
-    return ports or default
-
-
 def fabric_switches(endpoints: int, radix: int) -> tuple[int, int, int]:
-    """(leaves, spines, cores) for a non-blocking fat tree serving ``endpoints`` ports."""
+    """(leaves, spines, cores) of a non-blocking leaf-spine fabric of ``radix``-port
+    switches for ``endpoints`` host ports (the generator's sizing,
+    :func:`~workbench.planning.fabric_sizing.size_leaf_spine`)."""
     if endpoints <= 0:
         return 0, 0, 0
-    half = radix // 2
-    leaves = math.ceil(endpoints / half)
-    if endpoints <= radix * radix // 2:
-        return leaves, math.ceil(leaves * half / radix), 0
-    spines = leaves
-    return leaves, spines, math.ceil(spines * half / radix)
+    shape = size_leaf_spine(endpoints, Radix(radix, 1.0), radix)
+    return shape.leaves, shape.spines, shape.cores
 
 
 class _Builder:
@@ -179,10 +233,28 @@ class _Builder:
 
     # -- the design ------------------------------------------------------------------
     def build(self, gpus: int) -> Design:
+        per_node = max(self.catalog[self.spec.server].gpu_count, 1)
+        design = self.build_racks(math.ceil(gpus / per_node), storage=True)
+        design.properties["requested_gpus"] = str(gpus)
+        # The job first: the workload rules read the devices and the storage tiers, not
+        # the links, and choosing re-indexes the design once per candidate.
+        workload = choose_workload(design, self.catalog[self.spec.server].gpu_count)
+        workload.dataset_tier, workload.checkpoint_tier = "tier-hot-data", "tier-hot-ckpt"
+        workload.checkpoint_interval_min = CHECKPOINT_INTERVAL_MIN
+        design.workloads = [workload]
+        design.reindex()
+        self._fabrics(design)
+        size_feeds(design)
+        lay_out_floor(design)  # every rack on the hall plan, rows in hot/cold-aisle pairs
+        return design
+
+    def build_racks(self, nodes: int, storage: bool = False) -> Design:
+        """The racks and networks of a design of ``nodes`` servers, no links: compute
+        rows, with ``storage`` the storage and services racks, and last one empty
+        network rack, listed in the design's ``network_racks`` property (the generator
+        fills it and adds racks like it after it)."""
         spec = self.spec
         server = self.item(spec.server)
-        per_node = max(server.gpu_count, 1)
-        nodes = math.ceil(gpus / per_node)
         total_gpus = nodes * server.gpu_count
         stack = SoftwareStack(
             id="stack-1",
@@ -197,62 +269,63 @@ class _Builder:
                 "framework": "PyTorch 2.5.1",
             },
         )
-
-        compute = list(self._compute_racks(server, nodes, stack.id))
-        infra = (
-            self._network_racks(nodes)
-            + self._storage_racks(total_gpus, nodes)
-            + self._services_racks(len(compute))
-        )
-
+        groups = [list(self._compute_racks(server, nodes, stack.id))]
+        tiers: list[StorageTier] = []
+        network = self.rack(spec.network_rack, "n01")
+        if storage:
+            racks, tiers = self._storage(total_gpus, nodes)
+            groups.append([*racks, *self._services_racks(), network])
+        else:
+            groups.append([network])
         rows: list[Row] = []
         per_row = spec.racks_per_row
-        for start in range(0, len(compute), per_row):
-            rows.append(
-                Row(id=f"row{len(rows) + 1:03d}", name="", racks=compute[start : start + per_row])
-            )
-        for start in range(0, len(infra), per_row):
-            rows.append(
-                Row(id=f"row{len(rows) + 1:03d}", name="", racks=infra[start : start + per_row])
-            )
+        for racks in groups:
+            for start in range(0, len(racks), per_row):
+                rows.append(
+                    Row(id=f"row{len(rows) + 1:03d}", name="", racks=racks[start : start + per_row])
+                )
         for index, row in enumerate(rows):
             row.name = f"Row {row_name(index)}"
             for number, rack in enumerate(row.racks, start=1):
                 self._rename_rack(rack, f"{row_name(index)}{number:02d}")
-
         design = Design(
             name=f"{spec.title} — {total_gpus:,} GPUs",
             sites=[Site(id="site1", name="Hall 1", rows=rows)],
             networks=self._networks(),
-            storage_tiers=self._tiers(rows),
+            storage_tiers=tiers,
             software_stacks=[stack],
-            properties={"template": spec.name, "requested_gpus": str(gpus)},
+            properties={
+                "template": spec.name,
+                "requested_gpus": str(total_gpus),
+                # The generator fills this rack first and adds racks like it after it.
+                NETWORK_RACKS_PROPERTY: network.id,
+            },
         )
         design.device_types = snapshot_for(self.catalog, sorted(self.used))
-        size_feeds(design)
-        design.workloads = [choose_workload(design, server.gpu_count)]
         design.reindex()
-        lay_out_floor(design)  # every rack on the hall plan, rows in hot/cold-aisle pairs
+        if not storage:
+            lay_out_floor(design)
         return design
 
     @staticmethod
     def _rename_rack(rack: Rack, name: str) -> None:
-        """Give a rack its row-based name, and its PDUs and in-rack switch with it."""
+        """Give a rack its row-based name, and its PDUs with it."""
         old, new = f"-{rack.name.lower()}", f"-{name.lower()}"
         rack.name = name
         for device in rack.devices:
-            if device.name.startswith(("pdu-", "mgmt-")) and old in device.name:
+            if device.name.startswith("pdu-") and old in device.name:
                 device.name = device.name.replace(old, new)
 
     def _compute_racks(self, server: CatalogItem, nodes: int, stack_id: str) -> Iterator[Rack]:
         spec = self.spec
         rack_item = self.item(spec.compute_rack)
-        mgmt = self.item(spec.management_switch)
+        access = self.item(spec.management_switch)
         rack_u = int(rack_item.u_height)
         limit = float(rack_item.props.get("cooling_limit_kw", 12.0))
         server_u = max(int(math.ceil(server.u_height)), 1)
-        by_u = (rack_u - 1 - int(math.ceil(mgmt.u_height))) // server_u
-        budget = limit * spec.rack_fill - _kw(mgmt)
+        top = ACCESS_SWITCHES_PER_RACK * int(math.ceil(access.u_height))
+        by_u = (rack_u - 1 - top) // server_u
+        budget = limit * spec.rack_fill - ACCESS_SWITCHES_PER_RACK * _kw(access)
         by_kw = int(budget // _kw(server)) if _kw(server) > 0 else by_u
         per_rack = max(1, min(by_u, by_kw))
         made = 0
@@ -265,20 +338,17 @@ class _Builder:
                 rack.devices.append(
                     self.device(spec.server, f"gpu{made:05d}", 2 + slot * server_u, stack=stack_id)
                 )
-            rack.devices.append(
-                self.device(
-                    spec.management_switch,
-                    f"mgmt-c{rack_no:05d}",
-                    rack_u - int(math.ceil(mgmt.u_height)) + 1,
-                )
-            )
             yield rack
 
     def _pack(self, rack_slug: str, prefix: str, devices: list[Device]) -> list[Rack]:
-        """Place devices bottom-up into as many racks as U and the power budget need."""
+        """Place devices bottom-up into as many racks as U and the power budget need,
+        keeping the top units for the rack's two access switches."""
         rack_item = self.item(rack_slug)
-        rack_u = int(rack_item.u_height)
+        access = self.item(self.spec.management_switch)
+        top = ACCESS_SWITCHES_PER_RACK * int(math.ceil(access.u_height))
+        rack_u = int(rack_item.u_height) - top
         budget = float(rack_item.props.get("cooling_limit_kw", 12.0)) * self.spec.rack_fill
+        budget -= ACCESS_SWITCHES_PER_RACK * _kw(access)
         racks: list[Rack] = []
         rack: Rack | None = None
         next_u, kw = 2, 0.0
@@ -295,55 +365,53 @@ class _Builder:
             rack.devices.append(device)
         return racks
 
-    def _switches(self, slug: str, name: str, count: int, role: str = "") -> list[Device]:
-        devices = [self.device(slug, f"{name}-{i:03d}", None) for i in range(1, count + 1)]
-        for device in devices:
-            device.role = role
-        return devices
-
-    def _network_racks(self, nodes: int) -> list[Rack]:
-        """Compute and storage fabric switches, sized as non-blocking fat trees.
-
-        8-GPU servers bring one compute port per GPU; smaller servers two.  Storage gets
-        two ports per node plus room for the storage servers themselves.
-        """
-        spec = self.spec
-        compute = self.item(spec.compute_switch)
-        storage = self.item(spec.storage_switch)
-        ports_per_node = 8 if self.catalog[spec.server].gpu_count >= 8 else 2
-        tiers = fabric_switches(nodes * ports_per_node, _data_ports(compute))
-        s_leaves, s_spines, _ = fabric_switches(nodes * 2 + 16, _data_ports(storage))
-        prefix = "ib-" if spec.compute_technology == "infiniband" else "eth-"
-        devices: list[Device] = []
-        for role, count in zip(("leaf", "spine", "core"), tiers, strict=True):
-            devices += self._switches(spec.compute_switch, prefix + role, count)
-        # The storage fabric may use a compute-class model (SN5600): say what it does.
-        devices += self._switches(spec.storage_switch, "stor-leaf", s_leaves, "storage-switch")
-        devices += self._switches(spec.storage_switch, "stor-spine", s_spines, "storage-switch")
-        return self._pack(spec.network_rack, "n", devices)
-
-    def _storage_racks(self, gpus: int, nodes: int) -> list[Rack]:
+    def _storage(self, gpus: int, nodes: int) -> tuple[list[Rack], list[StorageTier]]:
+        """The dataset and checkpoint pools of the hot tier and the warm tier (see the
+        module docstring), with their racks."""
         hot = self.item(HOT_NODE)
-        need = max(nodes * self.spec.read_gbs_per_node, hot_tier_required_gbs(gpus))
         read = float(hot.props.get("read_gbs", 0) or 0)
-        hot_nodes = max(2, math.ceil(need / read)) if read > 0 else 2
+        write = float(hot.props.get("write_gbs", 0) or 0)
+        need = max(nodes * self.spec.read_gbs_per_node, hot_tier_required_gbs(gpus))
+        data_nodes = max(2, math.ceil(need / read)) if read > 0 else 2
+        save_s = MAX_CHECKPOINT_OVERHEAD * CHECKPOINT_INTERVAL_MIN * 60.0
+        write_need = checkpoint_bytes(get_preset(CHECKPOINT_SIZING_MODEL).params) / 1e9 / save_s
+        ckpt_nodes = max(2, math.ceil(write_need / write)) if write > 0 else 2
         warm_nodes = max(2, math.ceil(nodes / 64))
-        devices = [self.device(HOT_NODE, f"pfs-{i:03d}", None) for i in range(1, hot_nodes + 1)] + [
-            self.device(WARM_NODE, f"obj-{i:03d}", None) for i in range(1, warm_nodes + 1)
+        data = [self.device(HOT_NODE, f"pfs-data-{i:03d}", None) for i in range(1, data_nodes + 1)]
+        ckpt = [self.device(HOT_NODE, f"pfs-ckpt-{i:03d}", None) for i in range(1, ckpt_nodes + 1)]
+        warm = [self.device(WARM_NODE, f"obj-{i:03d}", None) for i in range(1, warm_nodes + 1)]
+        racks = self._pack(self.spec.storage_rack, "s", data + ckpt + warm)
+        tiers = [
+            StorageTier("tier-hot-data", "Hot: datasets", "hot", "Lustre", [d.id for d in data]),
+            StorageTier("tier-hot-ckpt", "Hot: checkpoints", "hot", "Lustre", [d.id for d in ckpt]),
+            StorageTier("tier-warm", "Warm: object storage", "warm", "S3", [d.id for d in warm]),
         ]
-        return self._pack(self.spec.storage_rack, "s", devices)
+        return racks, tiers
 
-    def _services_racks(self, compute_racks: int) -> list[Rack]:
-        """Head nodes and the management aggregation: a redundant pair per 40 racks."""
+    def _services_racks(self) -> list[Rack]:
+        """The head nodes (scheduler, login, monitoring)."""
+        devices = [self.device(HEAD_NODE, f"head-{i:02d}", None) for i in range(1, HEAD_NODES + 1)]
+        return self._pack(self.spec.storage_rack, "m", devices)
+
+    # -- the fabrics -----------------------------------------------------------------
+    def _fabrics(self, design: Design) -> None:
+        """Cable every plane with the generator (see the module docstring)."""
         spec = self.spec
-        aggregation = max(2, math.ceil(compute_racks / 40) * 2)
-        devices = [
-            self.device(HEAD_NODE, f"head-{i:02d}", None) for i in range(1, HEAD_NODES + 1)
-        ] + [
-            self.device(spec.management_switch, f"mgmt-agg-{i:03d}", None)
-            for i in range(1, aggregation + 1)
-        ]
-        return self._pack(spec.storage_rack, "m", devices)
+        fabrics = ClusterFabrics(
+            compute_switch=spec.compute_switch,
+            storage_switch=spec.storage_switch,
+            access_switch=spec.management_switch,
+            access_spine_switch=spec.management_spine_switch,
+            storage_spine_switch=spec.storage_spine_switch,
+            large_compute_switch=spec.large_compute_switch,
+            rails=self.catalog[spec.server].gpu_count >= 8,
+            su_nodes=spec.su_nodes,
+            storage_ports=STORAGE_PORTS_PER_HOST,
+        )
+        try:
+            design.properties.update(cable_cluster(design, self.catalog, fabrics))
+        except FabricError as exc:
+            raise TemplateError(str(exc)) from None
 
     def _networks(self) -> list[Network]:
         spec = self.spec
@@ -382,32 +450,5 @@ class _Builder:
                 speed_gbps=1.0,
                 mtu=1500,
                 vlan=20,
-            ),
-        ]
-
-    @staticmethod
-    def _tiers(rows: list[Row]) -> list[StorageTier]:
-        hot, warm = [], []
-        for row in rows:
-            for rack in row.racks:
-                for device in rack.devices:
-                    if device.device_type == HOT_NODE:
-                        hot.append(device.id)
-                    elif device.device_type == WARM_NODE:
-                        warm.append(device.id)
-        return [
-            StorageTier(
-                id="tier-hot",
-                name="Hot: parallel file system",
-                tier="hot",
-                filesystem="Lustre",
-                device_ids=hot,
-            ),
-            StorageTier(
-                id="tier-warm",
-                name="Warm: object storage",
-                tier="warm",
-                filesystem="S3",
-                device_ids=warm,
             ),
         ]

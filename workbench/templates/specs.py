@@ -39,6 +39,18 @@ class TemplateSpec:
     #: Hot-tier read bandwidth to plan per GPU node, GB/s; the design never goes below
     #: the 50 GB/s floor of the domain brief §4 for clusters above 40 GPUs.
     read_gbs_per_node: float = 2.0
+    #: Nodes per scalable unit of the rail-optimized compute fabric (NVIDIA DGX
+    #: SuperPOD reference architectures: 32 DGX per SU).
+    su_nodes: int = 32
+    #: The storage fabric's spines (None: the storage leaf model).
+    storage_spine_switch: str | None = None
+    #: Spines of the management and out-of-band planes: the access switches' 100G
+    #: QSFP28 uplinks land on its 200G ports broken out 2 × 100G.
+    management_spine_switch: str = "nvidia-sn4600"
+    #: The compute switch used when ``compute_switch`` cannot build a non-blocking
+    #: 3-tier fabric of the requested size (a QM9700 fat tree ends at 65,536 ports);
+    #: the design's properties say why it was chosen.
+    large_compute_switch: str | None = None
 
 
 TEMPLATES: dict[str, TemplateSpec] = {
@@ -53,12 +65,14 @@ TEMPLATES: dict[str, TemplateSpec] = {
             server="nvidia-dgx-h100",
             compute_rack="generic-rack-48u-rdhx",
             compute_switch="nvidia-qm9700",
-            storage_switch="nvidia-sn5600",
+            storage_switch="nvidia-sn4600",
             management_switch="generic-mgmt-48p-10g",
             network_rack="generic-rack-48u-rdhx",
             storage_rack="generic-rack-42u-air",
             pdu="generic-pdu-3ph-415v-63a",
             default_gpus=1024,
+            storage_spine_switch="nvidia-sn5600",
+            large_compute_switch="nvidia-q3400-ra",
         ),
         TemplateSpec(
             name="dgx-b200-liquid",
@@ -68,12 +82,14 @@ TEMPLATES: dict[str, TemplateSpec] = {
             server="nvidia-dgx-b200",
             compute_rack="generic-rack-48u-liquid",
             compute_switch="nvidia-qm9700",
-            storage_switch="nvidia-sn5600",
+            storage_switch="nvidia-sn4600",
             management_switch="generic-mgmt-48p-10g",
             network_rack="generic-rack-48u-rdhx",
             storage_rack="generic-rack-42u-air",
             pdu="generic-pdu-3ph-415v-63a",
             default_gpus=512,
+            storage_spine_switch="nvidia-sn5600",
+            large_compute_switch="nvidia-q3400-ra",
         ),
         TemplateSpec(
             name="hgx-h100-air",
@@ -108,6 +124,7 @@ TEMPLATES: dict[str, TemplateSpec] = {
             compute_technology="roce",
             compute_speed_gbps=200.0,
             read_gbs_per_node=1.0,
+            large_compute_switch="nvidia-sn5600",
         ),
     )
 }

@@ -2,9 +2,11 @@
 
 It reads the model on every ``changed`` and ``selectionChanged`` and edits only by
 pushing commands (rename a device or rack, set a device's serial, asset tag or role,
-change a rack's cooling or power limit), so every edit made here is one undo step.  A
-rack's power, space and weight come from the document's shared
-:class:`~workbench.ui.live_figures.LiveFigures`, never recomputed here.
+change a rack's cooling or power limit, the speed and media of a link or a bundle of
+them), so every edit made here is one undo step.  A rack's power, space and weight come
+from the document's shared :class:`~workbench.ui.live_figures.LiveFigures`, never
+recomputed here; a device's ports and links and the link page are
+:mod:`workbench.ui.fabric_inspector`'s.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from workbench.ui.commands import (
     SetRackCoolingCommand,
 )
 from workbench.ui.document import Change, Document
+from workbench.ui.fabric_inspector import LinkPage, link_summary, port_counts
+from workbench.ui.fabric_scene import StructureCache
 from workbench.ui.rack_form import RackForm
 from workbench.ui.widgets import narrow_combo
 from workbench.units import format_kw, format_limit, short_number
@@ -96,6 +100,8 @@ class Inspector(QWidget):
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
         self.document = document
+        # Asked for first, so it forgets the planes before this inspector reads them.
+        self.structures = StructureCache.for_document(document)
         self._shown: str | None = None
         #: The power-limit box's value when last filled from the model (rounded to what
         #: it can show): leaving the box commits only when the user moved it from this.
@@ -110,6 +116,7 @@ class Inspector(QWidget):
         self.stack.addWidget(self._make_empty_page())
         self.stack.addWidget(self._make_device_page())
         self.stack.addWidget(self._make_rack_page())
+        self.stack.addWidget(self._make_link_page())
         self.message = QLabel()
         self.message.setStyleSheet(f"color: {colors.LOAD_OVER};")
         self.message.setWordWrap(True)
@@ -149,7 +156,10 @@ class Inspector(QWidget):
 
     # -- pages -----------------------------------------------------------------------
     def _make_empty_page(self) -> QWidget:
-        label = QLabel("Click a device or a rack in the rack view to see its properties.")
+        label = QLabel(
+            "Click a device or a rack in the rack view, or a link in the Fabric view, to "
+            "see its properties."
+        )
         label.setWordWrap(True)
         label.setStyleSheet(f"color: {colors.TEXT_MUTED};")
         label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
@@ -211,6 +221,16 @@ class Inspector(QWidget):
             form.addRow(label, editor)
         self.device_serial = self.device_labels["serial"]
         self.device_asset_tag = self.device_labels["asset_tag"]
+        #: Ports in use and links per plane (hidden for a device without data ports).
+        for key, label in (("ports", "Ports"), ("fabric", "Fabric")):
+            self.device_fields[key] = _value_label()
+            form.addRow(label, self.device_fields[key])
+        self._device_form = form
+        return page
+
+    def _make_link_page(self) -> QWidget:
+        page, form = self._form()
+        self.link_page = LinkPage(self.document, self._push_checked, form, page)
         return page
 
     def _make_rack_page(self) -> QWidget:
@@ -280,6 +300,12 @@ class Inspector(QWidget):
         rack = self.document.figures.find_rack(selected) if selected else None
         if rack is not None:
             self._show_rack(rack)
+            return
+        links = self.design.index.links
+        if selected is not None and selected in links:
+            ids = [i for i in self.document.selected if i in links]
+            self.title.setText(self.link_page.show_links(ids))
+            self.stack.setCurrentIndex(3)
             return
         self._shown = None
         self.title.setText("Nothing selected")
@@ -352,7 +378,23 @@ class Inspector(QWidget):
         for field, editor in self.device_labels.items():
             if not editor.hasFocus() or not editor.isModified():
                 editor.setText(getattr(device, field))
+        self._show_fabric(device)
         self.stack.setCurrentIndex(1)
+
+    def _show_fabric(self, device: Device) -> None:
+        """Ports used and free, and per plane the device's tier and links."""
+        counts = port_counts(self.design, device.id)
+        form, f = self._device_form, self.device_fields
+        if counts is not None:
+            used, total = counts
+            f["ports"].setText(f"{used:,} of {total:,} used · {total - used:,} free")
+        form.setRowVisible(f["ports"], counts is not None)
+        cabled = bool(self.design.index.device_links.get(device.id))
+        summary = (
+            link_summary(self.design, device.id, self.structures.structures()) if cabled else ""
+        )
+        f["fabric"].setText(summary)
+        form.setRowVisible(f["fabric"], bool(summary))
 
     def _show_role(self, item: CatalogItem | None, role: str) -> None:
         """Point the role box at ``role``; "" reads "From catalog (its role)".  A stored

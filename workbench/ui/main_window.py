@@ -1,7 +1,7 @@
 """The main window: an assembly of parts around one Document.
 
-Central tabs (Racks, Estimates), a catalog palette on the left, the inspector on the
-right and the live summary in the status bar.  The window itself only wires them
+Central tabs (Racks, Floor plan, Fabric, Estimates), a catalog palette on the left, the
+inspector on the right, Checks and Storage below and the live summary in the status bar.  The window itself only wires them
 together; file handling lives in :mod:`workbench.ui.file_actions`.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import platform
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import PySide6
 from PySide6.QtCore import QSettings, Qt, QTimer, qVersion
@@ -34,6 +35,9 @@ from workbench.ui.hall_actions import HallActions
 from workbench.ui.inspector import Inspector
 from workbench.ui.rack_view import RackView
 from workbench.ui.summary_strip import SummaryStrip
+
+if TYPE_CHECKING:
+    from workbench.ui.fabric_dialog import FabricDialog
 
 APP_NAME = "Workbench"
 
@@ -94,6 +98,14 @@ class MainWindow(QMainWindow):
         self.floor_plan = FloorPlanView(document)
         self.floor_plan.showObject.connect(self.show_object)
         self.tabs.addTab(self.floor_plan, "Floor plan")
+        # Every plane's cabling as a layered drawing; drawn the first time it is shown.
+        from workbench.ui.fabric_view import FabricView
+
+        self.fabric_view = FabricView(document)
+        self.fabric_view.statusMessage.connect(self._say)
+        self.fabric_view.showObject.connect(self.show_object)
+        self.fabric_view.generateRequested.connect(self.generate_fabric)
+        self.tabs.addTab(self.fabric_view, "Fabric")
         self.estimates = EstimatesView(document)
         # Scrolled, so a wide form never forces the window wider than a laptop screen.
         scroller = QScrollArea()
@@ -122,6 +134,16 @@ class MainWindow(QMainWindow):
             "Checks", "checksDock", self.checks, Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.resizeDocks([self.checks_dock], [190], Qt.Orientation.Vertical)
+        # The storage tiers and their verdicts, a tab beside Checks: figures the hall,
+        # the fabric and the estimates all move.
+        from workbench.ui.storage_panel import StoragePanel
+
+        self.storage_panel = StoragePanel(document)
+        self.storage_dock = self._dock(
+            "Storage", "storageDock", self.storage_panel, Qt.DockWidgetArea.BottomDockWidgetArea
+        )
+        self.tabifyDockWidget(self.checks_dock, self.storage_dock)
+        self.checks_dock.raise_()
         self.checks.showObject.connect(self.show_object)
 
         self.summary = SummaryStrip(document)
@@ -185,11 +207,21 @@ class MainWindow(QMainWindow):
         self.delete_action = self._add(
             edit, "&Delete", QKeySequence.StandardKey.Delete, self._delete_selected
         )
-        self.delete_action.setStatusTip("Remove the selected devices and racks (undoable)")
+        self.delete_action.setStatusTip(
+            "Remove the selected devices and racks, or links in the Fabric view (undoable)"
+        )
         self.hall_actions.fill_hall_menu(bar.addMenu("&Hall"))
+        fabric = bar.addMenu("F&abric")
+        self.generate_fabric_action = self._add(
+            fabric, "&Generate Fabric…", "Ctrl+Shift+G", self.generate_fabric
+        )
+        self.generate_fabric_action.setStatusTip(
+            "Generate a plane's switches and links (one undoable step)"
+        )
+        self.show_fabric_action = self._add(fabric, "Show &Fabric View", None, self.show_fabric)
 
         view = bar.addMenu("&View")
-        for dock in (self.palette_dock, self.inspector_dock, self.checks_dock):
+        for dock in (self.palette_dock, self.inspector_dock, self.checks_dock, self.storage_dock):
             view.addAction(dock.toggleViewAction())
         self.checks_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+Shift+C"))
         view.addSeparator()
@@ -227,7 +259,12 @@ class MainWindow(QMainWindow):
         if self.tabs.widget(index) is self.estimates_page:
             self._docks_put_away = [
                 dock
-                for dock in (self.palette_dock, self.inspector_dock, self.checks_dock)
+                for dock in (
+                    self.palette_dock,
+                    self.inspector_dock,
+                    self.checks_dock,
+                    self.storage_dock,
+                )
                 if dock.isVisible() and not dock.isFloating()
             ]
             for dock in self._docks_put_away:
@@ -236,11 +273,38 @@ class MainWindow(QMainWindow):
             self._restore_docks()
 
     def _delete_selected(self) -> None:
+        # Links (a bundle picked in the Fabric view) go in one step of their own.
+        if self.fabric_view.delete_selected_links():
+            return
         removed = self.document.delete_selected()
         if not removed:
             self.statusBar().showMessage(
-                "Select devices or racks in the rack view to delete them.", 5000
+                "Select devices or racks in the rack view, or links in the Fabric view, to "
+                "delete them.",
+                5000,
             )
+
+    # -- the fabric ------------------------------------------------------------------------
+    def show_fabric(self) -> None:
+        """Bring the Fabric view forward."""
+        self.tabs.setCurrentWidget(self.fabric_view)
+
+    def _fabric_generated(self, plane: str) -> None:
+        self.show_fabric()
+        self.fabric_view.set_plane(plane)
+
+    def generate_fabric(self) -> FabricDialog:
+        """Open the fabric generator for the plane the Fabric view shows (the hosts the
+        selection holds, when it holds some); OK applies it as one undoable step."""
+        from workbench.ui.fabric_dialog import FabricDialog
+
+        plane = self.fabric_view.plane if self.fabric_view.plane != "all" else "compute"
+        dialog = FabricDialog(self.document, self.catalog, plane=plane, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.generated.connect(self._fabric_generated)
+        dialog.open()
+        self._fabric_dialog = dialog
+        return dialog
 
     # -- findings ----------------------------------------------------------------------
     def show_checks(self) -> None:
@@ -265,6 +329,9 @@ class MainWindow(QMainWindow):
         if kind in ("rack", "device"):
             self.tabs.setCurrentWidget(self.rack_view)
             self.rack_view.show_object(object_id)
+        elif kind == "link":
+            self.tabs.setCurrentWidget(self.fabric_view)
+            self.document.select(object_id)
 
     def _restore_docks(self) -> None:
         docks, self._docks_put_away = self._docks_put_away, []

@@ -1,0 +1,257 @@
+"""Cable lengths and media, checked by hand on a small hall.
+
+The hall (plan mm, x east, y south; 42U racks of 600 × 1200 mm, the shipped
+``generic-rack-42u-air``; a footprint's corner is its front-left, see
+``workbench/model/floor.py``):
+
+* A1: facing south, corner (0, 1200) → footprint x 0–600, y 0–1200, centre (300, 600);
+* A2: facing south beside it, corner (600, 1200) → centre (900, 600);
+* B1: facing north across a 1,200 mm cold aisle, corner (600, 2400) → footprint
+  x 0–600, y 2400–3600, centre (300, 3000);
+* C1: facing south at the far end of the row, corner (40200, 1200) → centre (40500, 600);
+* D1: facing south, corner (99700, 1200) → centre (100000, 600).
+
+One U is 44.45 mm (EIA-310), so a 42U rack's top is 42 × 0.04445 = 1.8669 m, and a
+device's ports are taken at its middle: an 8U DGX H100 at U1 at 4U = 0.1778 m, one at
+U33 at 36U = 1.6002 m, a 1U switch at U41 at 40.5U = 1.800225 m and at U42 at 41.5U =
+1.844675 m.  Slack: 10 % plus 0.25 m per end inside a rack, 0.5 m per end via the tray
+(0.3 m above the rack tops).  Parts are the shipped catalog's (catalogs/cables,
+catalogs/optics): 400G DAC 2 m, 400G AOC 10 m, 400G SR4 50 m, DR4 500 m, FR4 2 km.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from workbench.calc.cabling import cable_counts, measure_links, stocked_length
+from workbench.calc.fabric_media import UNMEASURED, PartChooser, shipped_parts
+from workbench.catalog import load_catalog
+from workbench.model import floor
+from workbench.model.design import Design, Device, Link, Network, Rack, Row, Site
+
+RACK = "generic-rack-42u-air"
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(include_user=False, strict=True)
+
+
+def _rack(rack_id: str, x: float | None, y: float | None, facing: str, *devices: Device) -> Rack:
+    return Rack(
+        rack_id, rack_id, RACK, devices=list(devices), floor_x_mm=x, floor_y_mm=y, facing=facing
+    )
+
+
+def hall(catalog) -> Design:
+    """The hall of the module docstring, cabled (links l1..l10, see the tests)."""
+    a1 = _rack(
+        "A1",
+        0,
+        1200,
+        "south",
+        Device("gpu1", "gpu1", "nvidia-dgx-h100", 1),
+        Device("gpu2", "gpu2", "nvidia-dgx-h100", 33),
+        Device("mgmt1", "mgmt1", "generic-mgmt-48p-10g", 41),
+        Device("leaf1", "leaf1", "nvidia-qm9700", 42),
+    )
+    a2 = _rack("A2", 600, 1200, "south", Device("spine1", "spine1", "nvidia-qm9700", 42))
+    b1 = _rack("B1", 600, 2400, "north", Device("spine2", "spine2", "nvidia-qm9700", 42))
+    c1 = _rack("C1", 40200, 1200, "south", Device("core1", "core1", "nvidia-qm9700", 42))
+    d1 = _rack("D1", 99700, 1200, "south", Device("core2", "core2", "nvidia-qm9700", 42))
+    e1 = _rack("E1", 0, 1200, "south", Device("far", "far", "nvidia-qm9700", 42))
+    design = Design(
+        sites=[
+            Site("hall1", "Hall 1", [Row("A", "A", [a1, a2, c1, d1]), Row("B", "B", [b1])]),
+            Site("hall2", "Hall 2", [Row("E", "E", [e1])]),
+        ],
+        networks=[Network("net-compute", "Compute", "compute")],
+    )
+    for slug in (RACK, "nvidia-dgx-h100", "generic-mgmt-48p-10g", "nvidia-qm9700"):
+        design.device_types[slug] = catalog[slug]
+    design.links = [
+        Link("l1", "gpu1", "compute0", "leaf1", "p1"),
+        Link("l2", "gpu2", "compute0", "leaf1", "p2"),
+        Link("l3", "leaf1", "p3", "spine1", "p1"),
+        Link("l4", "leaf1", "p4", "spine2", "p1"),
+        Link("l5", "leaf1", "p5", "core1", "p1"),
+        Link("l6", "leaf1", "p6", "core2", "p1"),
+        Link("l7", "gpu1", "mgmt0", "mgmt1", "eth1"),
+        Link("l8", "gpu2", "compute1", "leaf1", "p7", length_m=7.0),
+        Link("l9", "gpu2", "compute2", "leaf1", "p8", cable_type="smf"),
+        Link("l10", "leaf1", "p9", "far", "p1"),
+    ]
+    design.reindex()
+    return design
+
+
+def test_lengths_in_one_rack_across_the_row_and_across_the_hall(catalog):
+    cables = measure_links(hall(catalog))
+    # l1: gpu1 (0.1778) to leaf1 (1.844675) in A1: 1.666875 × 1.1 + 2 × 0.25 = 2.3335625,
+    # stocked 2.5 m; past the 2 m DAC, within the 10 m AOC.
+    c = cables["l1"]
+    assert c.raw_m == pytest.approx(2.3335625)
+    assert (c.length_m, c.media, c.cable_slug, c.optic_slug) == (
+        2.5,
+        "aoc",
+        "aoc-400g-osfp-10m",
+        None,
+    )
+    # l2: gpu2 (1.6002) to leaf1: 0.244475 × 1.1 + 0.5 = 0.7689225 → 1 m DAC.
+    c = cables["l2"]
+    assert c.raw_m == pytest.approx(0.7689225)
+    assert (c.length_m, c.media, c.cable_slug) == (1.0, "dac", "dac-400g-osfp-2m")
+    # l3: leaf1 (A1) to spine1 (A2), both at U42: up 1.8669 − 1.844675 + 0.3 = 0.322225 at
+    # each end, 0.6 m along the tray: (0.64445 + 0.6) × 1.1 + 2 × 0.5 = 2.368895 → 2.5 m AOC.
+    c = cables["l3"]
+    assert c.raw_m == pytest.approx(2.368895)
+    assert (c.length_m, c.media) == (2.5, "aoc")
+    # l4: across the cold aisle to B1: 2.4 m along: (0.64445 + 2.4) × 1.1 + 1 = 4.348895 → 5.
+    c = cables["l4"]
+    assert c.raw_m == pytest.approx(4.348895)
+    assert (c.length_m, c.media) == (5.0, "aoc")
+    # l5: to C1, 40.2 m along: (40.84445) × 1.1 + 1 = 45.928895 → 50 m: past the AOC,
+    # within the 50 m SR4: multimode, one module at each end.
+    c = cables["l5"]
+    assert c.raw_m == pytest.approx(45.928895)
+    assert (c.length_m, c.media, c.cable_slug) == (50.0, "mmf", None)
+    assert (c.optic_slug, c.optics) == ("optic-400g-osfp-sr4", 2)
+    # l6: to D1, 99.7 m along: 100.34445 × 1.1 + 1 = 111.378895 → 150 m: single-mode DR4.
+    c = cables["l6"]
+    assert c.raw_m == pytest.approx(111.378895)
+    assert (c.length_m, c.media, c.optic_slug, c.optics) == (150.0, "smf", "optic-400g-osfp-dr4", 2)
+
+
+def test_twisted_pair_own_length_own_media_and_other_halls(catalog):
+    cables = measure_links(hall(catalog))
+    # l7: gpu1 mgmt0 (10GBASE-T) to mgmt1 at U41: 1.622425 × 1.1 + 0.5 = 2.2846675 → 2.5 m,
+    # a Cat6a patch cord (10G, 100 m).
+    c = cables["l7"]
+    assert c.raw_m == pytest.approx(2.2846675)
+    assert (c.length_m, c.media, c.cable_slug) == (2.5, "utp", "cat6a-3m")
+    # l8 says 7 m: not measured, stocked 7 m, an AOC.
+    c = cables["l8"]
+    assert (c.raw_m, c.length_m, c.measured, c.media) == (7.0, 7.0, False, "aoc")
+    # l9 asks for single-mode on a 1 m run (0.7689225 raw): the shortest-reach SMF optic.
+    c = cables["l9"]
+    assert (c.length_m, c.media, c.optic_slug, c.optics) == (1.0, "smf", "optic-400g-osfp-dr4", 2)
+    # l10 ends in another hall: no length, the farthest-reaching part, and why.
+    c = cables["l10"]
+    assert (c.raw_m, c.length_m, c.media, c.optic_slug) == (
+        None,
+        None,
+        "smf",
+        "optic-400g-osfp-fr4",
+    )
+    assert c.reason == UNMEASURED
+
+
+def test_counts_by_media_length_and_part(catalog):
+    counts = cable_counts(hall(catalog))
+    # From the two tests above: DAC l2; AOC l1, l3, l4, l8; MMF l5; SMF l6, l9, l10; UTP l7.
+    assert counts.links == 10
+    assert dict(counts.by_media) == {"dac": 1, "aoc": 4, "mmf": 1, "smf": 3, "utp": 1}
+    assert counts.by_length[("aoc", 2.5)] == 2 and counts.by_length[("smf", None)] == 1
+    assert dict(counts.parts) == {
+        "dac-400g-osfp-2m": 1,
+        "aoc-400g-osfp-10m": 4,
+        "cat6a-3m": 1,
+        "optic-400g-osfp-sr4": 2,  # l5, both ends
+        "optic-400g-osfp-dr4": 4,  # l6 and l9
+        "optic-400g-osfp-fr4": 2,  # l10
+    }
+    assert counts.optics == 8 and counts.problems == 1
+    assert counts.to_json()["by_media"]["aoc"] == 4
+    # Per plane: l7 is on no network but its gpu1 mgmt0 end names the management plane.
+    assert cable_counts(hall(catalog), "management").links == 1
+
+
+def test_breakout_ends_share_one_module_per_split_port(catalog):
+    """An SN5600 800G port split 4 × 200G feeds two L40S nodes 20 m away: each link takes
+    a 200G SR4 at the node, and the split port one 800G 2 × SR4 for both lanes."""
+    leaf = Device("leaf", "leaf", "nvidia-sn5600", 40)
+    nodes = [Device(f"n{i}", f"n{i}", "generic-pcie-4gpu-l40s", 1 + 2 * i) for i in range(2)]
+    design = Design(
+        sites=[
+            Site(
+                "s",
+                "Hall",
+                [
+                    Row(
+                        "r",
+                        "A",
+                        [
+                            _rack("A1", 0, 1200, "south", leaf),
+                            _rack("A2", 15000, 1200, "south", *nodes),
+                        ],
+                    )
+                ],
+            )
+        ]
+    )
+    for slug in (RACK, "nvidia-sn5600", "generic-pcie-4gpu-l40s"):
+        design.device_types[slug] = catalog[slug]
+    design.links = [
+        Link(f"l{i}", f"n{i}", "compute0", "leaf", f"swp1/{i + 1}", speed_gbps=200)
+        for i in range(2)
+    ]
+    design.reindex()
+    cables = measure_links(design)
+    # Centres 15 m apart (300 → 15,300); the SN5600 (2U at U40) has its middle at 40U =
+    # 1.778 m, so 1.8669 − 1.778 + 0.3 = 0.3889 m up; n0 (2U at U1, middle 0.04445 m)
+    # 2.12245 m up, n1 (U3, 0.13335 m) 2.03355 m: (0.3889 + 2.12245 + 15) × 1.1 + 1 =
+    # 20.262485 m and (0.3889 + 2.03355 + 15) × 1.1 + 1 = 20.164695 m, both 25 m stocked.
+    assert cables["l0"].raw_m == pytest.approx(20.262485)
+    assert cables["l1"].raw_m == pytest.approx(20.164695)
+    for i in range(2):
+        c = cables[f"l{i}"]
+        assert c.length_m == 25.0
+        # Past the 10 m AOC, within the 100 m 200G SR4 and the 50 m 800G 2 × SR4.
+        assert (c.media, c.optic_slug, c.optics) == ("mmf", "optic-200g-qsfp56-sr4", 1)
+        assert c.shared_optics == (("leaf", "swp1", "optic-800g-osfp-2xsr4"),)
+    counts = cable_counts(design)
+    assert counts.parts == {"optic-200g-qsfp56-sr4": 2, "optic-800g-osfp-2xsr4": 1}
+    assert counts.optics == 3
+
+
+def test_unplaced_racks_are_measured_where_the_plan_would_put_them(catalog):
+    design = hall(catalog)
+    for rack in design.iter_racks():
+        rack.floor_x_mm = rack.floor_y_mm = None
+    placed = copy.deepcopy(design)
+    floor.lay_out(placed)
+    placed.reindex()
+    assert measure_links(design) == measure_links(placed)
+    assert all(r.floor_x_mm is None for r in design.iter_racks())  # untouched
+
+
+def test_stocked_lengths_round_up():
+    assert [stocked_length(x) for x in (0.1, 0.5, 0.51, 2.0, 2.01, 480.0)] == [
+        0.5,
+        0.5,
+        1.0,
+        2.0,
+        2.5,
+        500.0,
+    ]
+    # Beyond the longest stocked length (500 m): cut to order in 100 m steps.
+    assert stocked_length(512.0) == 600.0
+
+
+def test_a_run_no_part_reaches_says_so():
+    chooser = PartChooser(shipped_parts())
+    # 25G: only an SR optic (100 m on OM4) in the catalog.
+    choice = chooser.choose(25.0, 150.0, ("sfp28",))
+    assert (choice.media, choice.optic_slug) == ("mmf", "optic-25g-sfp28-sr")
+    assert choice.reason == "no 25G part reaches 150 m; the longest is optic-25g-sfp28-sr (100 m)"
+    # No part at 1.6T at all: the media by typical reach, and why.
+    choice = chooser.choose(1600.0, 2.0, ("osfp",))
+    assert (choice.media, choice.cable_slug, choice.optic_slug) == ("dac", None, None)
+    assert "no 1600G" in (choice.reason or "")
+
+
+def test_measuring_an_unknown_link_names_it(catalog):
+    with pytest.raises(KeyError, match="no link with id 'nope'"):
+        measure_links(hall(catalog), ["nope"])

@@ -1,0 +1,471 @@
+"""Storage tiers: capacity, bandwidth and the storage-to-compute ratio of each tier.
+
+What a tier delivers to the GPUs is the smallest of three things (domain brief §4):
+
+1. **The appliances**: Σ of their ``props.read_gbs`` / ``props.write_gbs`` (the design's
+   catalog snapshot).
+2. **Their storage-plane links**: an appliance cabled into the storage plane cannot move
+   more than its links carry (Σ link speed / 8, GB/s).  Each appliance is limited by its
+   own links, so one under-cabled node costs its share and no more.  An appliance with
+   no storage-plane link is not limited here (there is nothing to measure yet); the
+   figures say how many are uncabled and what their ports could carry.
+3. **The clients**: Σ over GPU nodes of their storage-plane bandwidth, a node's
+   storage links or, while it has none, its storage ports (``storage0``..).  "A node with
+   a 25G storage NIC starves 8 GPUs": the clients are shared by every tier.
+
+So ``effective_read_gbs = min(Σ min(read_i, links_i / 8), clients)``; ``served_read_gbs``
+is the same without the clients (what the appliances and their cabling can serve).
+
+**Usable capacity** is raw capacity (``props.capacity_tb``) × a usable fraction: the
+item's ``props.usable_fraction`` when the catalog gives one, else the protection a tier
+of that kind usually runs (:data:`USABLE_FRACTIONS`, planning assumptions, named in
+``usable_source``).  File-system metadata and reserve are not taken off.
+
+**Storage-to-compute ratio**: usable TB per GPU and effective read GB/s per GPU, over
+every GPU of the design.  Per GPU rather than per node because the GPUs are what the
+tier feeds, and it compares designs with 4- and 8-GPU nodes.
+
+Everything is one pass over the links (:func:`storage_links`) and one over the devices,
+so the rules can ask after every edit of a 100,000-GPU design.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from workbench.calc.fabric import PlaneStructure, is_host_end, link_plane, network_planes
+from workbench.catalog.item import CatalogItem
+from workbench.model.design import Design, Link, StorageTier
+from workbench.model.ports import HOST_KINDS, link_speed, ports_of
+
+#: Bits per byte: link speeds are Gb/s, storage bandwidth GB/s.
+BITS_PER_BYTE = 8.0
+
+
+@dataclass(frozen=True)
+class UsableFraction:
+    """The share of raw capacity left after data protection, and where it comes from."""
+
+    fraction: float
+    source: str
+
+
+#: The protection each kind of tier usually runs, when the catalog says nothing.
+USABLE_FRACTIONS: dict[str, UsableFraction] = {
+    "hot": UsableFraction(
+        0.8,
+        "planning assumption: erasure coding or RAID 6 at 8 data + 2 parity (8/10)",
+    ),
+    "warm": UsableFraction(
+        0.75,
+        "planning assumption: object-store erasure coding at 12 data + 4 parity (12/16)",
+    ),
+    "cold": UsableFraction(
+        0.8,
+        "planning assumption: HDD RAID 6 or erasure coding at 8 data + 2 parity (8/10)",
+    ),
+}
+#: A tier kind the table does not know (the model only allows the three above).
+_FALLBACK = UsableFraction(0.8, "planning assumption: 8 data + 2 parity (8/10)")
+
+
+def usable_fraction(item: CatalogItem | None, kind: str) -> UsableFraction:
+    """The item's ``props.usable_fraction`` (above 0, at most 1) or the tier kind's default."""
+    if item is not None:
+        value = item.props.get("usable_fraction")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
+            source = item.sources.get("usable_fraction", f"catalog: {item.label}")
+            return UsableFraction(float(value), source)
+    return USABLE_FRACTIONS.get(kind, _FALLBACK)
+
+
+def _figure(item: CatalogItem | None, name: str) -> float:
+    value = item.props.get(name) if item is not None else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return max(float(value), 0.0)
+    return 0.0
+
+
+class NodeStorage(NamedTuple):
+    """One GPU node as a storage client (a tuple: 12,500 of them are made per check)."""
+
+    device_id: str
+    name: str
+    gpus: int
+    #: Storage-plane bandwidth, Gb/s: its storage links, or its storage ports if uncabled.
+    gbps: float
+    cabled: bool
+
+
+@dataclass(frozen=True)
+class ClientFigures:
+    """The GPU nodes as storage clients (shared by every tier)."""
+
+    nodes: tuple[NodeStorage, ...]
+
+    @property
+    def gpus(self) -> int:
+        return sum(n.gpus for n in self.nodes)
+
+    @property
+    def gbps(self) -> float:
+        """Σ of the nodes' storage-plane bandwidth, Gb/s."""
+        return sum(n.gbps for n in self.nodes)
+
+    @property
+    def gbs(self) -> float:
+        """The same in GB/s (bytes)."""
+        return self.gbps / BITS_PER_BYTE
+
+    @property
+    def cabled(self) -> int:
+        """How many nodes have storage-plane links (the others count their ports)."""
+        return sum(1 for n in self.nodes if n.cabled)
+
+
+@dataclass(frozen=True)
+class TierFigures:
+    """What one storage tier holds and delivers (see the module docstring)."""
+
+    tier_id: str
+    name: str
+    kind: str
+    filesystem: str
+    #: Appliances of the tier present in the design (ids that name nothing are left out).
+    devices: int
+    raw_tb: float
+    usable_fraction: float
+    usable_source: str
+    usable_tb: float
+    #: Σ of the appliances' own figures, GB/s.
+    read_gbs: float
+    write_gbs: float
+    #: Appliances with at least one storage-plane link.
+    cabled_devices: int
+    #: Σ of the appliances' storage-plane link speeds / 8, GB/s (uncabled ones give 0).
+    link_gbs: float
+    #: Σ of the appliances' storage-port speeds / 8, GB/s: what full cabling could carry.
+    port_gbs: float
+    #: Appliances limited by their own links (uncabled ones by nothing), GB/s.
+    served_read_gbs: float
+    served_write_gbs: float
+    #: The GPU nodes' storage bandwidth, GB/s, and how many nodes that is.
+    client_gbs: float
+    client_nodes: int
+    effective_read_gbs: float
+    effective_write_gbs: float
+    #: What binds the effective figure: "appliances", "storage links" or "clients".
+    read_limit: str
+    write_limit: str
+    #: GPUs of the design, and the storage-to-compute ratio (None without GPUs).
+    gpus: int
+    usable_tb_per_gpu: float | None
+    read_gbs_per_gpu: float | None
+    device_ids: tuple[str, ...] = field(default=(), repr=False)
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON types, units in the keys (``report --json``); figures to 6 places."""
+        return {
+            "tier_id": self.tier_id,
+            "name": self.name,
+            "kind": self.kind,
+            "filesystem": self.filesystem,
+            "devices": self.devices,
+            "raw_tb": _round(self.raw_tb),
+            "usable_fraction": _round(self.usable_fraction),
+            "usable_source": self.usable_source,
+            "usable_tb": _round(self.usable_tb),
+            "read_gbs": _round(self.read_gbs),
+            "write_gbs": _round(self.write_gbs),
+            "cabled_devices": self.cabled_devices,
+            "link_gbs": _round(self.link_gbs),
+            "port_gbs": _round(self.port_gbs),
+            "served_read_gbs": _round(self.served_read_gbs),
+            "served_write_gbs": _round(self.served_write_gbs),
+            "client_gbs": _round(self.client_gbs),
+            "client_nodes": self.client_nodes,
+            "effective_read_gbs": _round(self.effective_read_gbs),
+            "effective_write_gbs": _round(self.effective_write_gbs),
+            "read_limit": self.read_limit,
+            "write_limit": self.write_limit,
+            "gpus": self.gpus,
+            "usable_tb_per_gpu": _round(self.usable_tb_per_gpu),
+            "read_gbs_per_gpu": _round(self.read_gbs_per_gpu),
+            "notes": list(self.notes),
+        }
+
+
+def _round(value: float | None) -> float | None:
+    """A figure for JSON: six decimals (2211.84, not 2211.8399999999997)."""
+    return None if value is None else round(value, 6)
+
+
+@dataclass(frozen=True)
+class StorageFigures:
+    """Every tier's figures and the clients they share, from one pass."""
+
+    tiers: tuple[TierFigures, ...]
+    clients: ClientFigures
+
+    def tier(self, tier_id: str) -> TierFigures | None:
+        return next((t for t in self.tiers if t.tier_id == tier_id), None)
+
+
+# -- the storage plane, per host --------------------------------------------------------------
+
+
+def storage_links(design: Design) -> list[Link]:
+    """The links of the storage plane, by :func:`~workbench.calc.fabric.link_plane`'s
+    rule (a link's network's plane, else its host port's), in one tight pass.
+
+    :func:`~workbench.calc.fabric.plane_structure` gives the same links, and the tiers
+    and adjacency of the plane's switches besides; the storage rules need only the links
+    and run after every device edit, where that extra work would double their cost on a
+    100,000-GPU design (~45 ms against ~10 ms for 226,000 links).
+    """
+    planes = network_planes(design)
+    found = []
+    for link in design.links:
+        network = link.network
+        plane = planes.get(network) if network is not None else None
+        if plane is None:
+            plane = link_plane(design, link, planes)
+        if plane == "storage":
+            found.append(link)
+    return found
+
+
+#: How a catalog item's link ends count on the plane: every port of a server or an
+#: appliance is a host end; a switch's ports are not, unless it has a management-only port
+#: (its own BMC port on the out-of-band plane), which :func:`is_host_end` decides per port.
+_HOST, _SWITCH, _ASK = 1, 0, 2
+
+
+class _PlaneBandwidth:
+    """Storage-plane Gb/s per host device (a server or appliance end of a plane link)."""
+
+    def __init__(self, design: Design, links: Iterable[Link]):
+        self.gbps: dict[str, float] = {}
+        devices = design.index.devices
+        types = design.device_types
+        # A tight loop with per-device and per-port-pair caches: 25,000 storage links
+        # pass through here after every edit of a 100,000-GPU design.
+        slugs: dict[str, str] = {}
+        kinds: dict[str, int] = {}
+        speeds: dict[tuple[str, str, str, str], float] = {}
+        gbps = self.gbps
+
+        def slug_of(device_id: str) -> str:
+            found = devices.get(device_id)
+            slug = slugs[device_id] = found[1].device_type if found is not None else ""
+            if slug not in kinds:
+                item = types.get(slug)
+                if item is None:
+                    kinds[slug] = _SWITCH
+                elif item.kind in HOST_KINDS:
+                    kinds[slug] = _HOST
+                else:
+                    kinds[slug] = _ASK if any(i.mgmt_only for i in item.interfaces) else _SWITCH
+            return slug
+
+        asked: dict[tuple[str, str], bool] = {}
+
+        def ask(slug: str, port: str) -> bool:
+            key = (slug, port)
+            known = asked.get(key)
+            if known is None:
+                known = asked[key] = is_host_end(types[slug], port)
+            return known
+
+        def speed(key: tuple[str, str, str, str]) -> float:
+            a, a_port, b, b_port = key
+            a_item, b_item = types.get(a), types.get(b)
+            known = 0.0
+            if a_item is not None and b_item is not None:
+                known = link_speed(a_item, a_port, b_item, b_port) or 0.0
+            speeds[key] = known
+            return known
+
+        for link in links:
+            a_id, b_id = link.a_device, link.b_device
+            a = slugs[a_id] if a_id in slugs else slug_of(a_id)
+            b = slugs[b_id] if b_id in slugs else slug_of(b_id)
+            a_kind, b_kind = kinds[a], kinds[b]
+            a_host = a_kind == _HOST or (a_kind == _ASK and ask(a, link.a_port))
+            b_host = b_kind == _HOST or (b_kind == _ASK and ask(b, link.b_port))
+            if not (a_host or b_host):
+                continue
+            gb = link.speed_gbps
+            if gb is None:
+                key = (a, link.a_port, b, link.b_port)
+                gb = speeds[key] if key in speeds else speed(key)
+            if a_host:
+                gbps[a_id] = gbps.get(a_id, 0.0) + gb
+            if b_host:
+                gbps[b_id] = gbps.get(b_id, 0.0) + gb
+
+
+def storage_port_gbps(item: CatalogItem) -> float:
+    """Σ of an item's storage-plane port speeds, Gb/s (``storage0``.. of a host)."""
+    return sum(p.kind.speed_gbps for p in ports_of(item) if p.plane == "storage")
+
+
+class _PortSpeeds(dict[str, float]):
+    """:func:`storage_port_gbps` per slug, for one pass (12,500 nodes share a few types)."""
+
+    def of(self, item: CatalogItem) -> float:
+        known = self.get(item.slug)
+        if known is None:
+            known = self[item.slug] = storage_port_gbps(item)
+        return known
+
+
+def _clients(design: Design, bandwidth: _PlaneBandwidth, ports: _PortSpeeds) -> ClientFigures:
+    nodes = []
+    types = design.device_types
+    for _rack, device in design.iter_devices():
+        item = types.get(device.device_type)
+        if item is None or not item.gpu_count:
+            continue
+        cabled = bandwidth.gbps.get(device.id)
+        gbps = cabled if cabled is not None else ports.of(item)
+        nodes.append(
+            NodeStorage(device.id, device.name, int(item.gpu_count), gbps, cabled is not None)
+        )
+    return ClientFigures(tuple(nodes))
+
+
+def _share(fractions: set[float], usable: float, raw: float, default: float) -> float:
+    """The tier's usable fraction: the one its appliances share, else usable / raw."""
+    if len(fractions) == 1:
+        return next(iter(fractions))
+    return usable / raw if raw else default
+
+
+def _limit(own: float, served: float, clients: float) -> str:
+    if clients < served - 1e-9:
+        return "clients"
+    if served < own - 1e-9:
+        return "storage links"
+    return "appliances"
+
+
+def storage_figures(design: Design, structure: PlaneStructure | None = None) -> StorageFigures:
+    """Every tier's figures (see the module docstring); ``structure`` is the storage
+    plane when the caller has it already."""
+    links = structure.host_links if structure is not None else storage_links(design)
+    bandwidth = _PlaneBandwidth(design, links)
+    port_speeds = _PortSpeeds()
+    clients = _clients(design, bandwidth, port_speeds)
+    tiers = tuple(
+        _tier_figures(design, tier, bandwidth, port_speeds, clients)
+        for tier in design.storage_tiers
+    )
+    return StorageFigures(tiers, clients)
+
+
+def _tier_figures(
+    design: Design,
+    tier: StorageTier,
+    bandwidth: _PlaneBandwidth,
+    port_speeds: _PortSpeeds,
+    clients: ClientFigures,
+) -> TierFigures:
+    raw = usable = read = write = link = port = served_read = served_write = 0.0
+    uncabled_ports = 0.0
+    present: list[str] = []
+    cabled = 0
+    sources: set[str] = set()
+    fractions: set[float] = set()
+    index = design.index
+    for device_id in tier.device_ids:
+        found = index.devices.get(device_id)
+        if found is None:
+            continue
+        present.append(device_id)
+        item = design.device_types.get(found[1].device_type)
+        share = usable_fraction(item, tier.tier)
+        sources.add(share.source)
+        fractions.add(share.fraction)
+        capacity = _figure(item, "capacity_tb")
+        raw += capacity
+        usable += capacity * share.fraction
+        r, w = _figure(item, "read_gbs"), _figure(item, "write_gbs")
+        read += r
+        write += w
+        ports = port_speeds.of(item) / BITS_PER_BYTE if item is not None else 0.0
+        port += ports
+        cabled_gbps = bandwidth.gbps.get(device_id)
+        if cabled_gbps is None:  # not cabled yet: nothing to limit it by
+            uncabled_ports += ports
+            served_read += r
+            served_write += w
+        else:
+            cabled += 1
+            link += cabled_gbps / BITS_PER_BYTE
+            served_read += min(r, cabled_gbps / BITS_PER_BYTE)
+            served_write += min(w, cabled_gbps / BITS_PER_BYTE)
+    notes = []
+    if len(present) < len(tier.device_ids):
+        gone = len(tier.device_ids) - len(present)
+        notes.append(f"{gone:,} device id(s) of the tier name nothing in the design")
+    if present and cabled < len(present):
+        notes.append(
+            f"{len(present) - cabled:,} of {len(present):,} appliances are not cabled "
+            "into the storage plane: their links are not counted (their storage ports "
+            f"would carry {uncabled_ports:,.1f} GB/s)"
+        )
+    if not clients.nodes:
+        notes.append("the design has no GPU nodes to serve")
+    elif clients.cabled < len(clients.nodes):
+        notes.append(
+            f"{len(clients.nodes) - clients.cabled:,} of {len(clients.nodes):,} GPU nodes "
+            "have no storage-plane link: their storage ports are counted"
+        )
+    client_gbs = clients.gbs
+    gpus = clients.gpus
+    default = usable_fraction(None, tier.tier)
+    effective_read = min(served_read, client_gbs)
+    return TierFigures(
+        tier_id=tier.id,
+        name=tier.name,
+        kind=tier.tier,
+        filesystem=tier.filesystem,
+        devices=len(present),
+        raw_tb=raw,
+        usable_fraction=_share(fractions, usable, raw, default.fraction),
+        usable_source="; ".join(sorted(sources)) or default.source,
+        usable_tb=usable,
+        read_gbs=read,
+        write_gbs=write,
+        cabled_devices=cabled,
+        link_gbs=link,
+        port_gbs=port,
+        served_read_gbs=served_read,
+        served_write_gbs=served_write,
+        client_gbs=client_gbs,
+        client_nodes=len(clients.nodes),
+        effective_read_gbs=effective_read,
+        effective_write_gbs=min(served_write, client_gbs),
+        read_limit=_limit(read, served_read, client_gbs),
+        write_limit=_limit(write, served_write, client_gbs),
+        gpus=gpus,
+        usable_tb_per_gpu=usable / gpus if gpus else None,
+        read_gbs_per_gpu=effective_read / gpus if gpus else None,
+        device_ids=tuple(present),
+        notes=tuple(notes),
+    )
+
+
+def tier_figures(design: Design) -> list[TierFigures]:
+    """One :class:`TierFigures` per ``design.storage_tiers``, in their order."""
+    return list(storage_figures(design).tiers)
+
+
+def storage_report(design: Design) -> list[dict[str, Any]]:
+    """``report --json``'s ``storage``: one object per tier (:meth:`TierFigures.to_json`)."""
+    return [figures.to_json() for figures in tier_figures(design)]

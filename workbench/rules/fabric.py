@@ -1,0 +1,248 @@
+"""Fabric rules: ports that exist and carry one cable, links both ends can run, one MTU
+per plane, every GPU server on the compute plane, and a non-blocking compute fabric.
+
+The decisions are made elsewhere and only turned into findings here: port compatibility
+in :mod:`workbench.model.ports`, a plane's tiers in :mod:`workbench.calc.fabric`, the
+MTU and oversubscription figures in :mod:`workbench.calc.fabric_analysis`.
+
+They must stay fast on a 100,000-GPU design (300,000 links), because the Checks view
+re-runs them after edits:
+
+* FABRIC-PORT is a device rule: an edit of a link re-checks the two devices at its
+  ends, not the fabric.  A problem between two ports is reported once, under the
+  link's ``a`` end (so a new catalog snapshot of the ``b`` end's item alone shows in the
+  next full check).
+* FABRIC-UNCABLED reads each GPU server's own links, stopping at the first compute one.
+* FABRIC-OVERSUB reads the whole compute plane (a few hundred milliseconds at 100,000
+  GPUs) and so looks at links only, not at every device move.
+* FABRIC-MTU reads the design's few networks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from workbench.calc.fabric import link_plane, plane_structure, tier_name
+from workbench.calc.fabric_analysis import MTU_SOURCE, mtu_problems, tier_figures
+from workbench.calc.fabric_graph import plane_graph
+from workbench.catalog.item import CatalogItem
+from workbench.model import Design, Device
+from workbench.model.design import PLANES
+from workbench.model.ports import link_problem, ports_of, split_lane
+from workbench.rules.engine import KINDS, Finding, Rule, RuleContext, Severity, rule
+
+#: A network edit should re-run the plane rules; the engine offers the kind once it
+#: knows it (``Change.networks``), until then a full check does.
+_NETWORKS = frozenset({"network"}) & KINDS
+
+
+def _name(design: Design, device_id: str) -> str:
+    found = design.index.devices.get(device_id)
+    return found[1].name if found is not None else device_id
+
+
+@rule(
+    "FABRIC-PORT",
+    title="A link on a port that is missing, taken or incompatible",
+    severity=Severity.ERROR,
+    scope="device",
+    looks_at={"device", "link"},
+    source=(
+        "a port or breakout lane takes one cable; the ports' NetBox interface types set "
+        "the speeds, cages and breakouts a link may use (workbench.model.ports)"
+    ),
+)
+def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
+    design = ctx.design
+    index = design.index
+    link_ids = index.device_links.get(device.id)
+    if not link_ids:
+        return
+    item = design.device_types.get(device.device_type)
+    if item is None:
+        return  # CATALOG-MISSING says so
+    names = _port_names(ctx, item)
+    tables: dict[str, _PortNames] = ctx.memo("fabric-port-names", "", dict)
+    devices, types = index.devices, design.device_types
+    # Whether two ends can be cabled depends on the items, the port types, the lanes and
+    # the speed, not on the port names: asked once per combination in a check.
+    fits: dict[tuple[object, ...], bool] = ctx.memo("fabric-port-fits", "", dict)
+    taken: dict[str, list[tuple[int | None, str]]] = {}
+    for link_id in sorted(link_ids):
+        link = index.links[link_id]
+        mine = link.a_device == device.id
+        ends = [(link.a_port, link.b_device, link.b_port)] if mine else []
+        if link.b_device == device.id:  # both ends, for a loop back to itself
+            ends.append((link.b_port, link.a_device, link.a_port))
+        for port, other, other_port in ends:
+            physical, lane, kind = names[port]
+            if kind is None:
+                yield me.finding(
+                    f"{device.name} ({item.model}) has no port {port!r}: link {link.id} to "
+                    f"{_name(design, other)} {other_port}.",
+                    device.id,
+                    other,
+                    link.id,
+                )
+                continue
+            taken.setdefault(physical, []).append((lane, link.id))
+        if not mine:
+            continue
+        placed = devices.get(link.b_device)
+        peer = types.get(placed[1].device_type) if placed is not None else None
+        if peer is None:
+            continue
+        peer_names = tables.get(peer.slug) or _port_names(ctx, peer)
+        _a, a_lane, a_kind = names[link.a_port]
+        _b, b_lane, b_kind = peer_names[link.b_port]
+        if a_kind is None or b_kind is None:
+            continue  # a missing port is its own finding, on its own device
+        key = (item.slug, a_kind, a_lane, peer.slug, b_kind, b_lane, link.speed_gbps)
+        fine = fits.get(key)
+        if fine is None:
+            problem = link_problem(item, link.a_port, peer, link.b_port, link.speed_gbps)
+            fine = fits[key] = problem is None
+        if fine:
+            continue
+        problem = link_problem(item, link.a_port, peer, link.b_port, link.speed_gbps)
+        speed = f" at {link.speed_gbps:g}G" if link.speed_gbps is not None else ""
+        yield me.finding(
+            f"{device.name} {link.a_port} – {_name(design, link.b_device)} {link.b_port}"
+            f"{speed} (link {link.id}): {problem}.",
+            device.id,
+            link.b_device,
+            link.id,
+        )
+    for physical, uses in taken.items():
+        if len(uses) > 1:
+            found = _doubled(device, physical, uses)
+            if found is not None:
+                yield me.finding(found, device.id, *(link_id for _lane, link_id in uses))
+
+
+class _PortNames(dict[str, tuple[str, "int | None", "str | None"]]):
+    """Port name → (physical port, lane, the port's NetBox type; None when the item has
+    no such port), for one item, filled on first look-up: a 300,000-link check asks it
+    600,000 times."""
+
+    def __init__(self, item: CatalogItem):
+        super().__init__()
+        self.types = {p.name: p.kind.type for p in ports_of(item)}
+
+    def __missing__(self, name: str) -> tuple[str, int | None, str | None]:
+        physical, lane = split_lane(name)
+        found = self[name] = (physical, lane, self.types.get(physical))
+        return found
+
+
+def _port_names(ctx: RuleContext, item: CatalogItem) -> _PortNames:
+    tables: dict[str, _PortNames] = ctx.memo("fabric-port-names", "", dict)
+    table = tables.get(item.slug)
+    if table is None:
+        table = tables[item.slug] = _PortNames(item)
+    return table
+
+
+def _doubled(device: Device, physical: str, uses: list[tuple[int | None, str]]) -> str | None:
+    """What is wrong with the several links on one physical port, or None (the lanes of
+    one split, each once)."""
+    lanes = [lane for lane, _link in uses]
+    whole = lanes.count(None)
+    doubled = sorted({lane for lane in lanes if lane is not None and lanes.count(lane) > 1})
+    if whole > 1:
+        what = f"{physical} is cabled {whole} times"
+    elif whole == 1:
+        what = f"{physical} is cabled whole and also split into lanes"
+    elif doubled:
+        what = ", ".join(f"{physical}/{lane}" for lane in doubled) + " cabled twice"
+    else:
+        return None
+    link_list = ", ".join(link_id for _lane, link_id in uses)
+    return f"{device.name}: {what} (links {link_list})."
+
+
+@rule(
+    "FABRIC-MTU",
+    title="A plane's networks disagree on the MTU",
+    severity=Severity.WARNING,
+    scope="design",
+    looks_at={"design"} | _NETWORKS,
+    source=MTU_SOURCE,
+)
+def fabric_mtu(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    for plane in PLANES:
+        for problem in mtu_problems(design, plane):
+            yield me.finding(problem.message, problem.network_id)
+
+
+def _gpu_server(item: CatalogItem | None) -> bool:
+    return item is not None and item.kind == "server" and item.gpu_count > 0
+
+
+@rule(
+    "FABRIC-UNCABLED",
+    title="A GPU server is not on the compute fabric",
+    severity=Severity.WARNING,
+    scope="design",
+    looks_at={"device", "link", "design"} | _NETWORKS,
+    source=(
+        "domain brief §3: the compute (parameter) plane carries gradient sync at "
+        "≥ 200 Gb/s per GPU rail, GPU i of every node on rail leaf i"
+    ),
+)
+def fabric_uncabled(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    planes = {n.id: n.plane for n in design.networks}
+    has_fabric = "compute" in planes.values()
+    index = design.index
+    types = design.device_types
+    lonely: list[Device] = []
+    for _rack, device in design.iter_devices():
+        item = types.get(device.device_type)
+        if not _gpu_server(item):
+            continue
+        links = index.device_links.get(device.id, ())
+        if any(link_plane(design, index.links[i], planes) == "compute" for i in links):
+            has_fabric = True
+        else:
+            lonely.append(device)
+    if not has_fabric:
+        return  # no compute fabric drawn yet: nothing to be missing from
+    for device in lonely:
+        yield me.finding(
+            f"{device.name} has no link on the compute plane: its GPUs cannot take part "
+            "in collectives with the rest of the cluster.",
+            device.id,
+        )
+
+
+@rule(
+    "FABRIC-OVERSUB",
+    title="The compute fabric is oversubscribed",
+    severity=Severity.WARNING,
+    scope="design",
+    looks_at={"link", "design"} | _NETWORKS,
+    source=(
+        "domain brief §3: oversubscription = downlink / uplink bandwidth, 1:1 is "
+        "non-blocking; ring all-reduce moves 2(n−1)/n × the gradient bytes per GPU "
+        "every step, across every tier"
+    ),
+)
+def fabric_oversub(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    structure = plane_structure(design, "compute")
+    if structure.depth < 2:
+        return
+    graph = plane_graph(design, "compute", structure)
+    for tier in tier_figures(graph):
+        if tier.ratio is None or tier.ratio <= 1 + 1e-9:
+            continue
+        worst = ""
+        if tier.worst_switch is not None and tier.worst_ratio is not None:
+            worst = f"; worst {_name(design, tier.worst_switch)} at {tier.worst_ratio:.2f}:1"
+        yield me.finding(
+            f"Compute plane {tier_name(tier.tier)} tier is oversubscribed {tier.ratio:.2f}:1 "
+            f"({tier.down_gbps / 1000:,.1f} Tb/s down, {tier.up_gbps / 1000:,.1f} Tb/s up"
+            f"{worst}). Data-parallel all-reduce sends every GPU's gradients through every "
+            f"tier each step, so a cluster-wide collective gets at most "
+            f"{100 / tier.ratio:.0f} % of the hosts' bandwidth through this tier.",
+            tier.worst_switch or "compute",
+        )

@@ -36,7 +36,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from workbench.calc.fabric import PlaneStructure, is_host_end, link_plane, network_planes
+from workbench.calc.fabric import (
+    PlaneStructure,
+    is_host_end,
+    link_plane,
+    network_planes,
+    plane_structure,
+)
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design, Link, StorageTier
 from workbench.model.ports import HOST_KINDS, link_speed, ports_of
@@ -356,8 +362,11 @@ def _limit(own: float, served: float, clients: float) -> str:
 
 def storage_figures(design: Design, structure: PlaneStructure | None = None) -> StorageFigures:
     """Every tier's figures (see the module docstring); ``structure`` is the storage
-    plane when the caller has it already."""
-    links = structure.host_links if structure is not None else storage_links(design)
+    plane when the caller has it already, else the cached one (computed once per
+    cabling edit, :func:`~workbench.calc.fabric.plane_structures`)."""
+    if structure is None:
+        structure = plane_structure(design, "storage")
+    links = structure.host_links
     bandwidth = _PlaneBandwidth(design, links)
     port_speeds = _PortSpeeds()
     clients = _clients(design, bandwidth, port_speeds)

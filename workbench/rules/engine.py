@@ -418,10 +418,22 @@ class Checker:
 
 
 def _kinds_touched(change: Change) -> set[str]:
+    """The kinds of object ``change`` touched, as rules declare them in ``looks_at``.
+
+    Devices that only moved (a drag in the rack view) touch their racks, not "device":
+    no device-wide or design-wide verdict depends on where a device hangs, and the rack
+    rules re-run for both racks.  That keeps a drag on a 100,000-GPU design from
+    re-running the storage and fabric rules.
+    """
     kinds = set()
     if change.racks:
         kinds.add("rack")
-    if change.devices or change.racks:
+    moves_only = (
+        change.devices
+        and not (change.added or change.removed or change.layout or change.types)
+        and change.devices <= change.moved
+    )
+    if (change.devices or change.racks) and not moves_only:
         kinds.add("device")
     if change.workloads:
         kinds.add("workload")

@@ -143,6 +143,14 @@ class MainWindow(QMainWindow):
             "Storage", "storageDock", self.storage_panel, Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.tabifyDockWidget(self.checks_dock, self.storage_dock)
+        # One plane's figures and cable summary (what the BOM will count), a third tab.
+        from workbench.ui.fabric_panel import FabricPanel
+
+        self.fabric_panel = FabricPanel(document)
+        self.cables_dock = self._dock(
+            "Cables", "cablesDock", self.fabric_panel, Qt.DockWidgetArea.BottomDockWidgetArea
+        )
+        self.tabifyDockWidget(self.storage_dock, self.cables_dock)
         self.checks_dock.raise_()
         self.checks.showObject.connect(self.show_object)
 
@@ -219,9 +227,22 @@ class MainWindow(QMainWindow):
             "Generate a plane's switches and links (one undoable step)"
         )
         self.show_fabric_action = self._add(fabric, "Show &Fabric View", None, self.show_fabric)
+        self.cable_summary_action = self._add(
+            fabric, "&Cable Summary", "Ctrl+Shift+L", self.show_cable_summary
+        )
+        self.cable_summary_action.setStatusTip(
+            "A plane's figures and its cables and optics by media, length and part"
+        )
+        self.storage_action = self._add(fabric, "&Storage Tiers", None, self.show_storage)
 
         view = bar.addMenu("&View")
-        for dock in (self.palette_dock, self.inspector_dock, self.checks_dock, self.storage_dock):
+        for dock in (
+            self.palette_dock,
+            self.inspector_dock,
+            self.checks_dock,
+            self.storage_dock,
+            self.cables_dock,
+        ):
             view.addAction(dock.toggleViewAction())
         self.checks_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+Shift+C"))
         view.addSeparator()
@@ -264,6 +285,7 @@ class MainWindow(QMainWindow):
                     self.inspector_dock,
                     self.checks_dock,
                     self.storage_dock,
+                    self.cables_dock,
                 )
                 if dock.isVisible() and not dock.isFloating()
             ]
@@ -288,6 +310,19 @@ class MainWindow(QMainWindow):
     def show_fabric(self) -> None:
         """Bring the Fabric view forward."""
         self.tabs.setCurrentWidget(self.fabric_view)
+
+    def show_cable_summary(self, plane: str | None = None) -> None:
+        """Raise the Cables tab, on the plane the Fabric view shows."""
+        shown = plane or self.fabric_view.plane
+        if shown in ("compute", "storage", "management", "oob"):
+            self.fabric_panel.set_plane(shown)
+        self.cables_dock.show()
+        self.cables_dock.raise_()
+
+    def show_storage(self) -> None:
+        """Raise the Storage tab."""
+        self.storage_dock.show()
+        self.storage_dock.raise_()
 
     def _fabric_generated(self, plane: str) -> None:
         self.show_fabric()
@@ -460,6 +495,14 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+            # A layout saved before a dock existed leaves the new dock loose beside
+            # Checks; put it back in its tab.
+            if isinstance(state, (bytes, bytearray)) or hasattr(state, "data"):
+                raw = bytes(state.data()) if hasattr(state, "data") else bytes(state)
+                if b"storageDock" not in raw or b"cablesDock" not in raw:
+                    self.tabifyDockWidget(self.checks_dock, self.storage_dock)
+                    self.tabifyDockWidget(self.storage_dock, self.cables_dock)
+                    self.checks_dock.raise_()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         if not self.file_actions.maybe_save():

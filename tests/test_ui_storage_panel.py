@@ -201,7 +201,7 @@ def test_a_refused_tier_keeps_the_dialog_open_and_changes_nothing(qtbot, catalog
     qtbot.mouseClick(
         dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton
     )
-    assert dialog.isVisible() and dialog.error.text() == "A storage tier needs a name."
+    assert dialog.isVisible() and dialog.error.text() == "A storage tier name cannot be empty."
     assert document.design == start and document.undo_stack.count() == 0
 
 

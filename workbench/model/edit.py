@@ -12,17 +12,16 @@ an undo that raised would leave the undo stack and the model disagreeing.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from workbench.model.design import COOLING_LIMITS_KW, DEVICE_ROLES, Design, Device, Rack, Workload
 from workbench.model.errors import EditError
+from workbench.model.names import clean_label, clean_name
+
+_WORKLOAD_FIELDS = frozenset(f.name for f in fields(Workload)) - {"id"}
 
 #: Device fields :func:`set_device_field` edits, with the words a message uses for them.
 DEVICE_FIELDS: dict[str, str] = {"serial": "serial", "asset_tag": "asset tag", "role": "role"}
-
-#: The longest serial or asset tag accepted: real serials and tags are far shorter, and
-#: the limit stops a pasted paragraph from landing in a field printed on labels.
-MAX_LABEL_CHARS = 64
 
 
 def _rack(design: Design, rack_id: str) -> Rack:
@@ -33,10 +32,8 @@ def _rack(design: Design, rack_id: str) -> Rack:
 
 
 def rename_device(design: Design, device_id: str, name: str) -> str:
-    """Rename a device; returns the old name.  Blank names are refused."""
-    name = name.strip()
-    if not name:
-        raise EditError("A device name cannot be empty.")
+    """Rename a device; returns the old name.  The name must pass :mod:`names`."""
+    name = clean_name(name, "device")
     found = design.find_device(device_id)
     if found is None:
         raise EditError(f"No device with id {device_id!r}.")
@@ -47,10 +44,8 @@ def rename_device(design: Design, device_id: str, name: str) -> str:
 
 
 def rename_rack(design: Design, rack_id: str, name: str) -> str:
-    """Rename a rack; returns the old name.  Blank names are refused."""
-    name = name.strip()
-    if not name:
-        raise EditError("A rack name cannot be empty.")
+    """Rename a rack; returns the old name.  The name must pass :mod:`names`."""
+    name = clean_name(name, "rack")
     rack = _rack(design, rack_id)
     old, rack.name = rack.name, name
     return old
@@ -66,14 +61,7 @@ def _device(design: Design, device_id: str) -> Device:
 def _clean_label(design: Design, device: Device, field: str, value: str) -> str:
     """A serial or asset tag as it will be stored: stripped, short, printable, and (for
     asset tags) not already on another device, since a tag identifies one box."""
-    value = value.strip()
-    what = DEVICE_FIELDS[field].capitalize()
-    if len(value) > MAX_LABEL_CHARS:
-        raise EditError(
-            f"{what} is {len(value)} characters long; at most {MAX_LABEL_CHARS} are allowed."
-        )
-    if not value.isprintable():
-        raise EditError(f"{what} may not contain tabs, line breaks or other control characters.")
+    value = clean_label(value, DEVICE_FIELDS[field])
     if field == "asset_tag" and value:
         # Case-insensitive: "at-0042" and "AT-0042" are the same label read off a box.
         key = value.casefold()
@@ -91,7 +79,7 @@ def set_device_field(design: Design, device_id: str, field: str, value: str) -> 
 
     Surrounding whitespace is dropped and an empty value clears the field (for ``role``:
     back to the catalog item's role).  Serials and asset tags must be at most
-    :data:`MAX_LABEL_CHARS` printable characters, asset tags unique in the design; a
+    :data:`~workbench.model.names.MAX_LABEL_CHARS` printable characters, asset tags unique in the design; a
     role must be one the rack drawing knows a colour for.
     """
     if field not in DEVICE_FIELDS:
@@ -158,6 +146,7 @@ def restore_rack_cooling(design: Design, rack_id: str, cooling: str, power_limit
 
 def add_workload(design: Design, workload: Workload, index: int | None = None) -> int:
     """Insert a workload; returns the index it landed at (for undo)."""
+    clean_name(workload.name, "workload")
     if design.index.in_use(workload.id):
         raise EditError(f"The id {workload.id!r} is already in use.")
     if index is None:
@@ -178,7 +167,18 @@ def remove_workload(design: Design, workload_id: str) -> tuple[int, Workload]:
 
 
 def update_workload(design: Design, workload_id: str, **changes) -> Workload:
-    """Replace fields of a workload; returns the previous value (a copy) for undo."""
+    """Replace fields of a workload; returns the previous value (a copy) for undo.
+
+    Unknown fields are an EditError rather than the dataclass's TypeError, so a form
+    that drifts from the model is refused like any other bad edit.  Value ranges are
+    the calculators' business (rule WORKLOAD-INPUT), but the name is checked here like
+    every other name, because the file and the exports must hold it.
+    """
+    unknown = sorted(set(changes) - _WORKLOAD_FIELDS)
+    if unknown:
+        raise EditError(f"A workload has no field {unknown[0]!r}.")
+    if "name" in changes:
+        changes["name"] = clean_name(changes["name"], "workload")
     for i, w in enumerate(design.workloads):
         if w.id == workload_id:
             design.workloads[i] = design.index.workloads[w.id] = replace(w, **changes)

@@ -17,6 +17,7 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model import ops
 from workbench.model.design import DEFAULT_FEED, Design, Device, Rack, Row
 from workbench.model.errors import EditError
+from workbench.model.names import clean_name
 from workbench.model.placement import Placement, can_place, rack_height
 from workbench.model.requests import (
     ItemSource,
@@ -63,9 +64,7 @@ def add_row(
     site = design.index.sites.get(site_id) if site_id else design.sites[0]
     if site is None:
         raise EditError(f"No site with id {site_id!r}.")
-    row = Row(design.index.new_id("row"), (name or next_row_name(design)).strip())
-    if not row.name:
-        raise EditError("A row needs a name.")
+    row = Row(design.index.new_id("row"), clean_name(name or next_row_name(design), "row"))
     steps: list[ops.Op] = []
     if rack_type is not None and count:
         item = _rack_item(design, catalog, rack_type)

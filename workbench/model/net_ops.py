@@ -21,6 +21,7 @@ from typing import Any
 from workbench.model.change import Change
 from workbench.model.design import PLANES, Design, Link, Network, StorageTier
 from workbench.model.errors import EditError
+from workbench.model.names import clean_name
 from workbench.model.ports import MEDIA, link_problem
 
 #: Values of a few fields, as (field, value) pairs: hashable, so edits stay frozen.
@@ -94,9 +95,7 @@ def check_network_value(name: str, value: Any) -> Any:
     if name not in NETWORK_FIELDS:
         raise EditError(f"A network has no field {name!r}.")
     if name == "name":
-        if not isinstance(value, str) or not value.strip():
-            raise EditError("A network needs a name.")
-        return value.strip()
+        return clean_name(value, "network")
     if name == "plane":
         if value not in PLANES:
             raise EditError(f"A plane is one of {', '.join(PLANES)}, not {value!r}.")
@@ -161,9 +160,7 @@ def check_tier_value(name: str, value: Any) -> Any:
     if name not in TIER_FIELDS:
         raise EditError(f"A storage tier has no field {name!r}.")
     if name == "name":
-        if not isinstance(value, str) or not value.strip():
-            raise EditError("A storage tier needs a name.")
-        return value.strip()
+        return clean_name(value, "storage tier")
     if name == "tier":
         if value not in TIER_KINDS:
             raise EditError(f"A tier is one of {', '.join(TIER_KINDS)}, not {value!r}.")

@@ -24,6 +24,7 @@ from workbench.catalog.item import CatalogItem
 from workbench.model.change import Change
 from workbench.model.design import Design, Device, Link, Rack, Row, Waiver
 from workbench.model.errors import EditError
+from workbench.model.names import text_problem
 
 if TYPE_CHECKING:
     from workbench.model.net_ops import (
@@ -270,6 +271,15 @@ def _check_free(design: Design, ids: Iterable[str]) -> None:
         seen.add(object_id)
 
 
+def _check_names(what: str, objects: Iterable[Row | Rack | Device]) -> None:
+    """Added objects carry names that the file and every export can hold (the rule
+    lives in :mod:`workbench.model.names`); checked like ids, on every add."""
+    for obj in objects:
+        problem = text_problem(obj.name)
+        if problem is not None:
+            raise EditError(f"The {what} {obj.name!r:.60} cannot be added: its name {problem}.")
+
+
 def _detach(design: Design, devices: Sequence[Device]) -> Detached:
     """Take the links and tier memberships of ``devices`` out of the design."""
     index = design.index
@@ -336,6 +346,9 @@ def _add_row(design: Design, op: AddRow) -> Applied:
         raise EditError(f"No site with id {op.site_id!r}.")
     racks = op.row.racks
     _check_free(design, [op.row.id, *(r.id for r in racks), *(d.id for d in _devices_of(racks))])
+    _check_names("row", [op.row])
+    _check_names("rack", racks)
+    _check_names("device", _devices_of(racks))
     _insert_at(site.rows, op.row, op.index, "rows of the site")
     design.index.add_row(site, op.row)
     _reattach(design, op.detached)
@@ -384,6 +397,8 @@ def _add_rack(design: Design, op: AddRack) -> Applied:
         raise EditError(f"No row with id {op.row_id!r}.")
     row = placed[1]
     _check_free(design, [op.rack.id, *(d.id for d in op.rack.devices)])
+    _check_names("rack", [op.rack])
+    _check_names("device", op.rack.devices)
     _insert_at(row.racks, op.rack, op.index, "racks of the row")
     design.index.add_rack(row, op.rack)
     _reattach(design, op.detached)
@@ -431,6 +446,7 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
         raise EditError(f"No rack with id {op.rack_id!r}.")
     rack = placed[1]
     _check_free(design, [op.device.id])
+    _check_names("device", [op.device])
     _insert_at(rack.devices, op.device, op.index, "devices of the rack")
     design.index.add_device(rack, op.device)
     _reattach(design, op.detached)

@@ -17,6 +17,7 @@ from typing import Any
 from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import FACINGS, Design, Rack
 from workbench.model.errors import EditError
+from workbench.model.names import clean_name
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,7 @@ def check_value(design: Design, field_name: str, value: Any) -> Any:
             return None
         raise EditError(f"{spec.label} cannot be empty.")
     if spec.kind == "text":
-        text = str(value).strip()
-        if not text:
-            raise EditError(f"A rack's {spec.label.lower()} cannot be empty.")
-        return text
+        return clean_name(value, "rack")  # the only text field
     if spec.kind == "number":
         number = _number(spec, value)
         if field_name not in _POSITIONS and not number > 0:

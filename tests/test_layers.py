@@ -12,9 +12,19 @@ import subprocess
 import sys
 import textwrap
 
-CORE = ("model", "catalog", "calc", "rules", "planning", "store", "export", "templates")
+CORE = (
+    "model",
+    "catalog",
+    "calc",
+    "rules",
+    "planning",
+    "store",
+    "export",
+    "templates",
+    "versions",
+)
 #: Core modules that are not packages.
-CORE_MODULES = ("units",)
+CORE_MODULES = ("units", "text_rules")
 
 PROBE = textwrap.dedent(
     """

@@ -51,7 +51,9 @@ def test_every_column_is_a_field_or_a_key(table: str) -> None:
 
 
 def test_every_field_of_the_design_is_stored() -> None:
-    stored = {*binding.META_FIELDS, "sites", "device_types"} | {b.table for b in binding.LISTS}
+    stored = {*binding.META_FIELDS, *binding.OTHER_FIELDS, "sites", "device_types"} | {
+        b.table for b in binding.LISTS
+    }
     missing = [f.name for f in dataclasses.fields(Design) if f.init and f.name not in stored]
     assert not missing, f"Design fields {missing} are stored nowhere in a project file"
     tables = {b.table for b in binding.TREE + binding.LISTS} | set(binding.UNBOUND_COLUMNS)

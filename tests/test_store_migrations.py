@@ -270,8 +270,27 @@ def test_v4_sample_opens_with_its_feeds_and_floor_and_no_fabric_fields(tmp_path:
     assert copy.read_bytes() == before
 
 
+SAMPLE_V5 = Path(__file__).parent / "data" / "project_v5.dcwb"
+
+
+def test_v5_sample_opens_with_its_fabric_and_an_empty_version_matrix(tmp_path: Path) -> None:
+    """Schema 6 added the version matrix; a version-5 design had none."""
+    copy = tmp_path / "sample.dcwb"
+    shutil.copyfile(SAMPLE_V5, copy)
+    before = copy.read_bytes()
+    design = open_design(copy)
+    assert design.name == "Sample saved by schema version 5"
+    assert len(design.links) == 508 and len(design.networks) == 4
+    assert design.versions.baselines == [] and design.versions.assignments == []
+    assert design.versions.observations == []
+    assert _header(copy) == (schema_module.APPLICATION_ID, 5)
+    assert copy.read_bytes() == before
+
+
 @pytest.mark.parametrize(
-    "sample", [SAMPLE_V1, SAMPLE_V2, SAMPLE_V3, SAMPLE_V4], ids=["v1", "v2", "v3", "v4"]
+    "sample",
+    [SAMPLE_V1, SAMPLE_V2, SAMPLE_V3, SAMPLE_V4, SAMPLE_V5],
+    ids=["v1", "v2", "v3", "v4", "v5"],
 )
 def test_older_sample_saves_as_current_version_with_nothing_lost(
     tmp_path: Path, sample: Path

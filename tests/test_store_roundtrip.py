@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_designs import full_design, one_rack_design, small_design, snapshot
 
+from workbench.model import ops
 from workbench.model.design import (
     Design,
     Device,
@@ -23,7 +24,8 @@ from workbench.model.design import (
     Waiver,
     Workload,
 )
-from workbench.store import SCHEMA_VERSION, open_design, save_design
+from workbench.model.versions import VersionMatrix
+from workbench.store import SCHEMA_VERSION, ProjectFileError, open_design, save_design
 from workbench.store.schema import APPLICATION_ID
 
 TYPES = snapshot()
@@ -170,6 +172,7 @@ def designs(draw: st.DrawFn) -> Design:
             software_stacks=st.lists(stacks, max_size=2),
             properties=st.dictionaries(text, text, max_size=4),
             waivers=st.lists(waivers, max_size=3),
+            versions=st.just(VersionMatrix()),
         )
     )
 
@@ -179,9 +182,17 @@ def designs(draw: st.DrawFn) -> Design:
 )
 @given(design=designs())
 def test_random_design_round_trips(tmp_path: Path, design: Design) -> None:
+    """Whatever the dataclasses hold is read back exactly, or refused with one
+    ProjectFileError when a value breaks the model's rules (a blank name, an unknown
+    face, a dangling link: tests/test_store_untrusted.py).  Designs of valid values
+    must come back exactly: test_store_untrusted.test_every_valid_design_round_trips."""
     path = tmp_path / "random.dcwb"
     save_design(design, path)
-    assert open_design(path) == design
+    try:
+        back = open_design(path)
+    except ProjectFileError:
+        return
+    assert back == design
 
 
 def test_small_design_round_trips_in_order(tmp_path: Path) -> None:
@@ -241,7 +252,7 @@ def test_saving_again_replaces_the_content(tmp_path: Path) -> None:
     path = tmp_path / "twice.dcwb"
     save_design(small_design("first"), path)
     second = small_design("second")
-    second.sites[0].rows[0].racks.pop()
+    ops.apply(second, ops.RemoveRack("rack1"))  # with its links and tier members
     save_design(second, path)
     assert open_design(path) == second
     assert sorted(p.name for p in tmp_path.iterdir()) == ["twice.dcwb"]

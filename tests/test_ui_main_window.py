@@ -600,3 +600,53 @@ def test_a_refused_edit_says_why_in_the_status_bar(window):
     window.document.push(RenameRackCommand(window.document, "r1", "  "))
     assert window.statusBar().currentMessage() == "A rack name cannot be empty."
     assert window.document.undo_stack.count() == 0
+
+
+def _interrupted_save(tmp_path, design, newer_name: str):
+    """``site.dcwb`` saved ten minutes ago, and a complete but never renamed save of a
+    newer design beside it, as a crash between write and rename leaves it."""
+    import dataclasses
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from workbench.store import save_design
+
+    path = tmp_path / "site.dcwb"
+    save_design(design, path)
+    newer = tmp_path / "newer.dcwb"
+    save_design(dataclasses.replace(design, name=newer_name), newer)
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()  # a pid that has exited: the save that wrote the temp is gone
+    temp = tmp_path / f".{path.name}.{child.pid}.0123abcd.tmp"
+    newer.replace(temp)
+    now = time.time()
+    os.utime(path, (now - 600, now - 600))
+    os.utime(temp, (now - 300, now - 300))
+    return path, temp
+
+
+@pytest.mark.parametrize("answer", ["Recover", "Open the File as It Is", None])
+def test_an_interrupted_save_is_offered_when_its_file_is_opened(
+    window, tmp_path, monkeypatch, tiny_design, answer
+):
+    path, temp = _interrupted_save(tmp_path, tiny_design, "the newer work")
+    asked: list[str] = []
+
+    def clicked(box):
+        asked.append(box.text())
+        return next((b for b in box.buttons() if b.text() == answer), None)
+
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: 0)
+    monkeypatch.setattr(QMessageBox, "clickedButton", clicked)
+    opened = window.file_actions.open_path(path, ask_save=False)
+    assert len(asked) == 1 and "interrupted" in asked[0] and "site.dcwb" in asked[0]
+    if answer == "Recover":
+        assert opened and window.document.design.name == "the newer work"
+        assert not temp.exists()
+    elif answer is not None:
+        assert opened and window.document.design.name == tiny_design.name
+        assert not temp.exists()
+    else:  # Cancel: nothing opened, nothing removed
+        assert not opened and temp.exists()

@@ -8,10 +8,12 @@ can show them in a table) and format themselves the same way.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
@@ -23,10 +25,22 @@ def display_path(path: str | os.PathLike[str]) -> str:
     text = os.fspath(path)
     if not text:
         return text
-    try:
-        return str(Path(text).resolve().relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):
+    with contextlib.suppress(ValueError, OSError):  # elsewhere: keep it absolute
+        text = str(Path(text).resolve().relative_to(Path.cwd().resolve()))
+    return printable_text(text)
+
+
+def printable_text(text: str) -> str:
+    """``text`` safe to print on one line: a file name from a stranger's archive (or a
+    tag in a stranger's file) may hold bytes that are not UTF-8, which would make
+    ``print`` raise, or a line break, which would split a one-line message.  Such
+    characters are shown as escapes."""
+    if text.isprintable():
         return text
+    return "".join(
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in text
+    )
 
 
 def format_location(file: str, line: int | None, field: str | None, message: str) -> str:
@@ -118,3 +132,12 @@ class CatalogWarning:
 
     def __str__(self) -> str:
         return format_location(self.file, self.line, self.field, self.message)
+
+
+def shown_value(value: Any) -> str:
+    """A value quoted for a message, cut short so a one-line error stays one line."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print
+        text = f"<{type(value).__name__} too long to show>"
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -10,6 +10,10 @@ A bad file must not stop the window from starting, so by default errors are coll
 in :attr:`Catalog.errors` (one per bad field, so a file is fixed in one pass) and the
 broken entry is left out; ``strict=True`` (used by tests and ``catalog validate`` style
 checks) raises the first error instead.
+
+Catalog files come from strangers (the NetBox community library), so a file is read
+within the limits of :mod:`workbench.catalog.limits`: a hostile or broken file in the
+user's folder costs one error naming it, and every other file still loads.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.catalog import limits
 from workbench.catalog.errors import (
     CatalogError,
     CatalogWarning,
@@ -75,19 +80,23 @@ class FileResult:
     single: bool = True
 
 
-def load_file(path: Path) -> FileResult:
+def load_file(path: Path, content: bytes | None = None) -> FileResult:
     """Read one catalog file; never raises for bad content (see ``FileResult.errors``).
 
     Every bad field of every entry is an error of its own; an entry with any error is
-    left out.  A file that is not valid YAML gives one error (nothing after a syntax
-    error can be trusted).
+    left out.  A file that is not valid YAML, or breaks one of the limits of
+    :mod:`~workbench.catalog.limits`, gives one error (nothing after it can be trusted).
+    ``content`` is the file's bytes when the caller has read them already (the importer
+    validates exactly the bytes it then copies).
     """
     result = FileResult(path)
     shown = display_path(path)
     try:
-        data, lines = read_yaml(path)
+        data, lines = read_yaml(path, content)
     except CatalogError as exc:
-        result.errors.append(exc)
+        # Without its traceback: the frames would keep the file's half-read values
+        # alive (megabytes for a hostile file) as long as the catalog lists the error.
+        result.errors.append(exc.with_traceback(None))
         return result
     if data is None:
         result.errors.append(CatalogError("file is empty", file=shown, line=1))
@@ -110,6 +119,17 @@ def load_file(path: Path) -> FileResult:
                 CatalogError("expected a list of entries", shown, lines.line("items"), "items")
             )
             return result
+        if len(entries) > limits.MAX_ITEMS_PER_FILE:
+            result.errors.append(
+                CatalogError(
+                    f"{len(entries):,} entries; one file may hold at most "
+                    f"{limits.MAX_ITEMS_PER_FILE:,} (split it into several files)",
+                    shown,
+                    lines.line("items"),
+                    "items",
+                )
+            )
+            return result
         todo = [(entry, lines.sub("items", index)) for index, entry in enumerate(entries)]
     else:
         todo = [(data, lines)]
@@ -117,21 +137,59 @@ def load_file(path: Path) -> FileResult:
         try:
             item, warnings = parse_item_with_warnings(entry, shown, entry_lines)
         except CatalogError as exc:  # every bad field of the entry, each with its line
-            result.errors.extend(all_errors(exc))
+            result.errors.extend(error.with_traceback(None) for error in all_errors(exc))
             continue
         result.items.append(item)
         result.warnings.extend(warnings)
     return result
 
 
-def catalog_files(folder: Path) -> list[Path]:
-    """YAML files below ``folder`` in a stable order, skipping hidden files and folders."""
-    found = []
-    for path in folder.rglob("*"):
-        relative = path.relative_to(folder).parts
-        hidden = any(part.startswith(".") for part in relative)
-        if path.suffix in YAML_SUFFIXES and not hidden and path.is_file():
-            found.append(path)
+#: Top-level folders of a catalog folder that hold other YAML than device types: the
+#: version-compatibility knowledge base (``compat/``, read by workbench.versions.compat).
+NOT_CATALOG_DIRS: frozenset[str] = frozenset({"compat"})
+
+
+def catalog_files(folder: Path, errors: list[CatalogError] | None = None) -> list[Path]:
+    """YAML files below ``folder`` in a stable order, skipping hidden files and folders.
+
+    Hidden folders (``.git``) are not entered and symbolic links to folders are not
+    followed (a link loop would never end).  The walk stops after
+    :data:`~workbench.catalog.limits.MAX_CATALOG_FILES` files, with one error in
+    ``errors``: a folder that big is not a catalog, and must not stall every start.
+    """
+    found: list[Path] = []
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            with os.scandir(current) as entries:
+                listed = list(entries)
+        except OSError:
+            continue  # an unreadable sub-folder holds nothing we can load
+        for entry in listed:
+            if entry.name.startswith("."):
+                continue
+            if current == folder and entry.name in NOT_CATALOG_DIRS:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+                    continue
+                is_file = entry.is_file()
+            except OSError:
+                continue
+            if is_file and os.path.splitext(entry.name)[1] in YAML_SUFFIXES:
+                if len(found) >= limits.MAX_CATALOG_FILES:
+                    if errors is not None:
+                        errors.append(
+                            CatalogError(
+                                f"more than {limits.MAX_CATALOG_FILES:,} YAML files; only the "
+                                "first ones found were read: is this the right folder?",
+                                file=display_path(folder),
+                            )
+                        )
+                    return sorted(found)
+                found.append(Path(entry.path))
     return sorted(found)
 
 
@@ -202,7 +260,7 @@ def load_catalog(
 def _load_folder(folder: Path, catalog: Catalog) -> None:
     """Add one folder's items; a slug defined twice in the same folder is an error."""
     defined_here: dict[str, CatalogItem] = {}
-    for path in catalog_files(folder):
+    for path in catalog_files(folder, catalog.errors):
         result = load_file(path)
         catalog.errors.extend(result.errors)
         catalog.warnings.extend(result.warnings)

@@ -26,7 +26,9 @@ INFINIBAND_GBPS: dict[str, float] = {
 }
 
 #: ``<number><unit>base-...``: 100base-tx, 1000base-t, 2.5gbase-t, 400gbase-x-osfp, 1.6tbase-...
-_ETHERNET = re.compile(r"^(\d+(?:\.\d+)?)([gt]?)base-")
+#: Digits are capped: a type name from a stranger's file such as ``9999...9gbase-x``
+#: would otherwise give an infinite line rate that poisons every bandwidth sum.
+_ETHERNET = re.compile(r"^(\d{1,6}(?:\.\d{1,6})?)([gt]?)base-")
 _UNIT_GBPS = {"": 0.001, "g": 1.0, "t": 1000.0}
 
 #: Interfaces on a device type beyond which it is taken for a switch (servers carry a

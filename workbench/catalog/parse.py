@@ -19,17 +19,24 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from workbench.catalog import limits
 from workbench.catalog.errors import CatalogEntryErrors, CatalogError, CatalogWarning
+from workbench.catalog.errors import shown_value as _shown
 from workbench.catalog.item import KINDS, PRECISIONS, CatalogItem, Interface, PowerPort
 from workbench.catalog.netbox import infer_kind, interface_speed_gbps
 from workbench.catalog.props import check_props
 from workbench.catalog.vocabulary import derive_role
 from workbench.catalog.yaml_source import LineMap
+from workbench.text_rules import text_problem
 
 #: NetBox's slug convention: lower-case words joined by single hyphens.
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 REQUIRED_FIELDS: tuple[str, ...] = ("manufacturer", "model", "slug")
+#: Text fields that reach labels, BOM cells and elevations: they follow the model's
+#: rule for names (``workbench.text_rules``), so an item cannot carry a name a design
+#: file or an export could not hold.
+_PRINTED_NAMES = frozenset({"manufacturer", "model", "part_number"})
 
 #: Units NetBox allows for ``weight_unit``.
 WEIGHT_UNITS: tuple[str, ...] = ("kg", "g", "lb", "oz")
@@ -76,7 +83,9 @@ class _Context:
         except CatalogEntryErrors as exc:
             self.errors.extend(exc.errors)
         except CatalogError as exc:
-            self.errors.append(exc)
+            # The traceback's frames refer back to this context: a cycle that would keep
+            # the entry's values alive as long as the error is listed.
+            self.errors.append(exc.with_traceback(None))
 
     def failed(self, *paths: tuple[Any, ...]) -> bool:
         """True when a recorded error concerns one of ``paths`` or a field below it, so a
@@ -100,8 +109,12 @@ class _Context:
             number = math.inf
         if not math.isfinite(number):
             raise self.error(path, f"expected a finite number, got {_shown(value)}")
+        if abs(number) > limits.MAX_NUMBER_MAGNITUDE:  # a snapshot may hold anything
+            raise self.error(
+                path, f"{_shown(value)} is too large; at most {limits.MAX_NUMBER_MAGNITUDE:g}"
+            )
         if number < minimum:
-            raise self.error(path, f"must be at least {minimum:g}, got {value!r}")
+            raise self.error(path, f"must be at least {minimum:g}, got {_shown(value)}")
         return number
 
     def text(self, value: Any, path: tuple[Any, ...]) -> str:
@@ -174,11 +187,12 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
     if "slug" not in missing:
         with ctx.check():
             slug = ctx.text(mapping["slug"], ("slug",))
+            _check_slug_length(ctx, slug, ("slug",))
             if not SLUG_RE.match(slug):
                 raise ctx.error(
                     ("slug",),
-                    f"{slug!r} is not a valid slug: use lower-case letters, digits and single "
-                    "hyphens",
+                    f"{_shown(slug)} is not a valid slug: use lower-case letters, digits and "
+                    "single hyphens",
                 )
     kind = mapping.get("kind")
     if kind is None:
@@ -194,6 +208,10 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
         if mapping.get(name) is not None:
             with ctx.check():
                 values[name] = ctx.text(mapping[name], (name,))
+                if name in _PRINTED_NAMES:  # printed on labels, BOMs and elevations
+                    problem = text_problem(values[name])
+                    if problem is not None:
+                        raise ctx.error((name,), problem)
     with ctx.check():
         values["u_height"] = _u_height(ctx, mapping.get("u_height", 0))
     if "is_full_depth" in mapping:
@@ -213,7 +231,7 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
             if unit not in WEIGHT_UNITS:
                 raise ctx.error(
                     ("weight_unit",),
-                    f"unknown unit {unit!r}; expected one of {', '.join(WEIGHT_UNITS)}",
+                    f"unknown unit {_shown(unit)}; expected one of {', '.join(WEIGHT_UNITS)}",
                 )
             values["weight_unit"] = unit
     for name in _FLOAT_FIELDS:
@@ -257,9 +275,21 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
 
 def _u_height(ctx: _Context, value: Any) -> float:
     height = ctx.number(value, ("u_height",))
-    if not (height * 2).is_integer():  # also false for a huge value that doubles to inf
-        raise ctx.error(("u_height",), f"must be a whole or half rack unit, got {value!r}")
+    if height > limits.MAX_U_HEIGHT:  # the rack views draw, and placing loops, per unit
+        raise ctx.error(
+            ("u_height",), f"{height:g} rack units is more than the {limits.MAX_U_HEIGHT:g} allowed"
+        )
+    if not (height * 2).is_integer():
+        raise ctx.error(("u_height",), f"must be a whole or half rack unit, got {_shown(value)}")
     return height
+
+
+def _check_slug_length(ctx: _Context, slug: str, path: tuple[Any, ...]) -> None:
+    """NetBox's limit; an imported file is named after its slug, and file names are short."""
+    if len(slug) > limits.MAX_SLUG_CHARS:
+        raise ctx.error(
+            path, f"slug of {len(slug):,} characters; at most {limits.MAX_SLUG_CHARS} are allowed"
+        )
 
 
 def _interface(ctx: _Context, entry: dict[str, Any], index: int) -> Interface | None:
@@ -310,13 +340,24 @@ def _gpu_fields(ctx: _Context, mapping: dict[str, Any], values: dict[str, Any]) 
             ctx.error(("gpu_count",), f"expected a whole number of GPUs, got {_shown(count)}")
         )
         count = 0
+    elif count > limits.MAX_GPUS_PER_ITEM:  # links and figures are made per GPU
+        ctx.errors.append(
+            ctx.error(
+                ("gpu_count",),
+                f"{_shown(count)} GPUs is more than the {limits.MAX_GPUS_PER_ITEM:,} allowed",
+            )
+        )
+        count, count_ok = 0, False
     values["gpu_count"] = count
     gpu = mapping.get("gpu")
     if gpu is not None:
         with ctx.check():
             gpu = ctx.text(gpu, ("gpu",))
+            _check_slug_length(ctx, gpu, ("gpu",))
             if not SLUG_RE.match(gpu):
-                raise ctx.error(("gpu",), f"{gpu!r} is not a valid slug of a GPU catalog item")
+                raise ctx.error(
+                    ("gpu",), f"{_shown(gpu)} is not a valid slug of a GPU catalog item"
+                )
             values["gpu"] = gpu
         if count_ok and count == 0:
             ctx.errors.append(
@@ -338,7 +379,8 @@ def _tflops(ctx: _Context, value: Any) -> dict[str, float]:
             if precision not in PRECISIONS:
                 raise ctx.error(
                     ("tflops", precision),
-                    f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}",
+                    f"unknown precision {_shown(precision)}; expected one of "
+                    f"{', '.join(PRECISIONS)}",
                 )
             figures[precision] = ctx.number(number, ("tflops", precision))
     return figures
@@ -391,15 +433,6 @@ def _field_name(path: tuple[Any, ...]) -> str:
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text
-
-
-def _shown(value: Any) -> str:
-    """A value quoted for a message, cut short so a one-line error stays one line."""
-    try:
-        text = repr(value)
-    except ValueError:  # an integer too long to print
-        text = f"<{type(value).__name__} too long to show>"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def is_valid_slug(slug: str) -> bool:

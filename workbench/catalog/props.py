@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from workbench.catalog.errors import shown_value
 from workbench.catalog.vocabulary import COOLING_TYPES
 
 if TYPE_CHECKING:  # only for the annotation: parse imports this module
@@ -83,7 +84,7 @@ def check_props(ctx: _Context, kind: str, props: dict[str, Any]) -> dict[str, An
                 props[name] = ctx.number(value, path)
             elif name in CHOICE_PROPS and value not in CHOICE_PROPS[name]:
                 choices = ", ".join(CHOICE_PROPS[name])
-                raise ctx.error(path, f"expected one of {choices}, got {value!r}")
+                raise ctx.error(path, f"expected one of {choices}, got {shown_value(value)}")
     if ctx.failed(("props",)):
         return props  # the entry is rejected; derived checks would repeat the problem
     if "phases" in props and props["phases"] not in (1.0, 3.0):

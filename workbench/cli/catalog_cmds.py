@@ -3,6 +3,11 @@
 The command-line face of :mod:`workbench.catalog`.  Import copies a NetBox device-type
 file byte for byte (it "loads unchanged"), but only after it validates, and never
 overwrites a different file silently: a planner's hand-edited catalog entry is data.
+
+Files to import come from strangers, so each is handled on its own: it is read once,
+within the size cap, and exactly those bytes are validated and copied; a file that
+fails (a YAML bomb, a bad field, an unreadable path) is reported with its file and
+line and copies nothing, and the files after it are still imported.
 """
 
 from __future__ import annotations
@@ -10,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 from workbench.catalog import (
@@ -23,6 +27,7 @@ from workbench.catalog import (
 )
 from workbench.catalog.errors import CatalogEntryErrors, CatalogError, all_errors, display_path
 from workbench.catalog.loader import load_file
+from workbench.catalog.yaml_source import read_catalog_bytes
 from workbench.cli.errors import CliError
 from workbench.store.atomic import write_bytes_atomic
 from workbench.store.errors import os_reason
@@ -149,16 +154,17 @@ def _import_one(
     """Validate one file and copy it; returns the report line, raises CatalogError.
 
     The copy is byte-for-byte the source, except that ``--kind`` is written as a first
-    line so the guess is never needed again.  The source file is only read.
+    line so the guess is never needed again.  The source file is only read, once: the
+    bytes validated are the bytes copied, even if the file changes meanwhile.
     """
     shown = display_path(source)
     try:
-        data = source.read_bytes()
+        data = read_catalog_bytes(source)  # refuses an oversized file before reading it
     except OSError as exc:
         raise CatalogError(f"cannot read it: {os_reason(exc)}", file=shown) from None
     if kind is not None:
         data = _with_kind(data, kind)
-    result = load_file(source) if kind is None else _load_bytes(source, data)
+    result = load_file(source, data)
     if result.errors:
         raise result.errors[0] if len(result.errors) == 1 else CatalogEntryErrors(result.errors)
     if not result.single or len(result.items) != 1:
@@ -168,14 +174,21 @@ def _import_one(
         raise CatalogError(f"gpu {item.gpu!r} is not a GPU in the catalog", file=shown, field="gpu")
     target = dest / f"{item.slug}.yaml"
     other = existing.get(item.slug)
-    if other is not None and Path(other.source_file).resolve() != target.resolve():
+    if other is not None and not _same_file(Path(other.source_file), target):
         raise CatalogError(
             f"slug {item.slug!r} is already defined in {other.source_file}",
             file=shown,
             field="slug",
         )
-    if target.exists():
-        if target.read_bytes() == data:
+    try:
+        exists = target.exists()
+        identical = exists and target.stat().st_size == len(data) and target.read_bytes() == data
+    except OSError as exc:
+        raise CatalogError(
+            f"cannot check {display_path(target)}: {os_reason(exc)}", file=shown
+        ) from None
+    if exists:
+        if identical:
             return f"unchanged {item.slug} ({item.kind}): {display_path(target)} is identical"
         if not force:
             raise CatalogError(
@@ -202,15 +215,12 @@ def _with_kind(data: bytes, kind: str) -> bytes:
     return b"".join(lines)
 
 
-def _load_bytes(source: Path, data: bytes):
-    """Validate ``data`` as if it were ``source`` (for the --kind copy)."""
-    with tempfile.TemporaryDirectory() as folder:
-        probe = Path(folder) / source.name
-        probe.write_bytes(data)
-        result = load_file(probe)
-    for error in result.errors:
-        error.file = display_path(source)
-    return result
+def _same_file(first: Path, second: Path) -> bool:
+    """True when both paths name one file (a symlink loop is "not the same")."""
+    try:
+        return first.resolve() == second.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def _write_atomic(target: Path, data: bytes) -> None:

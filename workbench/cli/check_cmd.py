@@ -50,13 +50,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _print_rules(args.json)
     if not args.file:
         raise CliError("check: give a FILE to check (or --rules)", EXIT_BAD_INPUT)
-    from workbench.catalog import load_catalog
+    from workbench.cli.catalog_load import load_catalog_noting_errors
     from workbench.rules import check_design, count
     from workbench.store import ProjectFileError, open_design
 
     path = Path(args.file)
     try:
-        design = open_design(path, catalog=load_catalog(strict=False))
+        design = open_design(path, catalog=load_catalog_noting_errors())
     except ProjectFileError as exc:
         raise CliError(str(exc), EXIT_BAD_INPUT) from None
     findings = check_design(design)

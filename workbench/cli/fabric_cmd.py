@@ -110,13 +110,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_fabric(args: argparse.Namespace) -> int:
     from workbench.calc.fabric_analysis import analyse_plane
-    from workbench.catalog import load_catalog
+    from workbench.cli.catalog_load import load_catalog_noting_errors
     from workbench.model.ports import candidate_ports
     from workbench.planning.fabric_generator import FabricRequest, generate_fabric
     from workbench.planning.fabric_sizing import FabricError
     from workbench.templates.builder import build_nodes
 
-    catalog = load_catalog(strict=False)
+    catalog = load_catalog_noting_errors()
     node = catalog.get(args.node_model)
     if node is None:
         raise CliError(f"--node-model: the catalog has no item {args.node_model!r}", EXIT_BAD_INPUT)

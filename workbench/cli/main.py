@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.estimate_cmd",
     "workbench.cli.print_cmd",
     "workbench.cli.fabric_cmd",
+    "workbench.cli.versions_cmd",
 )
 
 

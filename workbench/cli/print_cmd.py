@@ -69,12 +69,12 @@ def cmd_print(args: argparse.Namespace) -> int:
     """Open FILE read-only and write the pages."""
     if not args.out and not args.svg_dir:
         raise CliError("print: give --out FILE.pdf, --svg-dir DIR or both", EXIT_BAD_INPUT)
-    from workbench.catalog import load_catalog
+    from workbench.cli.catalog_load import load_catalog_noting_errors
     from workbench.store import ProjectFileError, open_design
 
     path = Path(args.file)
     try:
-        design = open_design(path, catalog=load_catalog(strict=False))
+        design = open_design(path, catalog=load_catalog_noting_errors())
     except ProjectFileError as exc:
         raise CliError(str(exc)) from None
 

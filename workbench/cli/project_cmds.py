@@ -120,12 +120,12 @@ def cmd_templates(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """Open a project read-only and print its figures."""
     from workbench.calc.errors import InputError
-    from workbench.catalog import load_catalog
+    from workbench.cli.catalog_load import load_catalog_noting_errors
     from workbench.export.report import design_report
     from workbench.store import ProjectFileError, open_design
 
     path = Path(args.file)
-    catalog = load_catalog(strict=False)
+    catalog = load_catalog_noting_errors()
     try:
         design = open_design(path, catalog=catalog)
     except ProjectFileError as exc:

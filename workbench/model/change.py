@@ -33,6 +33,7 @@ class Change:
     * ``floor``: racks moved or turned on the hall plan (named in ``racks``); nothing
       else about them differs, so only the plan has to redraw their footprints.
     * ``networks``: networks (planes) that came, went or changed their fields.
+    * ``versions``: the version matrix (baselines, assignments, observations) changed.
     * ``everything``: the extent is unknown (a new design): refresh all.
     """
 
@@ -53,6 +54,7 @@ class Change:
     floor: bool = False
     #: Networks (planes) added, removed or edited.
     networks: frozenset[str] = _EMPTY
+    versions: bool = False
 
     @staticmethod
     def all() -> Change:
@@ -82,6 +84,7 @@ class Change:
             types=self.types | other.types,
             floor=self.floor or other.floor,
             networks=self.networks | other.networks,
+            versions=self.versions or other.versions,
         )
 
     @staticmethod

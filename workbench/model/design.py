@@ -23,6 +23,7 @@ from workbench.catalog.vocabulary import (  # noqa: F401 - the model's vocabular
     FACES,
 )
 from workbench.model.index import DesignIndex
+from workbench.model.versions import VersionMatrix
 
 #: Cooling types and their default kW limits, derived from the one table of cooling
 #: types (:data:`workbench.catalog.vocabulary.COOLING_TYPES`).
@@ -276,6 +277,8 @@ class Design:
     software_stacks: list[SoftwareStack] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
     waivers: list[Waiver] = field(default_factory=list)
+    #: Baselines, their assignment to nodes and what the nodes reported (version matrix).
+    versions: VersionMatrix = field(default_factory=VersionMatrix)
     #: Built on first use and kept correct by :mod:`workbench.model.ops`.
     _index: DesignIndex | None = field(default=None, init=False, repr=False, compare=False)
 

@@ -25,6 +25,7 @@ from workbench.model.change import Change
 from workbench.model.design import Design, Device, Link, Rack, Row, Waiver
 from workbench.model.errors import EditError
 from workbench.model.names import text_problem
+from workbench.model.placement import placement_problem
 
 if TYPE_CHECKING:
     from workbench.model.net_ops import (
@@ -35,6 +36,17 @@ if TYPE_CHECKING:
         SetLinkFields,
         SetNetworkFields,
         SetTierFields,
+    )
+    from workbench.model.version_ops import (
+        AddAssignment,
+        AddBaseline,
+        AddObservations,
+        AddRevision,
+        RemoveAssignment,
+        RemoveBaseline,
+        RemoveLastImport,
+        RemoveLastRevision,
+        RenameBaseline,
     )
 
 
@@ -217,6 +229,15 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     "AddStorageTier",
     "RemoveStorageTier",
     "SetTierFields",
+    "AddBaseline",
+    "RemoveBaseline",
+    "RenameBaseline",
+    "AddRevision",
+    "RemoveLastRevision",
+    "AddAssignment",
+    "RemoveAssignment",
+    "AddObservations",
+    "RemoveLastImport",
 ]
 
 
@@ -447,6 +468,9 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
     rack = placed[1]
     _check_free(design, [op.device.id])
     _check_names("device", [op.device])
+    problem = placement_problem(op.device.position, op.device.face)
+    if problem is not None:
+        raise EditError(f"{op.device.name} cannot be added there: {problem}.")
     _insert_at(rack.devices, op.device, op.index, "devices of the rack")
     design.index.add_device(rack, op.device)
     _reattach(design, op.detached)
@@ -488,6 +512,9 @@ def _move_device(design: Design, op: MoveDevice) -> Applied:
         raise EditError(f"No device {op.device_id!r} or no rack {op.rack_id!r}.")
     rack, device = found
     new_rack = target[1]
+    problem = placement_problem(op.position, op.face)
+    if problem is not None:
+        raise EditError(f"{device.name} cannot move there: {problem}.")
     old_index = _position(rack.devices, device)
     old = (rack.id, device.position, device.face)
     if new_rack is not rack or op.index is not None:
@@ -722,8 +749,11 @@ def _floor_mm(value: object, what: str) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise EditError(f"The floor {what} must be a number of mm, not {value!r}.")
-    if value in (float("inf"), float("-inf")):
-        raise EditError(f"The floor {what} must be a finite number of mm.")
+    from workbench.model.rack_fields import floor_mm_problem
+
+    problem = floor_mm_problem(float(value))
+    if problem is not None:
+        raise EditError(f"The floor {what} {problem}.")
 
 
 def _move_rack_on_floor(design: Design, op: MoveRackOnFloor) -> Applied:
@@ -765,3 +795,6 @@ _HANDLERS[MoveRowOnFloor] = _move_row_on_floor
 from workbench.model import net_ops  # noqa: E402
 
 net_ops.register(_HANDLERS)
+from workbench.model import version_ops  # noqa: E402
+
+version_ops.register(_HANDLERS)

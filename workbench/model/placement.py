@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from workbench.catalog.item import RACKABLE_KINDS, CatalogItem
+from workbench.catalog.limits import MAX_U_HEIGHT
+from workbench.catalog.vocabulary import FACES
 from workbench.model.design import Design, Device, Rack
 
 
@@ -225,3 +227,30 @@ def can_place(
 def _height(design: Design, device: Device) -> float:
     item = design.device_types.get(device.device_type)
     return float(item.u_height) if item is not None else 0.0
+
+
+#: The highest unit a device may start at: the tallest rack a catalog may describe.
+MAX_RACK_UNIT = int(MAX_U_HEIGHT)
+
+
+def rack_unit_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a device's lowest rack unit, or None.
+
+    The one bound, applied by the device edits (:mod:`workbench.model.ops`) and by the
+    file reader: a whole number from 1 to :data:`MAX_RACK_UNIT` (None, no unit, is the
+    caller's to allow).  A unit above *this* rack's height is representable, and the
+    rule RACK-OUTSIDE reports it instead.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"must be a whole rack unit, got {value!r:.40}"
+    if 1 <= value <= MAX_RACK_UNIT:
+        return None
+    shown = value if abs(value) < 10**30 else "a number of more than 30 digits"
+    return f"must be a rack unit from 1 to {MAX_RACK_UNIT}, got {shown}"
+
+
+def placement_problem(position: object, face: object) -> str | None:
+    """Why a device cannot be put at ``position`` on ``face`` (None: unracked is fine)."""
+    if face not in FACES:
+        return f"a device sits on the {' or '.join(FACES)} face, not {face!r:.40}"
+    return None if position is None else rack_unit_problem(position)

@@ -57,6 +57,22 @@ RACK_FIELDS: dict[str, RackField] = {
 #: Floor coordinates may be 0 or negative (they are positions, not amounts).
 _POSITIONS = frozenset({"floor_x_mm", "floor_y_mm"})
 
+#: How far from the hall's origin a rack may stand: a kilometre is a campus, not a
+#: hall, and the bound keeps cable lengths (squares of distances) far from overflow.
+MAX_FLOOR_MM = 1_000_000.0
+
+
+def floor_mm_problem(value: float) -> str | None:
+    """Why ``value`` cannot be a floor coordinate in mm, or None (the one bound, used by
+    the inspector's fields, the hall-plan drag and the file reader)."""
+    if not math.isfinite(value):
+        return "must be a finite number of mm"
+    if abs(value) > MAX_FLOOR_MM:
+        return (
+            f"must lie within {MAX_FLOOR_MM / 1e6:g} km of the hall's origin, got {value:,.0f} mm"
+        )
+    return None
+
 
 def check_value(design: Design, field_name: str, value: Any) -> Any:
     """``value`` as it will be stored for ``field_name``; EditError naming the field."""
@@ -71,6 +87,10 @@ def check_value(design: Design, field_name: str, value: Any) -> Any:
         return clean_name(value, "rack")  # the only text field
     if spec.kind == "number":
         number = _number(spec, value)
+        if field_name in _POSITIONS:
+            floor_problem = floor_mm_problem(number)
+            if floor_problem is not None:
+                raise EditError(f"{spec.label} {floor_problem}.")
         if field_name not in _POSITIONS and not number > 0:
             raise EditError(f"{spec.label} must be a number above 0 {spec.unit}, got {value!r}.")
         return number

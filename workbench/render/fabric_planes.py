@@ -28,6 +28,7 @@ from workbench.render.fabric_shapes import (
     Limits,
     layer_name,
 )
+from workbench.render.rack_geometry import as_text
 
 # -- the design's order and racks --------------------------------------------------------
 
@@ -61,14 +62,16 @@ def context(design: Design, limits: Limits, tier_details: Mapping[str, str]) -> 
     for rack, device in design.iter_devices():
         order[device.id] = len(order)
         rack_of[device.id] = rack.id
-        rack_name[rack.id] = rack.name
-        names[device.id] = device.name
-        key = (device.device_type, device.role)
+        rack_name[rack.id] = as_text(rack.name)  # names a script set to bytes are drawn too
+        names[device.id] = as_text(device.name)
+        slug = device.device_type if isinstance(device.device_type, str) else ""
+        role_asked = device.role if isinstance(device.role, str) else ""
+        key = (slug, role_asked)
         role = role_memo.get(key)
         if role is None:
-            role = role_memo[key] = item_role(types.get(device.device_type), device.role)
+            role = role_memo[key] = item_role(types.get(slug), role_asked)
         roles[device.id] = role
-        item = types.get(device.device_type)
+        item = types.get(slug)
         kinds[device.id] = item.kind if item is not None else "other"
     return Context(design, limits, order, rack_of, rack_name, names, roles, kinds, tier_details)
 

@@ -22,7 +22,6 @@ from PySide6.QtCore import QRectF, QSize, QSizeF
 from PySide6.QtGui import QColor, QPagedPaintDevice, QPageLayout, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 
-from workbench.calc.summary import rack_loads
 from workbench.model.design import Design
 from workbench.render.print_layout import (
     Page,
@@ -31,6 +30,7 @@ from workbench.render.print_layout import (
     paint_page,
     plan_pages,
 )
+from workbench.render.safe_figures import safe_rack_loads
 from workbench.store.atomic import fsync_folder, replace_atomically
 
 #: ``progress(pages_done, pages_total)``; returning False cancels the job.
@@ -97,7 +97,7 @@ def render_pages(
     layout = device.pageLayout()
     paint_mm = layout.paintRect(QPageLayout.Unit.Millimeter).size()
     pages = _pages_or_refuse(design, options, paint_mm)
-    ctx = page_context(design, len(pages), options, rack_loads(design))
+    ctx = page_context(design, len(pages), options, safe_rack_loads(design))
     px_per_mm = device.logicalDpiX() / 25.4
     _tick(progress, 0, len(pages))
     painter = QPainter()
@@ -187,7 +187,7 @@ def write_svgs(
         full = layout.fullRect(QPageLayout.Unit.Millimeter)
         paint = layout.paintRect(QPageLayout.Unit.Millimeter)
         pages = _pages_or_refuse(design, options, paint.size())
-        ctx = page_context(design, len(pages), options, rack_loads(design))
+        ctx = page_context(design, len(pages), options, safe_rack_loads(design))
         k = SVG_DPI / 25.4
         size = QSize(round(full.width() * k), round(full.height() * k))
         names = []

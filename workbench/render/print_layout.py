@@ -34,8 +34,10 @@ from workbench.calc.summary import RackLoad
 from workbench.model.design import Design, Rack, Row, Site
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
+from workbench.render.rack_geometry import as_text
 from workbench.render.rack_painter import paint_budget_table, paint_hatch, paint_rack
-from workbench.rules.budgets import BudgetState, rack_budgets
+from workbench.render.safe_figures import safe_rack_budgets
+from workbench.rules.budgets import BudgetState
 
 #: Paper sizes offered (the names the command line and the options dialog use).
 PAPER_SIZES: dict[str, QPageSize.PageSizeId] = {
@@ -108,8 +110,9 @@ class Page:
     def label(self) -> str:
         """What the page shows, for file names and progress: "A01", "Row A"."""
         if self.kind == "rack":
-            return self.racks[0].name
-        return self.row.name if self.part[1] == 1 else f"{self.row.name} {self.part[0]}"
+            return as_text(self.racks[0].name)
+        row = as_text(self.row.name)
+        return row if self.part[1] == 1 else f"{row} {self.part[0]}"
 
 
 def select_racks(design: Design, options: PrintOptions) -> list[tuple[Site, Row, Rack]]:
@@ -120,7 +123,7 @@ def select_racks(design: Design, options: PrintOptions) -> list[tuple[Site, Row,
             for rack in row.racks:
                 if options.rack_ids is not None and rack.id not in options.rack_ids:
                     continue
-                if options.pattern and not fnmatch.fnmatchcase(rack.name, options.pattern):
+                if options.pattern and not fnmatch.fnmatchcase(as_text(rack.name), options.pattern):
                     continue
                 chosen.append((site, row, rack))
     return chosen
@@ -294,7 +297,7 @@ def _paint_rack_page(painter, page: Page, ctx: PageContext, size: QSizeF, k: flo
     x = draw.left() + (draw.width() - faces_w) / 2
     y = draw.top() + CAPTION_H_MM * k
     load = ctx.loads.get(rack.id)
-    budgets = rack_budgets(design, rack, load) if load is not None else None
+    budgets = safe_rack_budgets(design, rack, load) if load is not None else None
     for face in ("front", "rear"):
         _caption(painter, QRectF(x, draw.top(), w, CAPTION_H_MM * k), face.upper(), k)
         paint_rack(
@@ -347,7 +350,7 @@ def _paint_row_page(painter, page: Page, ctx: PageContext, size: QSizeF, k: floa
             detail=True,
             face="front",
             load=load,
-            budgets=rack_budgets(design, rack, load) if load is not None else None,
+            budgets=safe_rack_budgets(design, rack, load) if load is not None else None,
             style=geo.PAPER_ROW_STYLE,
         )
         x += w + RACK_GAP_U * scale
@@ -423,14 +426,15 @@ def _paint_legend(painter: QPainter, rect: QRectF, k: float, columns: int) -> No
 
 def title_fields(page: Page, number: int, ctx: PageContext) -> list[tuple[str, str]]:
     """The title block's (caption, value) cells, left to right."""
+    first, last = as_text(page.racks[0].name), as_text(page.racks[-1].name)
     if page.kind == "rack" or len(page.racks) == 1:
-        rack_text = page.racks[0].name
+        rack_text = first
     else:
-        rack_text = f"{page.racks[0].name}–{page.racks[-1].name} ({len(page.racks)} racks)"
-    return [
-        ("Project", ctx.design.name),
-        ("Site", page.site.name),
-        ("Row", page.row.name),
+        rack_text = f"{first}–{last} ({len(page.racks)} racks)"
+    return [  # names a script set to bytes or numbers are printed as they are
+        ("Project", as_text(ctx.design.name)),
+        ("Site", as_text(page.site.name)),
+        ("Row", as_text(page.row.name)),
         ("Rack", rack_text),
         ("Revision", ctx.revision),
         ("Date", ctx.date),

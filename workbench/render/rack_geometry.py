@@ -17,14 +17,15 @@ painter agree on where everything sits.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from workbench.catalog.vocabulary import item_role
 from workbench.model.design import Design, Rack
-from workbench.model.placement import rack_height
+from workbench.model.placement import DEFAULT_RACK_U, rack_height
 from workbench.rules.budgets import Budget, BudgetState, RackBudgets
-from workbench.units import short_number
+from workbench.units import finite, short_number
 
 #: Widths and heights in U.  A 19" rack is ~600 mm wide against 44.45 mm per U, so the
 #: mounting width (482.6 mm) is ~10.9 U; 11 U keeps device labels legible.
@@ -107,9 +108,53 @@ class Block:
     face_drawn: str = "front"
 
 
+#: The tallest rack drawn.  Real racks stop near 58 U; a rack model claiming a million
+#: units (a typo, a script) is drawn this tall, so painting it does not loop a million
+#: times and the scene does not grow kilometres high.
+MAX_DRAWN_U = 120
+
+
 def rack_units(rack: Rack, design: Design) -> int:
-    """How many U the rack has: :func:`workbench.model.placement.rack_height`."""
-    return rack_height(design, rack)
+    """How many U the rack has: :func:`workbench.model.placement.rack_height`, within
+    1..:data:`MAX_DRAWN_U` whatever its catalog item says (an infinite height makes
+    ``rack_height`` raise; the drawing then falls back to its default)."""
+    try:
+        height = rack_height(design, rack)
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        height = 0
+    if not isinstance(height, int) or height < 1:
+        return DEFAULT_RACK_U
+    return min(height, MAX_DRAWN_U)
+
+
+def as_text(value: object) -> str:
+    """A name or label as drawn: text as it is, nothing as "", anything else (bytes from
+    a script, a number) as Python writes it, so the drawing shows what the design holds
+    instead of raising in the painter."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else repr(value)
+
+
+def whole_unit(value: object) -> int | None:
+    """``value`` as a rack unit number, or None when it is not a whole number (text,
+    NaN, infinity, 1.5, True): such a device cannot be drawn at a unit."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+def item_height_u(value: object) -> float:
+    """A catalog item's height in U for drawing: 0 (a 0U device) unless it is a finite
+    number above 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    height = float(value)
+    return height if math.isfinite(height) and height > 0 else 0.0
 
 
 #: The frame's width in U: three rails, the 19" slots and the 0U strip.
@@ -210,8 +255,16 @@ def zero_u_rect(u_total: int, scale: float) -> Rect:
 
 
 def u_rect(u: float, u_height: float, u_total: int, scale: float) -> Rect:
-    """The slot rectangle of a device whose lowest unit is ``u`` and that is ``u_height`` tall."""
+    """The slot rectangle of a device whose lowest unit is ``u`` and that is ``u_height`` tall.
+
+    Never raises and stays near the rack: a unit that is no finite number gives an empty
+    rectangle on the top of the slots, and one far outside the rack (U−5, U2⁶³−1) is
+    drawn just beyond its end, not a billion units away."""
     slots = slots_rect(u_total, scale)
+    if not (finite(u) and finite(u_height)):
+        return Rect(slots.x, slots.y, slots.w, 0.0)
+    u_height = max(0.0, min(float(u_height), float(u_total)))
+    u = max(-float(u_total), min(float(u), 2.0 * u_total))
     top_u = u + u_height - 1  # highest unit occupied
     y = slots.y + (u_total - top_u) * scale
     return Rect(slots.x, y, slots.w, u_height * scale)
@@ -245,32 +298,41 @@ def device_blocks(rack: Rack, design: Design, scale: float, face: str = "front")
     """Rectangles of every device in ``rack`` as seen from ``face``.
 
     Devices mounted on the other face come first (drawn underneath, hatched); 0U devices
-    share the 0U strip top to bottom.
+    share the 0U strip top to bottom, and so do devices at no unit inside the rack (below
+    U1, above the top, or at a position that is no whole number): drawn at their claimed
+    units they were outside the drawing, or raised.  Names, models, tags and serials
+    that are not text are drawn as their repr (:func:`as_text`).
     """
     u_total = rack_units(rack, design)
     other: list[Block] = []
     mine: list[Block] = []
     zero: list[tuple] = []
+    types = design.device_types
     for device in rack.devices:
-        item = design.device_types.get(device.device_type)
-        height = float(item.u_height) if item is not None and item.u_height else 0.0
-        model = item.model if item is not None else device.device_type
-        role = item_role(item, device.role)
-        if device.position is None or height <= 0:
+        slug = device.device_type
+        item = types.get(slug) if isinstance(slug, str) else None
+        height = item_height_u(item.u_height) if item is not None else 0.0
+        model = as_text(item.model if item is not None else slug)
+        role = item_role(item, device.role if isinstance(device.role, str) else "")
+        low = whole_unit(device.position)
+        # Drawn at its units only when it lies inside the rack; a position below U1 or
+        # above the top (or no number at all) goes to the strip with the unmounted
+        # devices, where it can still be seen and selected (the checks say what is wrong).
+        if low is None or height <= 0 or low < 1 or low + height - 1 > u_total:
             zero.append((device, model, role))
             continue
-        rect = u_rect(device.position, height, u_total, scale)
+        rect = u_rect(low, height, u_total, scale)
         block = Block(
-            device.id,
+            as_text(device.id),
             rect,
             role,
-            device.name,
+            as_text(device.name),
             model,
             height,
-            device.position,
+            low,
             other_face=device.face != face,
-            asset_tag=device.asset_tag,
-            serial=device.serial,
+            asset_tag=as_text(device.asset_tag),
+            serial=as_text(device.serial),
             face_drawn=face,
         )
         (other if block.other_face else mine).append(block)
@@ -278,16 +340,16 @@ def device_blocks(rack: Rack, design: Design, scale: float, face: str = "front")
     piece = strip.h / max(len(zero), 1)
     zero_blocks = [
         Block(
-            device.id,
+            as_text(device.id),
             Rect(strip.x, strip.y + i * piece, strip.w, piece),
             role,
-            device.name,
+            as_text(device.name),
             model,
             0.0,
-            device.position,
+            whole_unit(device.position),
             zero_u=True,
-            asset_tag=device.asset_tag,
-            serial=device.serial,
+            asset_tag=as_text(device.asset_tag),
+            serial=as_text(device.serial),
             face_drawn=face,
         )
         for i, (device, model, role) in enumerate(zero)
@@ -358,8 +420,10 @@ def budget_state_word(state: BudgetState) -> str:
 
 def load_fraction(used: float, limit: float) -> float:
     """Used/limit clamped to [0, 1.5] for drawing a load bar (1.0 = at the limit)."""
-    if limit <= 0:
-        return 1.5 if used > 0 else 0.0
+    if not finite(used):
+        return 1.5 if used == math.inf else 0.0
+    if not finite(limit) or limit <= 0:  # no usable limit: full when anything is drawn
+        return 1.5 if used > 0 and limit != math.inf else 0.0
     return max(0.0, min(used / limit, 1.5))
 
 
@@ -367,6 +431,6 @@ def footer_text(u_used: float, u_total: int, kw: float | None, limit_kw: float |
     """The figures written under a rack: "16/42 U · 40.8/50 kW"."""
     text = f"{short_number(u_used)}/{u_total} U"
     if kw is not None:
-        text += f" · {kw:,.1f}"
+        text += f" · {kw:,.1f}" if finite(kw) else " · ?"
         text += f"/{short_number(limit_kw)} kW" if limit_kw else " kW"
     return text

@@ -6,7 +6,15 @@ check``), the template builder and the exports read verdicts from here; none kee
 copy of a rule (see :mod:`workbench.rules.engine`).
 """
 
-from workbench.rules import fabric, nodes, racks, snapshot, storage, workloads  # noqa: F401 - register
+from workbench.rules import (  # noqa: F401 - register
+    fabric,
+    nodes,
+    racks,
+    snapshot,
+    storage,
+    versions,
+    workloads,
+)
 from workbench.rules.engine import (
     INTERNAL_ERROR,
     REGISTRY,

@@ -30,7 +30,7 @@ SCOPES: tuple[str, ...] = ("rack", "device", "workload", "design")
 
 #: What a rule can look at (a change to one of these re-runs it).
 KINDS: frozenset[str] = frozenset(
-    {"rack", "device", "workload", "tier", "design", "link", "network"}
+    {"rack", "device", "workload", "tier", "design", "link", "network", "versions"}
 )
 
 #: Id of the findings that report a rule which raised.
@@ -367,9 +367,14 @@ class Checker:
             table = self._by_rule.setdefault(registered.id, {})
             if not touched_kinds & registered.looks_at:
                 continue
-            if registered.scope == "design" or (
-                registered.scope == "workload"
-                and touched_kinds & (registered.looks_at - {"workload"})
+            if (
+                registered.scope == "design"
+                or (
+                    registered.scope == "workload"
+                    and touched_kinds & (registered.looks_at - {"workload"})
+                )
+                # A version-matrix edit names no object: its rules re-run everywhere.
+                or ("versions" in touched_kinds and "versions" in registered.looks_at)
             ):
                 differs |= self._rerun_all(registered, table)
                 continue
@@ -446,4 +451,6 @@ def _kinds_touched(change: Change) -> set[str]:
         kinds.update(("network", "link"))
     if change.design:
         kinds.add("design")
+    if change.versions:  # baselines, assignments or observations
+        kinds.add("versions")
     return kinds

@@ -300,11 +300,17 @@ def storage_client(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Findi
         )
 
 
+#: A year of minutes: any longer "interval" is a typo, and keeps the seconds finite.
+MAX_INTERVAL_MIN = 525_600.0
+
+
 def _interval_min(workload: Workload) -> float | None:
     value = workload.checkpoint_interval_min
     if value is None:
         return DEFAULT_CHECKPOINT_INTERVAL_MIN
-    return float(value) if finite(value) and value > 0 else None
+    # Minutes are turned into seconds downstream: an interval whose seconds overflow
+    # (1e308 minutes) is as unusable as a negative one, and must not raise there.
+    return float(value) if finite(value) and 0 < value <= MAX_INTERVAL_MIN else None
 
 
 @rule(
@@ -327,7 +333,7 @@ def storage_checkpoint(ctx: RuleContext, me: Rule, workload: Workload) -> Iterat
     if interval is None:
         yield me.finding(
             f"{workload.name}: the checkpoint interval {workload.checkpoint_interval_min!r} "
-            "is not a number of minutes above 0; checkpoint time cannot be checked.",
+            "is not a number of minutes between 0 and a year; checkpoint time cannot be checked.",
             workload.id,
         )
         return

@@ -2,7 +2,8 @@
 
 Used for project files and for anything else the workbench writes into a user's folder
 (catalog imports), so every writer gets the same guarantees: a crash or error before the
-rename leaves the old file exactly as it was, no temporary file is left behind, a
+rename leaves the old file exactly as it was, no temporary file is left behind (one a
+killed process could not remove is tidied later, :mod:`workbench.store.temps`), a
 replaced file keeps its permission bits and a new one follows the user's umask.
 """
 
@@ -14,15 +15,19 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
+from workbench.store.temps import temp_name
+
 
 def create_temp(target: Path) -> Path:
-    """A new empty file beside ``target``, named ``.<name>.<random>.tmp``.
+    """A new empty file beside ``target``, named ``.<name>.<pid>.<random>.tmp``.
 
-    Not ``tempfile.mkstemp``: its private 0600 mode would surprise a team sharing a
-    project folder, whereas ``os.open(..., 0o666)`` gets the user's usual umask.
+    The pid lets :func:`workbench.store.temps.sweep_temps` tell the leftover of a save
+    that was killed from a save running now.  Not ``tempfile.mkstemp``: its private
+    0600 mode would surprise a team sharing a project folder, whereas
+    ``os.open(..., 0o666)`` gets the user's usual umask.
     """
     for _ in range(100):
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        tmp = temp_name(target, secrets.token_hex(4))
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:

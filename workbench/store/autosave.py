@@ -17,10 +17,8 @@ from pathlib import Path
 
 from workbench.model.design import Design
 from workbench.store.errors import ProjectFileError, os_reason
-from workbench.store.schema import FILE_SUFFIX
+from workbench.store.schema import AUTOSAVE_SUFFIX, FILE_SUFFIX
 from workbench.store.writer import save_design
-
-AUTOSAVE_SUFFIX = ".autosave"
 
 
 def _state_folder() -> Path:

@@ -40,7 +40,7 @@ from workbench.model.design import (
     Waiver,
     Workload,
 )
-from workbench.store import schema
+from workbench.store import schema, version_tables
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,12 @@ def getter(b: Binding) -> Callable[[Any], tuple[Any, ...]]:
 UNBOUND_COLUMNS: dict[str, tuple[str, ...]] = {
     "meta": ("key", "value"),
     "catalog_snapshot": ("seq", "slug", "kind", "raw"),
+    **version_tables.COLUMNS,
 }
+
+#: Design fields stored by their own module rather than a binding: the version matrix
+#: (workbench.store.version_tables).
+OTHER_FIELDS: tuple[str, ...] = ("versions",)
 
 
 def row_columns(table: str) -> tuple[str, ...]:

@@ -1,12 +1,12 @@
 """Opening a project file without ever touching it.
 
-The file is read into memory in one go and handed to SQLite with
-``Connection.deserialize``: SQLite never opens the user's path, so no lock, journal,
-``-wal`` or ``-shm`` file can appear beside it, however damaged or foreign the file is,
-and migrations of an older file run on that in-memory copy only.  Before any table is
-read the header is checked (magic, application id, schema version) and
-``PRAGMA quick_check`` runs, so every bad file ends as one :class:`ProjectFileError`
-line rather than a traceback or, worse, a half-read design.
+:mod:`workbench.store.header` loads the bytes into an in-memory database (SQLite never
+opens the user's path, so no lock, journal, ``-wal`` or ``-shm`` file can appear beside
+it, and migrations of an older file run on that copy only) and checks magic, length,
+application id, schema version and integrity.  Then the rows are read into the model's
+dataclasses, and every value is checked (:mod:`workbench.store.values`) before the
+design is handed out, so every bad file ends as one :class:`ProjectFileError` line
+rather than a traceback or, worse, a design the window cannot draw.
 """
 
 from __future__ import annotations
@@ -14,21 +14,24 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import sqlite3
-import tempfile
 from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Protocol
 
-import sqlite_utils
-
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design
-from workbench.store import binding, schema
-from workbench.store.errors import ProjectFileError, os_reason
+from workbench.store import binding, header, schema
+from workbench.store.errors import ProjectFileError
+from workbench.store.header import _deserialize  # noqa: F401 - tests reach it here
+from workbench.store.value_table import Rows, shown
+from workbench.store.values import Order, check_values
+from workbench.store.version_tables import read_versions
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: ``seq INTEGER PRIMARY KEY`` as sqlite-utils writes it (``DESC`` would not alias the rowid).
+_ROWID_SEQ = re.compile(r"[\[\"`]?\bseq\b[\]\"`]?\s+INTEGER\s+PRIMARY\s+KEY\b(?!\s+DESC)", re.I)
 
 
 class SlugLookup(Protocol):
@@ -46,109 +49,23 @@ def open_design(path: str | os.PathLike[str], catalog: SlugLookup | None = None)
     rule CATALOG-MISSING reports the racks and devices that use it.
     """
     file = Path(path)
-    conn = _load(file)
+    conn = header.load(file)
     try:
-        _check(file, conn)
+        header.check(file, conn)
         with binding.collector_paused():
-            design = _read(file, conn)
+            design, order = _read(file, conn)
     except sqlite3.DatabaseError as exc:
         raise ProjectFileError(file, f"truncated or damaged: {exc}") from exc
+    except UnicodeDecodeError as exc:  # sqlite3 decodes the schema's text itself
+        raise ProjectFileError(
+            file, f"truncated or damaged: text that is not UTF-8 ({exc.reason})"
+        ) from exc
     finally:
         conn.close()
     _resolve_slugs(design, catalog)
+    with binding.collector_paused():  # the checks' sets and lists are garbage-free too
+        check_values(file, design, order)
     return design
-
-
-def _load(file: Path) -> sqlite3.Connection:
-    """The file's bytes as an in-memory database; raises for files SQLite can't be."""
-    try:
-        data = file.read_bytes()
-    except FileNotFoundError:
-        raise ProjectFileError(file, "no such file") from None
-    except IsADirectoryError:
-        raise ProjectFileError(file, "is a folder, not a project file") from None
-    except OSError as exc:
-        raise ProjectFileError(file, f"cannot read: {os_reason(exc)}") from exc
-    if not data:
-        raise ProjectFileError(file, "file is empty")
-    if not data.startswith(_SQLITE_MAGIC):
-        raise ProjectFileError(file, "not an SQLite database (corrupt or a different kind of file)")
-    if len(data) < 512:
-        raise ProjectFileError(file, "truncated or damaged: shorter than one database page")
-    _check_length(file, data)
-    if data[18:20] == b"\x02\x02":
-        # A WAL-mode file (never written by us) can only be deserialized as a
-        # rollback-journal one; the bytes are our copy, the file stays as it is.
-        data = data[:18] + b"\x01\x01" + data[20:]
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    try:
-        _deserialize(conn, data)
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise ProjectFileError(file, f"truncated or damaged: {exc}") from exc
-    return conn
-
-
-def _deserialize(conn: sqlite3.Connection, data: bytes) -> None:
-    """Load ``data`` into the in-memory ``conn``.
-
-    Python 3.11+ does it directly.  On 3.10 the bytes go to a private temporary
-    folder (still never the user's folder) and are copied in with the backup API.
-    """
-    if hasattr(conn, "deserialize"):
-        conn.deserialize(data)
-        return
-    with tempfile.TemporaryDirectory(prefix="workbench-open-") as folder:
-        copy = Path(folder) / "copy.dcwb"
-        copy.write_bytes(data)
-        source = sqlite3.connect(copy)
-        try:
-            source.backup(conn)
-        finally:
-            source.close()
-
-
-def _check_length(file: Path, data: bytes) -> None:
-    """A file cut short is refused even when the lost tail held no rows yet.
-
-    The header records the page size and, when bytes 92-95 match the change counter
-    (bytes 24-27), a trustworthy page count; fewer bytes than that means truncation.
-    """
-    page_size = int.from_bytes(data[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    if data[92:96] != data[24:28]:
-        return
-    expected = int.from_bytes(data[28:32], "big") * page_size
-    if len(data) < expected:
-        raise ProjectFileError(
-            file, f"truncated or damaged: {len(data)} bytes where the header promises {expected}"
-        )
-
-
-def _check(file: Path, conn: sqlite3.Connection) -> None:
-    """Identity, version and integrity, cheapest first; migrate an older file's copy."""
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    if app_id != schema.APPLICATION_ID:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        why = "no design table" if "meta" not in tables else f"application id {app_id}"
-        raise ProjectFileError(file, f"not a workbench project ({why})")
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > schema.SCHEMA_VERSION:
-        raise ProjectFileError(
-            file,
-            f"saved by a newer workbench (schema {version}, "
-            f"this version reads up to {schema.SCHEMA_VERSION})",
-        )
-    problems = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
-    if problems != ["ok"]:
-        raise ProjectFileError(file, f"truncated or damaged: {'; '.join(problems)}")
-    if version < schema.SCHEMA_VERSION:
-        try:
-            schema.migrate(sqlite_utils.Database(conn, execute_plugins=False), version)
-        except Exception as exc:  # a migration bug, not damage: say which step failed
-            raise ProjectFileError(
-                file, f"cannot upgrade from schema {version} to {schema.SCHEMA_VERSION}: {exc}"
-            ) from exc
 
 
 def _select(
@@ -164,9 +81,11 @@ def _select(
     return conn.execute(f'SELECT {names} FROM "{table}" ORDER BY seq').fetchall()
 
 
-def _read(file: Path, conn: sqlite3.Connection) -> Design:
+def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
     """Rows back into dataclasses, each value passed as the keyword its column names.
 
+    Returns the design and, per table, its objects with the ``seq`` of their rows (in
+    file order), which :func:`~workbench.store.values.check_values` names in messages.
     Nothing here asks for ``design.index``: it is built on first use, after every list
     is complete.
     """
@@ -186,19 +105,64 @@ def _read(file: Path, conn: sqlite3.Connection) -> Design:
     design.properties = properties
 
     made: dict[str, dict[int, Any]] = {}  # table -> seq -> object, parents first
+    order: Order = {}
     for b in binding.TREE:
-        made[b.table] = _attach(file, conn, b, loads, design, made)
+        rows, objects = _attach(file, conn, b, loads, design, made)
+        order[b.table] = _keyed(file, conn, b, rows, objects)
+        made[b.table] = dict(zip(map(itemgetter(0), rows), objects, strict=True))
     for b in binding.LISTS:
         make = _maker(b, loads)
-        setattr(design, b.table, [make(row) for row in _select(conn, b.table, b.columns)])
+        rows = _select(conn, b.table, b.columns)
+        objects = list(map(make, rows))
+        setattr(design, b.table, objects)
+        order[b.table] = _keyed(file, conn, b, rows, objects)
+    design.versions = read_versions(file, conn)
     design.device_types = _snapshot(
         file,
         [
-            (slug, loads(raw, "catalog_snapshot", slug))
-            for slug, raw in _select(conn, "catalog_snapshot", ("slug", "raw"))
+            (seq, slug, loads(raw, "catalog_snapshot", slug))
+            for seq, slug, raw in _select(conn, "catalog_snapshot", ("seq", "slug", "raw"))
         ],
     )
-    return design
+    return design, order
+
+
+def _keyed(
+    file: Path,
+    conn: sqlite3.Connection,
+    b: binding.Binding,
+    rows: list[tuple[Any, ...]],
+    objects: list[Any],
+) -> Rows:
+    """The table's rows for the value checks, once every ``seq`` is a distinct whole
+    number: children name their parent by it and messages name rows by it.
+
+    A table as the workbench creates it has ``seq INTEGER PRIMARY KEY`` (SQLite's rowid),
+    which guarantees that; only a table rebuilt by hand has its seqs checked one by one.
+    """
+    if not _seq_is_rowid(conn, b.table):
+        seen: set[Any] = set()
+        for seq in map(itemgetter(0), rows):
+            if type(seq) is not int:
+                raise ProjectFileError(
+                    file, f"damaged: {b.table} has a row whose seq is {shown(seq)}"
+                )
+            if seq in seen:
+                raise ProjectFileError(file, f"damaged: {b.table} has two rows with seq {seq}")
+            seen.add(seq)
+    return Rows(b.columns, rows, objects, b.json)
+
+
+def _seq_is_rowid(conn: sqlite3.Connection, table: str) -> bool:
+    """True when ``seq`` is the table's INTEGER PRIMARY KEY, an alias of the rowid."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    sql = str(row[0]) if row is not None else ""
+    if "WITHOUT ROWID" in sql.upper() or not _ROWID_SEQ.search(sql):
+        return False
+    keys = [
+        (r[1], str(r[2]).upper()) for r in conn.execute(f'PRAGMA table_info("{table}")') if r[5]
+    ]
+    return keys == [("seq", "INTEGER")]
 
 
 def _maker(b: binding.Binding, loads: _JsonReader) -> Callable[[tuple[Any, ...]], Any]:
@@ -253,27 +217,26 @@ def _attach(
     loads: _JsonReader,
     design: Design,
     made: dict[str, dict[int, Any]],
-) -> dict[int, Any]:
+) -> tuple[list[tuple[Any, ...]], list[Any]]:
     """Build ``b.table``'s objects, each appended to its parent's list (or the design's).
 
     ``made`` holds the objects of the tables above, by ``seq``.  Children arrive in
-    ``seq`` order, which is their order within each parent too.  Returns the objects
-    by ``seq``, for the next level down.
+    ``seq`` order, which is their order within each parent too.  Returns the rows and
+    the objects made from them, in that order, for the value checks and the next level.
     """
     make = _maker(b, loads)
-    objects: dict[int, Any] = {}
     rows = _select(conn, b.table, b.columns)
+    objects = list(map(make, rows))
     if b.parent is None:
-        own = getattr(design, b.table)
-        for row in rows:
-            objects[row[0]] = obj = make(row)
-            own.append(obj)
-        return objects
+        getattr(design, b.table).extend(objects)
+        return rows, objects
     parents, parent_b = made[b.parent], binding.BINDINGS[b.parent]
     children = parent_b.children or b.table
-    for row in rows:
-        objects[row[0]] = obj = make(row)
-        parent = parents.get(row[1])
+    for row, obj in zip(rows, objects, strict=True):
+        try:
+            parent = parents.get(row[1])
+        except TypeError:  # an unhashable parent key cannot come from SQLite; be sure
+            parent = None
         if parent is None:
             raise ProjectFileError(
                 file,
@@ -281,7 +244,7 @@ def _attach(
                 f"missing {parent_b.cls.__name__.lower()}",
             )
         getattr(parent, children).append(obj)
-    return objects
+    return rows, objects
 
 
 class _JsonReader:
@@ -293,26 +256,43 @@ class _JsonReader:
     def __call__(self, text: Any, table: str, key: Any) -> Any:
         try:
             return json.loads(text)
+        except RecursionError:
+            raise ProjectFileError(
+                self.file, f"unreadable JSON in {table} ({key!r}): nested too deeply"
+            ) from None
         except (TypeError, ValueError) as exc:
             raise ProjectFileError(
                 self.file, f"unreadable JSON in {table} ({key!r}): {exc}"
             ) from None
 
 
-def _snapshot(file: Path, entries: list[tuple[str, Any]]) -> dict[str, CatalogItem]:
-    """Re-create catalog items from their stored mappings, as the catalog would."""
+def _snapshot(file: Path, entries: list[tuple[Any, Any, Any]]) -> dict[str, CatalogItem]:
+    """Re-create catalog items from their stored mappings, as the catalog would (its
+    parser also bounds the figures no view or calculator could work with: heights,
+    GPU counts, magnitudes), each under the slug it is stored as."""
     from workbench.catalog import parse_item  # the catalog's own parser, one source of truth
 
     items: dict[str, CatalogItem] = {}
-    for slug, raw in entries:
+    for seq, slug, raw in entries:
+        if not isinstance(slug, str):
+            raise ProjectFileError(
+                file, f"catalog_snapshot row {shown(seq)}, slug: must be text, got {shown(slug)}"
+            )
+        if slug in items:
+            raise ProjectFileError(file, f"catalog snapshot item {slug!r} is stored twice")
         if not isinstance(raw, dict):
             raise ProjectFileError(file, f"catalog snapshot item {slug!r} is not a mapping")
         try:
-            items[slug] = parse_item(raw, source_file="design snapshot")
+            item = parse_item(raw, source_file="design snapshot")
         except Exception as exc:  # whatever the parser raises, the file is at fault
             raise ProjectFileError(
                 file, f"catalog snapshot item {slug!r} is invalid: {exc}"
             ) from exc
+        if item.slug != slug:
+            raise ProjectFileError(
+                file, f"catalog snapshot item {slug!r} holds the item {shown(item.slug)}"
+            )
+        items[slug] = item
     return items
 
 
@@ -327,7 +307,8 @@ def _resolve_slugs(design: Design, catalog: SlugLookup | None) -> None:
     tried: set[str] = set()
     for rack in design.iter_racks():
         for slug in (rack.rack_type, *(d.device_type for d in rack.devices)):
-            if not slug or slug in types or slug in tried:
+            # Not yet checked: anything but a slug waits for check_values to refuse it.
+            if not isinstance(slug, str) or not slug or slug in types or slug in tried:
                 continue
             tried.add(slug)
             item = _lookup(catalog, slug)

@@ -27,14 +27,21 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from workbench.store import version_tables
+
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
 
 #: The suffix of project files.
 FILE_SUFFIX = ".dcwb"
+
+#: What a project's recovery copy adds to its name (``.site-a.dcwb.autosave``; see
+#: :mod:`workbench.store.autosave`).  Here, with the file suffix, because the sweep of
+#: interrupted saves (:mod:`workbench.store.temps`) recognises both.
+AUTOSAVE_SUFFIX = ".autosave"
 
 # The version-1 tables, column name -> SQLite type.  Frozen: version 2 must not edit
 # this literal but append a migration, because files written by version 1 exist.
@@ -247,6 +254,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _add_waivers_and_target_days,
     _add_rack_budgets_feeds_and_floor,
     _add_fabric_and_storage_fields,
+    version_tables.create_tables,
 ]
 
 #: The columns of each table in the current schema.  Update with each migration that
@@ -261,6 +269,7 @@ COLUMNS["racks"] += (*_V4_RACK_COLUMNS, "facing")
 COLUMNS["networks"] += ("subnet",)
 COLUMNS["links"] += ("speed_gbps",)
 COLUMNS["workloads"] += tuple(_V5_WORKLOAD_COLUMNS)
+COLUMNS.update(version_tables.COLUMNS)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

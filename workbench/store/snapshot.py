@@ -46,6 +46,10 @@ _PLAIN_FIELDS: tuple[str, ...] = (
 )
 
 
+#: Text fields whose empty value means "not given" (their default in CatalogItem).
+_EMPTY_MEANS_NONE: frozenset[str] = frozenset({"part_number", "airflow", "comments"})
+
+
 def item_mapping(item: CatalogItem) -> dict[str, Any]:
     """The mapping to store for ``item``: its ``raw`` one, or one rebuilt from fields."""
     if item.raw:
@@ -66,7 +70,13 @@ def item_mapping(item: CatalogItem) -> dict[str, Any]:
     for port in mapping["power-ports"]:
         for key in [k for k, v in port.items() if v is None]:
             del port[key]
-    return {k: v for k, v in mapping.items() if v is not None}
+    # Empty optional text is the parser's default anyway, and the catalog refuses a
+    # blank part number (it is printed on labels and BOMs, like a name).
+    return {
+        k: v
+        for k, v in mapping.items()
+        if v is not None and not (k in _EMPTY_MEANS_NONE and v == "")
+    }
 
 
 def checked_mappings(device_types: dict[str, CatalogItem]) -> list[tuple[str, str, dict[str, Any]]]:

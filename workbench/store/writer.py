@@ -27,17 +27,22 @@ from workbench.store import binding, schema
 from workbench.store.atomic import replace_atomically
 from workbench.store.errors import ProjectFileError, os_reason
 from workbench.store.snapshot import checked_mappings
+from workbench.store.temps import TempSweep, sweep_temps
+from workbench.store.version_tables import version_rows
 
 # Rows per executemany call: large enough that the per-call overhead vanishes, small
 # enough that a 100,000-GPU design never builds one huge list of tuples twice.
 _BATCH = 5000
 
 
-def save_design(design: Design, path: str | os.PathLike[str]) -> None:
+def save_design(design: Design, path: str | os.PathLike[str]) -> TempSweep:
     """Write ``design`` to ``path`` atomically; raise ProjectFileError on any failure.
 
     The existing file (if any) keeps its permission bits.  Nothing but the finished
-    file is left in the folder, whether the save succeeds or not.
+    file is left in the folder, whether the save succeeds or not; and once it has
+    succeeded, what earlier interrupted saves left in the folder is tidied
+    (:func:`~workbench.store.temps.sweep_temps`, whose report is returned, for a
+    status line).
     """
     target = Path(path)
     if target.is_symlink():
@@ -50,6 +55,10 @@ def save_design(design: Design, path: str | os.PathLike[str]) -> None:
         raise ProjectFileError(target, f"cannot save: {os_reason(exc)}") from exc
     except (sqlite3.Error, TypeError, ValueError, OverflowError) as exc:
         raise ProjectFileError(target, f"cannot save: {exc}") from exc
+    try:
+        return sweep_temps(target)
+    except Exception:  # tidying is a courtesy: it must never turn a good save into an error
+        return TempSweep()
 
 
 def write_database(design: Design, file: Path) -> None:
@@ -123,6 +132,7 @@ def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]
             b.table,
             [(seq,) + fields_of(obj) for seq, obj in enumerate(getattr(design, b.table), 1)],
         )
+    yield from version_rows(design)
     yield (
         "catalog_snapshot",
         [

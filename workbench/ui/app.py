@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.model import Design
@@ -97,6 +97,7 @@ def run_app(path: str | None) -> int:
     window = MainWindow(
         document, catalog=catalog, catalog_problems=problems, catalog_warnings=warnings
     )
+    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # freed, document and all
     if path is not None:
         if not window.file_actions.open_path(Path(path), ask_save=False):
             if window.file_actions.last_error:

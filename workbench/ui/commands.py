@@ -9,50 +9,141 @@ Only the first ``redo()`` (the one ``QUndoStack.push`` runs) validates: an edit 
 model refuses marks the command obsolete, so the stack drops it instead of keeping an
 undo step that changed nothing, and the document reports the reason.  ``undo()`` puts
 back the exact earlier values without checks (see :mod:`workbench.model.edit`).
+
+A command that fails for any *other* reason, in any ``redo()`` or ``undo()`` (a value of
+the wrong type reaching the model, a bug), must not take the window with it: an
+exception out of a Python override called by Qt is at best printed and at worst, in
+PySide 6.11, a segmentation fault, and the command used to stay on the stack with the
+model half changed.  So every step runs inside :meth:`ModelCommand._attempt`:
+
+* before the step, a :class:`~workbench.ui.rollback.Snapshot` of exactly what it can
+  touch is taken (one object's fields for a field edit, two short lists for a drag;
+  never a copy of the whole design, see :mod:`workbench.ui.rollback`);
+* an :class:`EditError` on the first ``redo()`` is the model refusing: it promises to
+  have changed nothing, so the snapshot is not even read;
+* anything else (or an EditError in a later step) puts the snapshot back, drops the
+  id index (rebuilt on the next read) and refreshes every view from the restored model;
+  the command is marked obsolete, so Qt drops it, and the document says why
+  (:meth:`Document.refuse`) and mends the history around the gap
+  (:meth:`Document.command_failed`).
 """
 
 from __future__ import annotations
 
+import logging
+import weakref
+from collections.abc import Callable
+
 from PySide6.QtGui import QUndoCommand
 
-from workbench.model import Workload, edit, ops
+from workbench.model import Design, Workload, edit, ops
 from workbench.model.edit import EditError
 from workbench.model.rack_fields import RACK_FIELDS, restore_rack_fields, set_rack_fields
+from workbench.ui import rollback
 from workbench.ui.document import Change, Document
+
+log = logging.getLogger(__name__)
 
 
 class ModelCommand(QUndoCommand):
-    """Base: remembers the document and announces the change after redo and undo."""
+    """Base: remembers the document, runs each step so that a failure rolls back (see
+    the module docstring), and announces the change after redo and undo."""
 
     def __init__(self, document: Document, text: str):
         super().__init__(text)
-        self.document = document
+        # Weakly: the document's undo stack holds its commands, and a command holding
+        # its document back would keep every closed window's document alive from the
+        # finalizer that clears the stack (see Document.__init__).
+        self._document = weakref.ref(document)
         self._applied_once = False
+
+    @property
+    def document(self) -> Document:
+        """The document this command edits (alive while its stack holds the command)."""
+        document = self._document()
+        if document is None:
+            raise RuntimeError(f"The document of {self.text()!r} is gone.")
+        return document
 
     def _change(self) -> Change:
         return Change.all()
 
     def redo(self) -> None:
-        try:
-            self._apply()
-        except EditError as exc:
-            if self._applied_once:
-                raise  # the model changed behind the stack's back: a bug, not a user error
-            self.setObsolete(True)  # QUndoStack.push drops it: no empty undo step
-            self.document.refuse(str(exc))
-            return
-        self._applied_once = True
-        self.document.notify(self._change())
+        if self._attempt(self._apply, undoing=False):
+            self._applied_once = True
+            self.document.notify(self._change())
 
     def undo(self) -> None:
-        self._revert()
-        self.document.notify(self._change())
+        if self._attempt(self._revert, undoing=True):
+            self.document.notify(self._change())
+
+    def _attempt(self, step: Callable[[], None], *, undoing: bool) -> bool:
+        """Run ``step``; True when it worked.  On failure the model is as before the
+        step, the command is obsolete and the document was told."""
+        design = self.document.design
+        try:
+            kept = self._keep(design, undoing)
+        except Exception:  # noqa: BLE001 - a design the scope cannot read: keep it all
+            kept = rollback.whole_design(design)
+        try:
+            step()
+        except EditError as exc:
+            if not undoing and not self._applied_once:
+                # The model refused, changing nothing: no undo step, say why.
+                self.setObsolete(True)
+                self.document.refuse(str(exc))
+                return False
+            self._roll_back(kept, exc, undoing)
+            return False
+        except Exception as exc:  # noqa: BLE001 - see the module docstring
+            self._roll_back(kept, exc, undoing)
+            return False
+        return True
+
+    def _roll_back(self, kept: rollback.Snapshot, exc: Exception, undoing: bool) -> None:
+        design = self.document.design
+        log.error("%s failed; the model was put back", self.text(), exc_info=exc)
+        kept.restore()
+        design.reindex()  # the index may hold the half-done edit; rebuilt on first read
+        self.setObsolete(True)
+        what = "Undo of" if undoing else "Redo of" if self._applied_once else ""
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        self.document.command_failed(
+            f"{what} {self.text()} failed ({reason}); nothing was changed.".strip(),
+            undoing=undoing,
+            first=not undoing and not self._applied_once,
+        )
+
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        """What the step about to run can change (see :mod:`workbench.ui.rollback`)."""
+        return rollback.whole_design(design)  # pragma: no cover - every command scopes
 
     def _apply(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _revert(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _shown(value: object) -> str:
+    """A value as an undo step's text names it (a wrong-typed one too: the model, not
+    the text, refuses it)."""
+    return (value if isinstance(value, str) else repr(value)).strip()
+
+
+def _workloads(design: Design) -> rollback.Snapshot:
+    """The list of workloads (the workload edits insert, remove and replace in it)."""
+    snap = rollback.Snapshot()
+    snap.keep_list(design.workloads)
+    return snap
+
+
+def _fields_of(*objects: object) -> rollback.Snapshot:
+    """A snapshot of the fields of ``objects`` (None ones skipped)."""
+    snap = rollback.Snapshot()
+    for obj in objects:
+        snap.keep_fields(obj)
+    return snap
 
 
 class EditCommand(ModelCommand):
@@ -72,6 +163,9 @@ class EditCommand(ModelCommand):
     def _change(self) -> Change:
         return self._last
 
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        return rollback.for_op(design, self._inverse if undoing else self.op)
+
     def _apply(self) -> None:
         applied = ops.apply(self.document.design, self.op)
         self._inverse, self._last = applied.inverse, applied.change
@@ -86,12 +180,16 @@ class RenameDeviceCommand(ModelCommand):
     """Rename one device."""
 
     def __init__(self, document: Document, device_id: str, name: str):
-        super().__init__(document, f"Rename device to “{name.strip()}”")
+        super().__init__(document, f"Rename device to “{_shown(name)}”")
         self.device_id, self.new_name = device_id, name
         self.old_name: str | None = None
 
     def _change(self) -> Change:
         return Change(devices=frozenset({self.device_id}))
+
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        found = design.find_device(self.device_id)
+        return _fields_of(found[1] if found else None)
 
     def _apply(self) -> None:
         self.old_name = edit.rename_device(self.document.design, self.device_id, self.new_name)
@@ -111,7 +209,7 @@ class SetDeviceFieldCommand(ModelCommand):
 
     def __init__(self, document: Document, device_id: str, field: str, value: str):
         what = edit.DEVICE_FIELDS.get(field, field)
-        shown = value.strip()
+        shown = _shown(value)
         super().__init__(document, f"Set {what} to “{shown}”" if shown else f"Clear {what}")
         self.device_id, self.field, self.value = device_id, field, value
         self.old: str | None = None
@@ -120,6 +218,10 @@ class SetDeviceFieldCommand(ModelCommand):
     def _change(self) -> Change:
         racks = frozenset({self.rack_id}) if self.rack_id else frozenset()
         return Change(racks=racks, devices=frozenset({self.device_id}))
+
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        found = design.find_device(self.device_id)
+        return _fields_of(found[1] if found else None)
 
     def _apply(self) -> None:
         self.old = edit.set_device_field(
@@ -137,12 +239,15 @@ class RenameRackCommand(ModelCommand):
     """Rename one rack."""
 
     def __init__(self, document: Document, rack_id: str, name: str):
-        super().__init__(document, f"Rename rack to “{name.strip()}”")
+        super().__init__(document, f"Rename rack to “{_shown(name)}”")
         self.rack_id, self.new_name = rack_id, name
         self.old_name: str | None = None
 
     def _change(self) -> Change:
         return Change(racks=frozenset({self.rack_id}))
+
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        return _fields_of(design.find_rack(self.rack_id))
 
     def _apply(self) -> None:
         self.old_name = edit.rename_rack(self.document.design, self.rack_id, self.new_name)
@@ -164,6 +269,9 @@ class SetRackCoolingCommand(ModelCommand):
 
     def _change(self) -> Change:
         return Change(racks=frozenset({self.rack_id}))
+
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        return _fields_of(design.find_rack(self.rack_id))
 
     def _apply(self) -> None:
         self.old = edit.set_rack_cooling(
@@ -187,6 +295,9 @@ class AddWorkloadCommand(ModelCommand):
         ids = frozenset({self.workload.id})
         return Change(workloads=ids, added=ids)
 
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        return _workloads(design)
+
     def _apply(self) -> None:
         self.index = edit.add_workload(self.document.design, self.workload, self.index)
 
@@ -205,6 +316,9 @@ class RemoveWorkloadCommand(ModelCommand):
     def _change(self) -> Change:
         ids = frozenset({self.workload_id})
         return Change(workloads=ids, removed=ids)
+
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        return _workloads(design)
 
     def _apply(self) -> None:
         self.removed = edit.remove_workload(self.document.design, self.workload_id)
@@ -235,7 +349,7 @@ class UpdateWorkloadCommand(ModelCommand):
         return self.ID
 
     def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
-        if not isinstance(other, UpdateWorkloadCommand):
+        if not isinstance(other, UpdateWorkloadCommand) or other.isObsolete():
             return False
         if other.workload_id != self.workload_id or set(other.changes) != set(self.changes):
             return False
@@ -244,6 +358,9 @@ class UpdateWorkloadCommand(ModelCommand):
 
     def _change(self) -> Change:
         return Change(workloads=frozenset({self.workload_id}))
+
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        return _workloads(design)
 
     def _apply(self) -> None:
         previous = edit.update_workload(self.document.design, self.workload_id, **self.changes)
@@ -278,6 +395,8 @@ class SetRackFieldsCommand(ModelCommand):
     def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
         if not isinstance(other, SetRackFieldsCommand) or other.rack_id != self.rack_id:
             return False
+        if other.isObsolete():  # refused or failed: it changed nothing to merge
+            return False
         if set(other.changes) != set(self.changes) or other.snapshot_inverse is not None:
             return False
         self.changes = dict(other.changes)
@@ -285,6 +404,11 @@ class SetRackFieldsCommand(ModelCommand):
 
     def _change(self) -> Change:
         return Change(racks=frozenset({self.rack_id}))
+
+    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
+        snap = _fields_of(design.find_rack(self.rack_id))
+        snap.keep_dict(design.device_types)  # a rack model new to the design goes in
+        return snap
 
     def _apply(self) -> None:
         design = self.document.design

@@ -10,11 +10,13 @@ only what depends on the change.  The figures themselves live in :attr:`Document
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from workbench.model import Change, Design, ops, requests
@@ -26,6 +28,19 @@ if TYPE_CHECKING:
     from workbench.catalog import Catalog
 
 __all__ = ["Change", "Document"]  # Change is the model's; views import it from here too
+
+
+def _forget_history(stack: QUndoStack) -> None:
+    """Delete every command of a document that is going away (see Document.__init__)."""
+    with contextlib.suppress(RuntimeError):  # its C++ side went first, with a parent
+        stack.clear()
+
+
+class _Nothing(QUndoCommand):
+    """An undo step that removes itself: pushed to cut off the redo steps."""
+
+    def redo(self) -> None:
+        self.setObsolete(True)
 
 
 class Document(QObject):
@@ -43,8 +58,9 @@ class Document(QObject):
         :attr:`Document.selected` holds every selected id (Ctrl+click adds to it).
       * ``currentWorkloadChanged(object)``: the workload being looked at in the Estimates
         view (id or None); the status strip shows its days.
-      * ``editRefused(str)``: a command's edit was refused by the model (the reason, fit
-        for the user); the command was dropped, nothing changed.
+      * ``editRefused(str)``: a command's edit was refused by the model, or failed and
+        was rolled back (the reason, fit for the user); the command was dropped and the
+        model is as it was before it.
     """
 
     changed = Signal(object)
@@ -70,6 +86,11 @@ class Document(QObject):
         self._selection: str | None = None
         self._selected: tuple[str, ...] = ()
         self._current_workload: str | None = None
+        #: Set when a failed undo forced the history to be dropped: the model then holds
+        #: changes no undo step leads back from, so it is unsaved whatever the stack says.
+        self._changed_without_history = False
+        #: How the history must be mended after a command failed ("undo", "redo").
+        self._mend: str | None = None
         #: The figures every view shows (summary, rack loads, workload results), computed
         #: once per change.  Connected first, so it is invalidated before any view's slot
         #: runs (Qt calls direct connections in the order they were made).
@@ -80,9 +101,18 @@ class Document(QObject):
         # A bound method, not a lambda: Qt drops the connection when this object dies, so
         # the stack's last cleanChanged during teardown cannot reach a deleted document.
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
+        # The history goes before the document does.  A document is freed by the garbage
+        # collector (it is in reference cycles with its figures); left to itself, the
+        # collector could free the commands' Python side first, and the stack's
+        # destructor then deleted them again: SIGSEGV on the second closed window that
+        # had an edit.  This finalizer runs before the collector frees anything of the
+        # document and clears the stack while everything is intact.  It holds the stack,
+        # and the commands hold their document only weakly (ModelCommand.document), or
+        # the finalizer itself would keep every document alive.
+        weakref.finalize(self, _forget_history, self.undo_stack)
 
     def _on_clean_changed(self, clean: bool) -> None:
-        self.dirtyChanged.emit(not clean)
+        self.dirtyChanged.emit(self._changed_without_history or not clean)
 
     # -- state ---------------------------------------------------------------------
     @property
@@ -98,7 +128,7 @@ class Document(QObject):
     @property
     def is_dirty(self) -> bool:
         """True when there are changes since the last save (or since opening)."""
-        return not self.undo_stack.isClean()
+        return self._changed_without_history or not self.undo_stack.isClean()
 
     @property
     def selection(self) -> str | None:
@@ -113,7 +143,51 @@ class Document(QObject):
     # -- changes -------------------------------------------------------------------
     def push(self, command: QUndoCommand) -> None:
         """Run a user edit through the undo stack (its redo() runs now)."""
+        self._mend_history()
         self.undo_stack.push(command)
+
+    def undo(self) -> None:
+        """Undo one step (the Undo action), then mend the history if it failed."""
+        self._mend_history()
+        self.undo_stack.undo()
+        self._mend_history()
+
+    def redo(self) -> None:
+        """Redo one step (the Redo action), then mend the history if it failed."""
+        self._mend_history()
+        self.undo_stack.redo()
+        self._mend_history()
+
+    def command_failed(self, message: str, *, undoing: bool, first: bool) -> None:
+        """Called by a command that failed and rolled the model back (it is obsolete,
+        so Qt drops it).  Every view is refreshed from the restored model and the
+        reason is shown like a refusal.
+
+        The steps on one side of the gap no longer fit the model: after a failed undo,
+        those below it undo onto the state the failed step would have restored; after
+        a failed later redo, those above it redo onto the state it would have made.
+        That side is dropped once Qt is done with the stack (:meth:`undo`,
+        :meth:`redo` and :meth:`push` do it at once; a QTimer, should the stack have
+        been driven directly).  A failed first redo needs nothing: Qt never keeps it.
+        """
+        if not first:
+            self._mend = "undo" if undoing else "redo"
+            QTimer.singleShot(0, self, self._mend_history)
+        self.notify(Change.all())
+        self.refuse(message)
+
+    def _mend_history(self) -> None:
+        """Drop the half of the history a failed step left unusable (see
+        :meth:`command_failed`); nothing when no step failed."""
+        mend, self._mend = self._mend, None
+        if mend == "redo":
+            # Pushing a step that makes itself obsolete removes every redo step above
+            # the current one (QUndoStack.push does that first) and leaves no trace.
+            self.undo_stack.push(_Nothing())
+        elif mend == "undo":
+            self._changed_without_history = True  # before clear() reports "clean"
+            self.undo_stack.clear()
+            self.dirtyChanged.emit(True)
 
     def notify(self, change: Change) -> None:
         """Called by commands after they changed the model.  Objects the change removed
@@ -195,6 +269,7 @@ class Document(QObject):
     def replace_design(self, design: Design, path: Path | None) -> None:
         """Load a different design: clears undo history and selection, marks clean."""
         self._design = design
+        self._mend, self._changed_without_history = None, False
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._selection = None
@@ -213,7 +288,11 @@ class Document(QObject):
     def mark_saved(self, path: Path) -> None:
         """After a successful save: remember the path and make the stack clean."""
         self.set_path(path)
+        unsaved_anyway = self._changed_without_history and self.undo_stack.isClean()
+        self._changed_without_history = False
         self.undo_stack.setClean()
+        if unsaved_anyway:
+            self.dirtyChanged.emit(False)  # setClean() says nothing when it was clean
 
     # -- placement helpers (fill a rack, spread over racks) ---------------------------
     def fill_rack(

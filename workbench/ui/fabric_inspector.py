@@ -26,7 +26,7 @@ from workbench.ui.commands import EditCommand
 from workbench.ui.document import Document
 from workbench.ui.fabric_scene import StructureCache
 from workbench.ui.widgets import narrow_combo
-from workbench.units import format_count
+from workbench.units import finite, format_count
 
 #: Speeds the speed box offers, Gb/s (the model refuses those the ports cannot run at).
 SPEEDS: tuple[float, ...] = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
@@ -193,10 +193,12 @@ class LinkPage(QWidget):
             combo.insertItem(0, "Mixed", "mixed")
             combo.setCurrentIndex(0)
         else:
-            value = next(iter(values), None)
-            index = combo.findData(None if value is None else float(value))
-            if index < 0:
-                combo.addItem(f"{value:g}G", float(value or 0))
+            value: object = next(iter(values), None)
+            gbps = float(value) if finite(value) else None  # "fast" from a script: as stored
+            index = combo.findData(gbps if gbps is not None or value is None else value)
+            if index < 0:  # a speed no box offers
+                label = f"{gbps:g}G" if gbps is not None else f"{value!r} (not a speed)"
+                combo.addItem(label, gbps if gbps is not None else value)
                 index = combo.count() - 1
             combo.setCurrentIndex(index)
         combo.blockSignals(False)

@@ -15,6 +15,8 @@ burst of edits on a single-shot timer.
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -34,6 +36,8 @@ from workbench.model.ports import MEDIA
 from workbench.render import colors
 from workbench.ui.document import Document
 from workbench.units import format_count, short_number
+
+log = logging.getLogger(__name__)
 
 #: What the plane selector says for each plane.
 PLANE_TITLES: dict[str, str] = {
@@ -186,7 +190,17 @@ class FabricPanel(QWidget):
     def refresh(self) -> None:
         """Analyse the chosen plane and show it."""
         self._stale = False
-        report = analyse_plane(self.document.design, self.plane)
+        try:
+            report = analyse_plane(self.document.design, self.plane)
+        except Exception as exc:  # noqa: BLE001 - cabling the analysis cannot read
+            # Links with a speed of "fast" (a script's design): say so, show no table.
+            log.warning("Could not analyse the %s plane: %s", self.plane, exc)
+            self.report = None
+            self.figures.setText(f"The {self.plane} plane could not be analysed: {exc}")
+            self.table.setRowCount(0)
+            self.parts.setRowCount(0)
+            self.totals.setText("")
+            return
         self.report = report
         self.figures.setText("<br>".join(summary_lines(report)))
         self._fill_table(report)

@@ -20,7 +20,6 @@ read once per change of the cabling.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -49,9 +48,12 @@ PICK_PX = 5.0
 class StructureCache(QObject):
     """The document's plane structures, computed on first use after each change of the
     cabling (links, planes, devices that came or went) and shared by the Fabric view
-    and the inspector.  One per document (:meth:`for_document`)."""
+    and the inspector.  One per document (:meth:`for_document`).
 
-    _caches: weakref.WeakKeyDictionary[Document, StructureCache] = weakref.WeakKeyDictionary()
+    The document holds it (a child QObject and an attribute), not a class-level
+    ``WeakKeyDictionary``: the cache refers to its document, so as a dictionary value it
+    kept its own weak key alive and no closed window's document was ever freed.
+    """
 
     def __init__(self, document: Document):
         super().__init__(document)
@@ -67,9 +69,10 @@ class StructureCache(QObject):
 
     @classmethod
     def for_document(cls, document: Document) -> StructureCache:
-        cache = cls._caches.get(document)
+        cache = getattr(document, "_structure_cache", None)
         if cache is None:
-            cache = cls._caches[document] = cls(document)
+            cache = cls(document)
+            document._structure_cache = cache  # type: ignore[attr-defined]
         return cache
 
     def structures(self) -> dict[str, PlaneStructure]:

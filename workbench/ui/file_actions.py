@@ -223,6 +223,11 @@ class FileActions(QObject):
         if ask_save and not self.maybe_save():
             return False
         path = Path(path).expanduser()
+        sweep = store.sweep_temps(path)  # leftovers of saves that were interrupted
+        if path in {store.target_of(t) for t in sweep.recoverable} and not self._offer_temps(
+            path, sweep
+        ):
+            return False
         source, recovered = path, False
         if path.exists() and store.autosave_is_newer(path):
             choice = self.ask_recovery(path)
@@ -238,8 +243,44 @@ class FileActions(QObject):
             self.document.undo_stack.resetClean()  # differs from the file on disk
             self._status(f"Recovered autosaved changes of {path.name}; save to keep them")
         else:
-            self._status(f"Opened {path}")
+            tidy = sweep.summary()
+            self._status(f"Opened {path}" + (f"; {tidy}" if tidy else ""))
         self.add_recent(path)
+        return True
+
+    def _offer_temps(self, path: Path, sweep: store.TempSweep) -> bool:
+        """A complete save newer than ``path`` was interrupted before it replaced the
+        file: offer it (the user's latest work) before opening the older file.  Returns
+        False when the user cancels."""
+        temps = [t for t in sweep.recoverable if store.target_of(t) == path]
+        newest = max(temps, key=lambda t: t.stat().st_mtime)
+        box = QMessageBox(self.window)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Interrupted save found")
+        box.setText(
+            f"A save of {path.name} was interrupted after it was written completely, and it "
+            "is newer than the file. Recover it in place of the file?"
+        )
+        box.setInformativeText(f"{newest.name}\n(the current file is kept if you open it as it is)")
+        recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
+        keep = box.addButton("Open the File as It Is", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        try:
+            if clicked is recover:
+                store.recover_temp(newest)
+                for other in temps:
+                    if other != newest:
+                        store.discard_temp(other)
+            elif clicked is keep:
+                for other in temps:
+                    store.discard_temp(other)
+            else:
+                return False
+        except store.ProjectFileError as exc:
+            self._error("Cannot recover the interrupted save", str(exc))
+            return False
         return True
 
     def _read(self, path: Path, title: str) -> Design | None:
@@ -298,7 +339,7 @@ class FileActions(QObject):
             path = path.with_name(path.name + store.FILE_SUFFIX)
         previous = self.document.path
         try:
-            store.save_design(self.document.design, path)
+            sweep = store.save_design(self.document.design, path)
         except store.ProjectFileError as exc:
             self._error("Cannot save project", str(exc))
             return False
@@ -309,7 +350,8 @@ class FileActions(QObject):
         for old in {previous, path}:
             store.discard_autosave(old)
         self.add_recent(path)
-        self._status(f"Saved {path}")
+        tidy = sweep.summary() if sweep is not None else ""
+        self._status(f"Saved {path}" + (f"; {tidy}" if tidy else ""))
         return True
 
     # -- autosave ----------------------------------------------------------------------

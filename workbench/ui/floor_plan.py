@@ -26,6 +26,8 @@ only.
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import (
@@ -50,6 +52,8 @@ from workbench.ui.document import Document
 from workbench.ui.floor_items import COLD_FILL, FRONT, HOT_FILL, GhostItem, Spot
 from workbench.ui.floor_scene import FloorScene
 from workbench.ui.zoom_view import ZoomPanView
+
+log = logging.getLogger(__name__)
 
 __all__ = ["FloorPlanView"]
 
@@ -182,10 +186,16 @@ class FloorPlanView(ZoomPanView):
         docstring): every one (a design just loaded), or those of ``only`` (racks just
         added); a rack taken off the plan on purpose waits for "Place"."""
         design = self.design
-        if only is None:
-            return fl.lay_out(design)
-        wanting = [r for r in only if (rack := design.find_rack(r)) and not fl.is_placed(rack)]
-        return fl.lay_out(design, wanting) if wanting else []
+        try:
+            if only is None:
+                return fl.lay_out(design)
+            wanting = [r for r in only if (rack := design.find_rack(r)) and not fl.is_placed(rack)]
+            return fl.lay_out(design, wanting) if wanting else []
+        except (TypeError, ValueError, OverflowError) as exc:
+            # A rack at a place the layout cannot read (NaN, infinity, text: a script's
+            # design): the others are left where they are, unplaced ones wait for Place.
+            log.warning("Could not lay out the floor plan: %s", exc)
+            return []
 
     def ensure_built(self) -> None:
         """Build the drawing now if it was put off (the plan was not shown yet)."""
@@ -262,7 +272,11 @@ class FloorPlanView(ZoomPanView):
 
     def place_unplaced(self) -> None:
         """Lay out the racks that have no floor position, as one undoable step."""
-        steps = fl.layout_ops(self.design)
+        try:
+            steps = fl.layout_ops(self.design)
+        except (TypeError, ValueError, OverflowError) as exc:  # see _fill_positions
+            self.document.refuse(f"The racks cannot be placed: a floor position is odd ({exc}).")
+            return
         if steps:
             text = f"Place {len(steps)} rack{'s' if len(steps) != 1 else ''} on the floor"
             self.document.push(EditCommand(self.document, ops.Batch(tuple(steps)), text))

@@ -12,6 +12,7 @@ items draw, and why they are shaped so, is in :mod:`workbench.ui.floor_items`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import TYPE_CHECKING
@@ -24,7 +25,9 @@ from workbench.calc.summary import RackLoad
 from workbench.model import Change, Design, Rack
 from workbench.model import floor as fl
 from workbench.render import colors
-from workbench.rules.budgets import BudgetState, rack_budgets
+from workbench.render.rack_geometry import as_text
+from workbench.render.safe_figures import safe_rack_budgets
+from workbench.rules.budgets import BudgetState
 from workbench.ui.floor_items import (
     AISLE_LABEL_MM,
     FLOOR,
@@ -55,6 +58,21 @@ _BUDGET_RACK_FIELDS = tuple(
     if f.name not in {"id", "name", "devices", "floor_x_mm", "floor_y_mm", "facing"}
 )
 _BUDGET_LOAD_FIELDS = tuple(f.name for f in fields(RackLoad) if f.name not in {"rack_id", "name"})
+
+
+#: The farthest a rack may stand from the origin and still be drawn (100 km).
+MAX_FLOOR_MM = 1e8
+
+
+def _drawable_mm(value: object) -> bool:
+    """True for a floor coordinate the plan can draw: a finite number within
+    :data:`MAX_FLOOR_MM` of the origin."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and abs(value) <= MAX_FLOOR_MM
+    )
 
 
 class FloorScene(QGraphicsScene):
@@ -124,20 +142,36 @@ class FloorScene(QGraphicsScene):
             load = self._loads.get(rack.id)
             if load is None:
                 return BudgetState.UNKNOWN
-        key = (
+        key: tuple | None = (
             tuple([getattr(rack, name) for name in _BUDGET_RACK_FIELDS]),
             tuple([getattr(load, name) for name in _BUDGET_LOAD_FIELDS]),
         )
-        state = self._states.get(key)
+        try:
+            state = self._states.get(key)  # type: ignore[arg-type]
+        except TypeError:  # a field holding a list (a script's design): not cached
+            state, key = None, None
         if state is None:
-            state = self._states[key] = rack_budgets(self.design, rack, load).worst()
+            budgets = safe_rack_budgets(self.design, rack, load)
+            state = budgets.worst() if budgets is not None else BudgetState.UNKNOWN
+            if key is not None:
+                self._states[key] = state
         return state
 
     def _spot(self, rack: Rack, row_id: str) -> Spot | None:
-        rect = fl.footprint(self.design, rack, self._sizes)
+        # A place the plan cannot draw (text, NaN, infinity, kilometres away: a script's
+        # design) leaves the rack off the plan, listed with the unplaced ones, instead
+        # of the tile grid and the index walking an endless floor.
+        if not (_drawable_mm(rack.floor_x_mm) and _drawable_mm(rack.floor_y_mm)):
+            return None
+        try:
+            rect = fl.footprint(self.design, rack, self._sizes)
+        except (TypeError, ValueError, OverflowError):  # odd sizes of the rack's item
+            return None
         if rect is None:
             return None
-        return Spot(rack.id, row_id, rack.name, qrect(rect), rack.facing, self._state(rack))
+        return Spot(
+            rack.id, row_id, as_text(rack.name), qrect(rect), rack.facing, self._state(rack)
+        )
 
     def _set_spot(self, rack_id: str, spot: Spot | None) -> None:
         if spot is None:
@@ -202,7 +236,7 @@ class FloorScene(QGraphicsScene):
                 if item is None:
                     item = self.rows[row.id] = RowItem(self, row.id)
                     self.addItem(item)
-                item.relayout(row.name, [r.id for r in row.racks])
+                item.relayout(as_text(row.name), [r.id for r in row.racks])
         for row_id in [r for r in self.rows if r not in alive]:
             self.removeItem(self.rows.pop(row_id))
             before[row_id] = self.extents.pop(row_id, None)

@@ -12,6 +12,7 @@ recomputed here; a device's ports and links and the link page are
 from __future__ import annotations
 
 import html
+import logging
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand
@@ -35,7 +36,9 @@ from workbench.model import Design, Device, Rack
 from workbench.model.placement import units_label
 from workbench.render import colors
 from workbench.render.colors import role_label
-from workbench.rules.budgets import BudgetState, rack_budgets
+from workbench.render.rack_geometry import as_text, item_height_u, whole_unit
+from workbench.render.safe_figures import per_mille, safe_rack_budgets
+from workbench.rules.budgets import BudgetState
 from workbench.ui.commands import (
     RenameDeviceCommand,
     RenameRackCommand,
@@ -47,7 +50,7 @@ from workbench.ui.fabric_inspector import LinkPage, link_summary, port_counts
 from workbench.ui.fabric_scene import StructureCache
 from workbench.ui.rack_form import RackForm
 from workbench.ui.widgets import narrow_combo
-from workbench.units import format_kw, format_limit, short_number
+from workbench.units import finite, format_kw, format_limit, short_number
 
 
 class _UndoPassThrough(QObject):
@@ -72,6 +75,33 @@ class _UndoPassThrough(QObject):
             event.ignore()
             return True
         return False
+
+
+log = logging.getLogger(__name__)
+
+#: Findings listed for one object; the rest are counted (10,000 devices stacked in one
+#: rack give 10,000 findings, and a label holding them all took seconds to lay out).
+MAX_FINDINGS_SHOWN = 12
+
+
+def position_text(position: object, u_height: object) -> str:
+    """Where a device sits, as :func:`~workbench.model.placement.units_label` says it,
+    or the stored position as it is when it is no unit ("'abc' (not a rack unit)")."""
+    low, height = whole_unit(position), item_height_u(u_height)
+    if position is None:
+        return "not mounted"
+    if low is None:
+        return f"{as_text(position)} (not a rack unit)"
+    return units_label(low, height)
+
+
+def _weight_kg(item: CatalogItem) -> float | None:
+    """The item's weight in kg, None when it holds no number."""
+    try:
+        weight = item.weight_kg
+    except (TypeError, ValueError):
+        return None
+    return float(weight) if finite(weight) else None
 
 
 def _value_label() -> QLabel:
@@ -288,7 +318,22 @@ class Inspector(QWidget):
         return self.document.design
 
     def refresh(self) -> None:
-        """Show the document's current selection (again)."""
+        """Show the document's current selection (again).
+
+        Never raises: odd values are shown as they are (see
+        :func:`~workbench.render.rack_geometry.as_text`), and should a figure still
+        fail, the reason is logged and shown in place of the page, because an exception
+        out of this slot would leave the inspector showing the previous object.
+        """
+        try:
+            self._refresh()
+        except Exception as exc:  # noqa: BLE001 - the last line of defence, logged
+            log.exception("Could not show %r in the inspector", self.document.selection)
+            self.title.setText("Cannot show this object")
+            self.stack.setCurrentIndex(0)
+            self._fail(f"The inspector could not read it: {exc}")
+
+    def _refresh(self) -> None:
         self.message.hide()
         selected = self.document.selection
         self._shown = selected
@@ -317,9 +362,10 @@ class Inspector(QWidget):
         if row is None:
             return "—"
         site = index.site_of_row(row.id)
-        return (
-            row.name if len(self.design.sites) == 1 or site is None else f"{row.name} ({site.name})"
-        )
+        name = as_text(row.name)
+        if len(self.design.sites) == 1 or site is None:
+            return name
+        return f"{name} ({as_text(site.name)})"
 
     def _show_findings(self, object_id: str | None) -> None:
         """List the rule findings about the selected object, worst first."""
@@ -335,7 +381,8 @@ class Inspector(QWidget):
             self.findings.hide()
             return
         lines = []
-        for finding in found:
+        shown, rest = found[:MAX_FINDINGS_SHOWN], len(found) - MAX_FINDINGS_SHOWN
+        for finding in shown:
             color = (
                 colors.TEXT_MUTED
                 if finding.key in waived
@@ -343,56 +390,72 @@ class Inspector(QWidget):
             )
             note = " (waived)" if finding.key in waived else ""
             lines.append(
-                f'<p style="margin:0 0 4px 0"><b style="color:{color}">{html.escape(finding.rule)}'
-                f"</b>{note}: {html.escape(finding.message)}</p>"
+                f'<p style="margin:0 0 4px 0"><b style="color:{color}">'
+                f"{html.escape(as_text(finding.rule))}</b>{note}: "
+                f"{html.escape(as_text(finding.message))}</p>"
             )
+        if rest > 0:
+            lines.append(f"<p style='margin:0'>… and {rest:,} more in the Checks view</p>")
         self.findings.setText("<b>Checks</b>" + "".join(lines))
         self.findings.show()
 
     def _show_device(self, rack: Rack, device: Device) -> None:
-        item = self.design.device_types.get(device.device_type)
+        slug = device.device_type
+        item = self.design.device_types.get(slug) if isinstance(slug, str) else None
         f = self.device_fields
-        self.title.setText(f"Device · {device.name}")
+        name = as_text(device.name)
+        self.title.setText(f"Device · {name}")
         if not self.device_name.hasFocus() or not self.device_name.isModified():
-            self.device_name.setText(device.name)
-        f["model"].setText(item.model if item else f"{device.device_type} (not in design catalog)")
-        f["manufacturer"].setText(item.manufacturer if item else "—")
-        self._show_role(item, device.role)
-        f["rack"].setText(rack.name)
+            self.device_name.setText(name)
+        f["model"].setText(
+            as_text(item.model) if item else f"{as_text(slug)} (not in design catalog)"
+        )
+        f["manufacturer"].setText(as_text(item.manufacturer) if item else "—")
+        self._show_role(item, as_text(device.role))
+        f["rack"].setText(as_text(rack.name))
         f["row"].setText(self._row_of(rack))
         height = item.u_height if item else 0
-        f["position"].setText(f"{units_label(device.position, height)}, {device.face}")
+        f["position"].setText(f"{position_text(device.position, height)}, {as_text(device.face)}")
         if item is not None:
             f["power"].setText(f"{_kw(item.max_power_w)} max · {_kw(item.typical_power_w)} typical")
             if item.gpu_count:
-                gpu = self.design.device_types.get(item.gpu or "")
-                gpu_name = gpu.model if gpu else (item.gpu or "GPU")
-                f["gpus"].setText(f"{item.gpu_count} × {gpu_name}")
+                gpu_slug = item.gpu if isinstance(item.gpu, str) else ""
+                gpu = self.design.device_types.get(gpu_slug)
+                gpu_name = as_text(gpu.model) if gpu else (gpu_slug or "GPU")
+                f["gpus"].setText(f"{as_text(item.gpu_count)} × {gpu_name}")
             else:
                 f["gpus"].setText("—")
-            weight = item.weight_kg
+            weight = _weight_kg(item)
             f["weight"].setText("—" if weight is None else f"{weight:,.1f} kg")
         else:
             for key in ("power", "gpus", "weight"):
                 f[key].setText("—")
         for field, editor in self.device_labels.items():
             if not editor.hasFocus() or not editor.isModified():
-                editor.setText(getattr(device, field))
+                editor.setText(as_text(getattr(device, field)))
         self._show_fabric(device)
         self.stack.setCurrentIndex(1)
 
     def _show_fabric(self, device: Device) -> None:
         """Ports used and free, and per plane the device's tier and links."""
-        counts = port_counts(self.design, device.id)
         form, f = self._device_form, self.device_fields
+        try:
+            counts = port_counts(self.design, device.id)
+        except Exception:  # noqa: BLE001 - links to ports the item lacks, odd interfaces
+            log.exception("Could not count the ports of %r", device.id)
+            counts = None
         if counts is not None:
             used, total = counts
             f["ports"].setText(f"{used:,} of {total:,} used · {total - used:,} free")
         form.setRowVisible(f["ports"], counts is not None)
         cabled = bool(self.design.index.device_links.get(device.id))
-        summary = (
-            link_summary(self.design, device.id, self.structures.structures()) if cabled else ""
-        )
+        try:
+            summary = (
+                link_summary(self.design, device.id, self.structures.structures()) if cabled else ""
+            )
+        except Exception:  # noqa: BLE001 - cabling the fabric figures cannot read
+            log.exception("Could not summarise the links of %r", device.id)
+            summary = "? (the links could not be read)"
         f["fabric"].setText(summary)
         form.setRowVisible(f["fabric"], bool(summary))
 
@@ -421,22 +484,31 @@ class Inspector(QWidget):
     def _show_rack(self, rack: Rack) -> None:
         f = self.rack_fields
         load = self.document.figures.rack_load(rack.id)
-        self.title.setText(f"Rack · {rack.name}")
+        name = as_text(rack.name)
+        self.title.setText(f"Rack · {name}")
         if not self.rack_name.hasFocus() or not self.rack_name.isModified():
-            self.rack_name.setText(rack.name)
+            self.rack_name.setText(name)
         f["row"].setText(self._row_of(rack))
-        index = self.cooling.findData(rack.cooling)
+        cooling = as_text(rack.cooling)
+        index = self.cooling.findData(cooling)
         self.cooling.blockSignals(True)
         if index < 0:
-            self.cooling.addItem(rack.cooling, rack.cooling)
+            self.cooling.addItem(f"{cooling or '(none)'} (unknown)", cooling)
             index = self.cooling.count() - 1
         self.cooling.setCurrentIndex(index)
         self.cooling.blockSignals(False)
         if not self.power_limit.hasFocus():
-            self.power_limit.blockSignals(True)
-            self.power_limit.setValue(rack.power_limit_kw)
-            self.power_limit.blockSignals(False)
-            self._limit_shown = self.power_limit.value()
+            limit = rack.power_limit_kw
+            box = self.power_limit
+            box.blockSignals(True)
+            # A limit that is no number the box can hold ("lots", NaN, infinity, 0)
+            # shows as "?" at the bottom of the range; it is only replaced when the
+            # user moves the box away from there.
+            shown = finite(limit) and box.minimum() <= limit <= box.maximum()
+            box.setSpecialValueText("" if shown else "?")
+            box.setValue(float(limit) if shown else box.minimum())
+            box.blockSignals(False)
+            self._limit_shown = box.value()
         if load is not None:
             self._show_budgets(rack, load)
         self.rack_form.show_rack(rack, load)
@@ -447,14 +519,18 @@ class Inspector(QWidget):
     def _show_budgets(self, rack: Rack, load: RackLoad) -> None:
         """Power, space and weight against their limits, coloured by the rules' verdict."""
         f = self.rack_fields
-        budgets = rack_budgets(self.design, rack, load)
+        budgets = safe_rack_budgets(self.design, rack, load)
+        if budgets is None:  # figures no calculator reads (see render.safe_figures)
+            for key in ("kw", "u", "weight"):
+                f[key].setText("?")
+            return
         power, space, weight = budgets.power, budgets.space, budgets.weight
         f["kw"].setText(
             f"{format_kw(power.used)} of {format_limit(power.limit, 'kW')} "
             f"({power.fraction:.0%}) at maximum · {format_kw(load.kw_typical)} typical"
         )
         for bar, budget in ((self.kw_bar, power), (self.u_bar, space), (self.kg_bar, weight)):
-            bar.setValue(int(min(budget.fraction, 1.0) * 1000))
+            bar.setValue(per_mille(budget.fraction))
             bar.setStyleSheet(_bar(budget.state))
         f["u"].setText(f"{short_number(space.used)} of {format_limit(space.limit, 'U')} used")
         if weight.limit:

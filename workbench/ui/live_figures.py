@@ -31,6 +31,7 @@ from workbench.calc import workload as calc_workload
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad
 from workbench.calc.workload import WorkloadResult
 from workbench.model import Change, Design, Device, Rack, Workload
+from workbench.render.safe_figures import counts_only, safe_rack_load
 from workbench.rules import Checker, Finding, RuleContext, Severity, waived_keys
 
 if TYPE_CHECKING:  # the document imports this module; avoid the cycle at run time
@@ -38,8 +39,13 @@ if TYPE_CHECKING:  # the document imports this module; avoid the cycle at run ti
 
 
 def _device_types(rack: Rack) -> tuple[str, ...]:
-    """What the summary counts of one rack: its devices' types (order kept, cheap)."""
-    return tuple([device.device_type for device in rack.devices])
+    """What the summary counts of one rack: its devices' types (order kept, cheap).
+
+    A type that is not text (a script's mistake) is counted under its repr, so the
+    counts stay a plain mapping of strings."""
+    return tuple(
+        [t if isinstance(t, str) else repr(t) for t in (d.device_type for d in rack.devices)]
+    )
 
 
 class LiveFigures(QObject):
@@ -96,9 +102,14 @@ class LiveFigures(QObject):
             if self._counts is None:
                 self._count_all()
             assert self._counts is not None
-            self._summary = calc_summary.summary_from_counts(
-                self.design, len(self._rack_types), self._counts
-            )
+            try:
+                self._summary = calc_summary.summary_from_counts(
+                    self.design, len(self._rack_types), self._counts
+                )
+            except Exception:  # noqa: BLE001 - the status strip must show something
+                # Figures no calculator expects (a script's item with "lots" of watts):
+                # the counts still hold, the figures read as zero; the rules say why.
+                self._summary = counts_only(len(self._rack_types), self._counts)
             self.computed["summary"] += 1
         return self._summary
 
@@ -107,7 +118,7 @@ class LiveFigures(QObject):
         """``calc.summary.rack_loads`` of the current design, in site/row/rack order."""
         if self._loads is None:
             self._loads = {
-                rack.id: calc_summary.rack_load(self.design, rack, self._load_cache)
+                rack.id: safe_rack_load(self.design, rack, self._load_cache)
                 for rack in self.design.iter_racks()
             }
             self.computed["rack_loads"] += 1
@@ -323,7 +334,7 @@ class LiveFigures(QObject):
             if placed is None:
                 changed = self._loads.pop(rack_id, None) is not None or changed
                 continue
-            load = calc_summary.rack_load(self.design, placed[1], self._load_cache)
+            load = safe_rack_load(self.design, placed[1], self._load_cache)
             self.computed["rack_load"] += 1
             changed = changed or load != self._loads.get(rack_id)
             self._loads[rack_id] = load
@@ -331,8 +342,7 @@ class LiveFigures(QObject):
         if self._reorder:
             old = self._loads
             self._loads = {
-                rack.id: old.get(rack.id)
-                or calc_summary.rack_load(self.design, rack, self._load_cache)
+                rack.id: old.get(rack.id) or safe_rack_load(self.design, rack, self._load_cache)
                 for rack in self.design.iter_racks()
             }
             changed = changed or list(old) != list(self._loads)

@@ -61,7 +61,16 @@ def _plural(n: int, one: str, many: str) -> str:
 
 
 class MainWindow(QMainWindow):
-    """One design per window: rack view, estimates, catalog, inspector and summary."""
+    """One design per window: rack view, estimates, catalog, inspector and summary.
+
+    Lifetime: closing a window hides it (tests and callers go on reading a closed
+    window); whoever opens one for good sets ``WA_DeleteOnClose`` (the app does) or
+    calls ``deleteLater()``.  Once Qt deleted it, nothing outside keeps its Python side
+    or its document alive: the window and its views connect to the document's signals
+    only through bound methods (Qt drops those with the receiver; a lambda naming the
+    window kept every closed window, ~3 MB each, alive from the document), and the
+    document's history is cleared before the collector frees it (see ``Document``).
+    """
 
     def __init__(
         self,
@@ -114,6 +123,11 @@ class MainWindow(QMainWindow):
         scroller.setFrameShape(QFrame.Shape.NoFrame)
         self.tabs.addTab(scroller, "Estimates")
         self.estimates_page = scroller
+        # Baselines, what the nodes report, and the compatibility verdicts.
+        from workbench.ui.versions_view import VersionsView
+
+        self.versions_view = VersionsView(document)
+        self.tabs.addTab(self.versions_view, "Versions")
         self.setCentralWidget(self.tabs)
 
         self.palette_widget = CatalogPalette(catalog if catalog is not None else ())
@@ -170,7 +184,7 @@ class MainWindow(QMainWindow):
         self.rack_view.context_menu_for = self.hall_actions.context_menu
 
         document.dirtyChanged.connect(self.setWindowModified)
-        document.pathChanged.connect(lambda _path: self._update_title())
+        document.pathChanged.connect(self._on_path_changed)
         document.designReplaced.connect(self._on_design_replaced)
         document.editRefused.connect(self._on_edit_refused)
         self._update_title()
@@ -208,6 +222,12 @@ class MainWindow(QMainWindow):
         if QKeySequence("Ctrl+Shift+Z") not in redo_keys:  # what Linux desktops use
             redo_keys.append(QKeySequence("Ctrl+Shift+Z"))
         self.redo_action.setShortcuts(redo_keys)
+        # The actions keep their texts and enabled states from the stack, but run
+        # through the document, which mends the history when a step fails.
+        self.undo_action.triggered.disconnect()
+        self.undo_action.triggered.connect(self.document.undo)
+        self.redo_action.triggered.disconnect()
+        self.redo_action.triggered.connect(self.document.redo)
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         edit.addSeparator()
@@ -384,6 +404,9 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.document_name()}[*] — {APP_NAME}")
         self.setWindowModified(self.document.is_dirty)
+
+    def _on_path_changed(self, _path: str) -> None:
+        self._update_title()
 
     def set_untitled_name(self, name: str | None) -> None:
         """Name the unsaved design in the title (the bundled sample is "Sample design")."""

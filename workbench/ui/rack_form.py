@@ -30,7 +30,8 @@ from workbench.calc.summary import RackLoad
 from workbench.model import Rack
 from workbench.model.rack_fields import RACK_FIELDS
 from workbench.render import colors
-from workbench.rules.budgets import Budget, BudgetState, default_cooling_limit_kw, rack_budgets
+from workbench.render.safe_figures import per_mille, safe_rack_budgets
+from workbench.rules.budgets import Budget, BudgetState, default_cooling_limit_kw
 from workbench.ui.commands import SetRackFieldsCommand
 from workbench.ui.document import Document
 from workbench.ui.widgets import narrow_combo
@@ -206,11 +207,16 @@ class RackForm(QWidget):
         box.blockSignals(False)
 
     def _show_budgets(self, rack: Rack, load: RackLoad) -> None:
-        budgets = rack_budgets(self.document.design, rack, load)
+        budgets = safe_rack_budgets(self.document.design, rack, load)
+        if budgets is None:  # figures no calculator reads (see render.safe_figures)
+            for key in ("cooling", "feed_a", "feed_b", "failover"):
+                self.values[key].setText("?")
+                self.bars[key].setVisible(False)
+            return
         for key in ("cooling", "feed_a", "feed_b", "failover"):
             budget = getattr(budgets, key)
             self.values[key].setText(_budget_text(budget))
-            self.bars[key].setValue(int(min(budget.fraction, 1.0) * 1000))
+            self.bars[key].setValue(per_mille(budget.fraction))
             self.bars[key].setStyleSheet(_bar_style(budget.state))
             self.bars[key].setVisible(budget.limit is not None)
         if budgets.failover.limit is None:

@@ -54,10 +54,11 @@ class SlotHighlight:
         fill.setAlpha(70)
         u_total = geo.rack_units(rack_item.rack, self.view.design) if rack_item.rack else 42
         for slot in slots:
-            if slot.u is None or not slot.item.u_height > 0:
+            height = geo.item_height_u(slot.item.u_height)  # "2U" from a script reads 0U
+            if slot.u is None or not height > 0:
                 rect = geo.zero_u_rect(u_total, SCENE_SCALE)
             else:
-                rect = geo.u_rect(slot.u, float(slot.item.u_height), u_total, SCENE_SCALE)
+                rect = geo.u_rect(slot.u, height, u_total, SCENE_SCALE)
             item = QGraphicsRectItem(QRectF(rect.x, rect.y, rect.w, rect.h))
             item.setPos(rack_item.pos())
             item.setBrush(QBrush(fill))
@@ -187,11 +188,14 @@ class MoveController:
     def press(self, pos: QPoint, device_id: str) -> None:
         """A press on a device: a move starts once the pointer travels far enough."""
         found = self.view.design.find_device(device_id)
-        if found is None or found[1].position is None:
+        # A device at no whole unit ("abc", 1.5: a script's design) is not dragged by its
+        # units; the inspector shows where it claims to be.
+        low = geo.whole_unit(found[1].position) if found is not None else None
+        if low is None:
             return
         hit = self.view.rack_and_u_at(pos)
         self._press, self._grabbed = pos, device_id
-        self._grab_offset = (hit[1] - found[1].position) if hit and hit[1] is not None else 0
+        self._grab_offset = (hit[1] - low) if hit and hit[1] is not None else 0
 
     def drag(self, pos: QPoint) -> bool:
         """The pointer moved with the button held; True while a move is under way."""
@@ -211,8 +215,9 @@ class MoveController:
     def _slots(self, u: int) -> list[Slot]:
         design = self.view.design
         grabbed = design.find_device(self._grabbed or "")
-        assert grabbed is not None and grabbed[1].position is not None
-        base = grabbed[1].position
+        assert grabbed is not None
+        base = geo.whole_unit(grabbed[1].position)
+        assert base is not None  # see press()
         new_low = u - self._grab_offset
         slots = []
         for device_id in self._moving:
@@ -223,7 +228,8 @@ class MoveController:
             item = design.device_types.get(device.device_type)
             if item is None:
                 continue
-            position = None if device.position is None else device.position - base + new_low
+            low = geo.whole_unit(device.position)
+            position = None if low is None else low - base + new_low
             slots.append(
                 Slot(
                     item,

@@ -31,7 +31,7 @@ from workbench.model import Change, Design, Rack
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
 from workbench.render.rack_painter import paint_rack
-from workbench.rules.budgets import rack_budgets
+from workbench.render.safe_figures import safe_rack_budgets
 from workbench.units import format_count
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ class RackItem(QGraphicsItem):
             blocks=self._blocks,
             mark=figures.rack_mark(self.rack_id),
             marks={d.id: m for d in rack.devices if (m := figures.object_mark(d.id)) is not None},
-            budgets=None if load is None else rack_budgets(self.hall.design, rack, load),
+            budgets=None if load is None else safe_rack_budgets(self.hall.design, rack, load),
         )
 
     @property
@@ -244,7 +244,7 @@ class HallScene(QGraphicsScene):
         self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -30, 40, 70))
 
     def _text(self, text: str, font: QFont, bold: bool) -> QGraphicsSimpleTextItem:
-        item = QGraphicsSimpleTextItem(text)
+        item = QGraphicsSimpleTextItem(geo.as_text(text))  # a row named by a script: bytes
         item.setFont(font)
         item.setBrush(QColor(colors.TEXT if bold else colors.TEXT_MUTED))
         self.addItem(item)
@@ -257,6 +257,7 @@ class HallScene(QGraphicsScene):
             count_label = self._text(count, self._count_font, False) if count is not None else None
             self._labels[key] = found = (title, count_label)
         title, count_label = found
+        name = geo.as_text(name)
         if title.text() != name:
             title.setText(name)
         title.setPos(0.0, y)

@@ -146,7 +146,7 @@ def storage_verdicts(
     state = "checking" if pending else _state(by_rule["STORAGE-HOT-TIER"], waived)
     lines.append(Verdict(state, text, hot.tiers, "STORAGE-HOT-TIER"))
     if nodes:
-        slowest = min(nodes, key=lambda n: (n.gbps / max(n.gpus, 1), n.name))
+        slowest = min(nodes, key=lambda n: (n.gbps / max(n.gpus, 1), str(n.name)))  # bytes too
         clients = found.clients
         text = (
             f"Clients: {len(nodes):,} GPU nodes, {format_gbs(clients.gbs)} of storage "

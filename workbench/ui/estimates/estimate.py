@@ -9,7 +9,7 @@ arithmetic of its own beyond unit scaling for display, so the numbers on screen 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +21,7 @@ from workbench.calc.memory import DEFAULT_HEADROOM, GB
 from workbench.calc.summary import RackLoad
 from workbench.calc.workload import WorkloadResult, training_days_curve
 from workbench.model import Design, Workload
+from workbench.render.rack_geometry import as_text
 from workbench.ui.estimates.fields import ParseError, parse_quantity
 from workbench.units import finite, format_count
 from workbench.units import format_quantity as fmt
@@ -273,12 +274,23 @@ def rack_power(
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Rack names and typical / maximum / limit kW arrays, in the order of ``loads``.
 
-    ``loads`` are the document's shared ``rack_loads`` (site/row/rack order).
+    ``loads`` are the document's shared ``rack_loads`` (site/row/rack order).  Names
+    that are not text read as their repr and figures that are no finite number as NaN
+    (not drawn): pyqtgraph raises while painting a tick that is bytes or a bar that is
+    infinitely tall, and an exception in a paint event can end the process in PySide.
     """
     rows = list(loads.values())
-    names = [load.name for load in rows]
+    names = [as_text(load.name) for load in rows]
     count = len(rows)
-    typical = np.fromiter((load.kw_typical for load in rows), dtype=np.float64, count=count)
-    maximum = np.fromiter((load.kw_max for load in rows), dtype=np.float64, count=count)
-    limit = np.fromiter((load.limit_kw for load in rows), dtype=np.float64, count=count)
+
+    def figures(values: Iterable[object]) -> np.ndarray:
+        return np.fromiter(
+            (float(v) if finite(v) else np.nan for v in values),
+            dtype=np.float64,
+            count=count,
+        )
+
+    typical = figures(load.kw_typical for load in rows)
+    maximum = figures(load.kw_max for load in rows)
+    limit = figures(load.limit_kw for load in rows)
     return names, typical, maximum, limit

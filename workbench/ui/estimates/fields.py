@@ -177,9 +177,18 @@ def format_percent(value: float) -> str:
 
 
 def to_text(spec: FieldSpec, value: object) -> str:
-    """The text a box shows for a model value."""
+    """The text a box shows for a model value.
+
+    A value that is no number where one belongs ("many" tokens, from a script) is shown
+    as it is, so the box says what the design holds; typing over it makes the usual
+    check.  Infinity and NaN read "inf" and "nan" the same way."""
     if value is None:
         return ""
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if spec.kind in ("quantity", "optional_quantity", "percent") and not (
+        numeric and math.isfinite(value)  # type: ignore[arg-type]
+    ):
+        return str(value)
     if spec.kind in ("quantity", "optional_quantity"):
         return format_quantity(float(value))  # type: ignore[arg-type]
     if spec.kind == "percent":

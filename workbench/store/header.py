@@ -1,0 +1,158 @@
+"""A project file's bytes in memory, and its header checked before any table is read.
+
+The file is read in one go and handed to SQLite with ``Connection.deserialize``: SQLite
+never opens the user's path, so no lock, journal, ``-wal`` or ``-shm`` file can appear
+beside it, however damaged or foreign the file is.  Then, cheapest first: the SQLite
+magic and the length the header promises, the application id, the schema version (a
+signed 32-bit header field, so -1 and -2147483648 are possible and must not index the
+migrations), ``PRAGMA quick_check``, and the version the meta table records.  An older
+file's in-memory copy is migrated here.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import sqlite_utils
+
+from workbench.store import schema
+from workbench.store.errors import ProjectFileError, os_reason
+from workbench.store.value_table import shown
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def load(file: Path) -> sqlite3.Connection:
+    """The file's bytes as an in-memory database; raises for files SQLite can't be."""
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise ProjectFileError(file, "no such file") from None
+    except IsADirectoryError:
+        raise ProjectFileError(file, "is a folder, not a project file") from None
+    except OSError as exc:
+        raise ProjectFileError(file, f"cannot read: {os_reason(exc)}") from exc
+    if not data:
+        raise ProjectFileError(file, "file is empty")
+    if not data.startswith(_SQLITE_MAGIC):
+        raise ProjectFileError(file, "not an SQLite database (corrupt or a different kind of file)")
+    if len(data) < 512:
+        raise ProjectFileError(file, "truncated or damaged: shorter than one database page")
+    _check_length(file, data)
+    if data[18:20] == b"\x02\x02":
+        # A WAL-mode file (never written by us) can only be deserialized as a
+        # rollback-journal one; the bytes are our copy, the file stays as it is.
+        data = data[:18] + b"\x01\x01" + data[20:]
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        _deserialize(conn, data)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise ProjectFileError(file, f"truncated or damaged: {exc}") from exc
+    return conn
+
+
+def _deserialize(conn: sqlite3.Connection, data: bytes) -> None:
+    """Load ``data`` into the in-memory ``conn``.
+
+    Python 3.11+ does it directly.  On 3.10 the bytes go to a private temporary
+    folder (still never the user's folder) and are copied in with the backup API.
+    """
+    if hasattr(conn, "deserialize"):
+        conn.deserialize(data)
+        return
+    with tempfile.TemporaryDirectory(prefix="workbench-open-") as folder:
+        copy = Path(folder) / "copy.dcwb"
+        copy.write_bytes(data)
+        source = sqlite3.connect(copy)
+        try:
+            source.backup(conn)
+        finally:
+            source.close()
+
+
+def _check_length(file: Path, data: bytes) -> None:
+    """A file cut short is refused even when the lost tail held no rows yet.
+
+    The header records the page size and, when bytes 92-95 match the change counter
+    (bytes 24-27), a trustworthy page count; fewer bytes than that means truncation.
+    """
+    page_size = int.from_bytes(data[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    if data[92:96] != data[24:28]:
+        return
+    expected = int.from_bytes(data[28:32], "big") * page_size
+    if len(data) < expected:
+        raise ProjectFileError(
+            file, f"truncated or damaged: {len(data)} bytes where the header promises {expected}"
+        )
+
+
+def check(file: Path, conn: sqlite3.Connection) -> None:
+    """Identity, version and integrity, cheapest first; migrate an older file's copy."""
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if app_id != schema.APPLICATION_ID:
+        why = "no design table" if "meta" not in tables else f"application id {app_id}"
+        raise ProjectFileError(file, f"not a workbench project ({why})")
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    _check_version(file, version, tables)
+    problems = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
+    if problems != ["ok"]:
+        raise ProjectFileError(file, f"truncated or damaged: {'; '.join(problems)}")
+    if "meta" in tables:
+        _check_meta_version(file, conn, version)
+    if version < schema.SCHEMA_VERSION:
+        try:
+            schema.migrate(sqlite_utils.Database(conn, execute_plugins=False), version)
+        except Exception as exc:  # a migration bug, not damage: say which step failed
+            raise ProjectFileError(
+                file, f"cannot upgrade from schema {version} to {schema.SCHEMA_VERSION}: {exc}"
+            ) from exc
+
+
+def _check_version(file: Path, version: int, tables: set[str]) -> None:
+    """The header's schema version is one a workbench writes, or this file is refused.
+
+    ``PRAGMA user_version`` is a signed 32-bit field: a damaged header can hold -1,
+    which would run ``MIGRATIONS[-1]``, the newest step, on a finished file.  Version 0
+    is an empty database stamped as ours (see :mod:`workbench.store.schema`): it opens
+    as an empty design, but not when it already holds design tables, because then the
+    header is what is wrong and the first migration would fail on them.
+    """
+    if version > schema.SCHEMA_VERSION:
+        raise ProjectFileError(
+            file,
+            f"saved by a newer workbench (schema {version}, "
+            f"this version reads up to {schema.SCHEMA_VERSION})",
+        )
+    if version < 0 or (version == 0 and tables & set(schema.COLUMNS)):
+        raise ProjectFileError(
+            file,
+            f"damaged header: schema version {version} is not one a workbench writes "
+            f"(1 to {schema.SCHEMA_VERSION})",
+        )
+
+
+def _check_meta_version(file: Path, conn: sqlite3.Connection, version: int) -> None:
+    """The version the meta table records (written with the header's) agrees with it."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        return
+    try:
+        recorded = json.loads(row[0])
+    except (TypeError, ValueError, RecursionError):
+        recorded = row[0]
+    if isinstance(recorded, bool) or not isinstance(recorded, int):
+        raise ProjectFileError(
+            file,
+            f"damaged: the meta table's schema_version {shown(recorded)} is not a whole number",
+        )
+    if recorded != version:
+        raise ProjectFileError(
+            file,
+            f"damaged: the header says schema {version} but the meta table says {recorded}",
+        )

@@ -1,0 +1,266 @@
+"""The means of checking one table's values: whole columns at a time, and one-line blame.
+
+A 100,000-GPU design has ~440,000 links and ~30,000 devices, and opening it must stay
+fast, so nothing here walks rows one by one in Python when the common case can be
+settled by a C-level operation on a whole column:
+
+* **types** are checked on ``set(map(type, column))``;
+* **values** of a vocabulary or a range are checked once per *distinct* value (a column
+  of 440,000 link speeds holds a handful), only after the types are known to be right,
+  so ``2`` and ``2.0`` folding into one set element cannot hide a float in a column of
+  whole numbers;
+* **names** are checked by :func:`workbench.model.names.text_problem`, except that a
+  column that is entirely short, non-blank, printable ASCII (which ``text_problem``
+  always accepts) is recognised with one ``isascii``/``isprintable`` call on the joined
+  text; anything else goes through ``text_problem`` itself, value by value;
+* **references** are a set difference.
+
+Only when a check fails is the column walked to find the first offending row, whose
+``seq`` and id go into the message: ``devices row 12 (id 'd000012'), position: ...``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from operator import attrgetter, itemgetter
+from pathlib import Path
+from typing import Any, NoReturn
+
+from workbench.model.errors import EditError
+from workbench.model.names import MAX_NAME_CHARS, text_problem
+from workbench.store.errors import ProjectFileError
+
+#: A value check: why ``value`` cannot be stored, or None when it can.
+Check = Callable[[Any], "str | None"]
+
+NoneType = type(None)
+#: Column types, as the model's fields declare them.
+TEXT: tuple[type, ...] = (str,)
+OPT_TEXT: tuple[type, ...] = (str, NoneType)
+WHOLE: tuple[type, ...] = (int,)
+OPT_WHOLE: tuple[type, ...] = (int, NoneType)
+NUMBER: tuple[type, ...] = (int, float)
+OPT_NUMBER: tuple[type, ...] = (int, float, NoneType)
+
+
+def shown(value: Any) -> str:
+    """``value`` quoted for a one-line message, cut short (a 1 MB name stays readable)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print
+        return f"<{type(value).__name__} too long to show>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def sentence(exc: Exception) -> str:
+    """An edit function's message as the tail of ours: no trailing full stop."""
+    return str(exc).rstrip(".")
+
+
+def edit_rule(rule: Callable[[Any], object]) -> Check:
+    """A :data:`Check` from a model function that raises EditError for a bad value.
+
+    This is how the edit functions' own checks (``check_network_value``,
+    ``check_value`` of the rack fields ...) judge what a file holds.
+    """
+
+    def check(value: Any) -> str | None:
+        try:
+            rule(value)
+        except EditError as exc:
+            return sentence(exc)
+        return None
+
+    return check
+
+
+def finite(value: Any) -> str | None:
+    """A number that is finite (SQLite REAL can hold inf; JSON can hold NaN)."""
+    try:
+        ok = math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        ok = False
+    return None if ok else f"must be a finite number, got {shown(value)}"
+
+
+def one_of(options: Collection[Any], what: str = "one of") -> Check:
+    """A vocabulary check listing the words a value may be."""
+
+    def check(value: Any) -> str | None:
+        if value in options:
+            return None
+        return f"must be {what} {', '.join(str(o) for o in options)}; got {shown(value)}"
+
+    return check
+
+
+def _type_words(types: tuple[type, ...]) -> str:
+    words = {str: "text", int: "a whole number", float: "a number", dict: "a mapping"}
+    kinds = [t for t in types if t is not NoneType]
+    if float in kinds:
+        kinds = [t for t in kinds if t is not int]
+    text = " or ".join(words.get(t, t.__name__) for t in kinds)
+    return f"{text} or empty" if NoneType in types else text
+
+
+@dataclass(frozen=True)
+class Rows:
+    """What the reader made of one table: its rows as selected (``columns`` name their
+    values; ``seq`` leads), and the object made from each row, in the same order."""
+
+    columns: tuple[str, ...]
+    rows: Sequence[tuple[Any, ...]]
+    objects: Sequence[Any]
+    #: Fields decoded from JSON: their values are read off the objects, not the rows.
+    decoded: frozenset[str] = frozenset()
+
+
+class Table:
+    """One table's values, read column by column, with the means to blame one row."""
+
+    def __init__(self, file: Path, name: str, rows: Rows):
+        self.file = file
+        self.name = name
+        self.rows = rows.rows
+        self.objects = rows.objects
+        self._decoded = rows.decoded
+        self._position = {column: i for i, column in enumerate(rows.columns)}
+        self._distinct: dict[str, set[Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def values(self, field: str) -> Iterator[Any]:
+        """The values of ``field``, one per row, without building a list."""
+        if field in self._decoded:
+            return map(attrgetter(field), self.objects)
+        return map(itemgetter(self._position[field]), self.rows)
+
+    def column(self, field: str) -> list[Any]:
+        return list(self.values(field))
+
+    def distinct(self, field: str) -> set[Any]:
+        """The distinct values of ``field`` (a column of 440,000 link speeds holds a
+        handful); only for columns read from SQLite, whose values are hashable."""
+        found = self._distinct.get(field)
+        if found is None:
+            found = self._distinct[field] = set(self.values(field))
+        return found
+
+    def where(self, i: int) -> str:
+        """``devices row 12 (id 'd000012')``: the row as a message names it."""
+        ident = getattr(self.objects[i], "id", None)
+        label = "" if ident is None else f" (id {shown(ident)})"
+        return f"{self.name} row {shown(self.rows[i][0])}{label}"
+
+    def refuse(self, i: int, field: str, problem: str) -> NoReturn:
+        raise ProjectFileError(self.file, f"{self.where(i)}, {field}: {problem}")
+
+    def refuse_value(self, field: str, value: Any, problem: str) -> NoReturn:
+        """Refuse the first row whose ``field`` holds ``value``."""
+        self.refuse(_first(self.column(field), value), field, problem)
+
+    # -- whole-column checks -----------------------------------------------------------
+    def typed(self, field: str, types: tuple[type, ...], *checks: Check) -> None:
+        """Every value of ``field`` is of ``types`` (exactly: a bool is no number) and
+        passes each check, which is asked once per distinct value."""
+        if field in self._decoded:
+            values: Iterable[Any] = self.column(field)
+            kinds = set(map(type, values))
+        elif int in types and float not in types:
+            # 2.0 == 2 would hide a float in a set of whole numbers: type every row.
+            kinds = set(map(type, self.values(field)))
+            values = self.distinct(field)
+        else:
+            values = self.distinct(field)
+            kinds = set(map(type, values))
+        if not kinds <= set(types):
+            for value in self.column(field):
+                if type(value) not in types:
+                    words = _type_words(types)
+                    if value is None:
+                        self.refuse_value(field, value, f"is empty (NULL) but must be {words}")
+                    self.refuse_value(field, value, f"must be {words}, got {shown(value)}")
+        for check in checks:
+            for value in values:
+                if value is not None:
+                    problem = check(value)
+                    if problem is not None:
+                        self.refuse_value(field, value, problem)
+
+    def texts(self, field: str, *, limit: int = MAX_NAME_CHARS, blank_ok: bool = False) -> None:
+        """Every value of ``field`` passes :func:`text_problem` (names, labels, ids)."""
+        values = self.distinct(field)
+        # A set of ids (all distinct) is slower to walk than the column itself.
+        walk = values if 2 * len(values) < len(self.rows) else self.column(field)
+        if _plain_texts(walk, values, limit, blank_ok):
+            return
+        for value in values:
+            if value is None:
+                self.refuse_value(field, value, "is empty (NULL)")
+            problem = text_problem(value, limit=limit, blank_ok=blank_ok)
+            if problem is not None:
+                self.refuse_value(field, value, problem)
+
+    def refers(self, field: str, known: set[Any], what: str, optional: bool = False) -> None:
+        """Every value of ``field`` (but None, when ``optional``) is one of ``known``."""
+        if optional:  # mostly empty or a few names: judge the distinct values
+            if self.distinct(field) - {None} <= known:
+                return
+        elif all(map(known.__contains__, self.values(field))):
+            return
+        allowed = known | {None} if optional else known
+        for value in self.column(field):
+            if value not in allowed:
+                self.refuse_value(
+                    field, value, f"names {what} {shown(value)}, which the file does not hold"
+                )
+
+    def unique(self, field: str, what: str) -> None:
+        """No two rows share a value of ``field`` (the ids of one kind)."""
+        if len(self.distinct(field)) == len(self.rows):
+            return
+        seen: set[Any] = set()
+        for i, value in enumerate(self.values(field)):
+            if value in seen:
+                self.refuse(i, field, f"{shown(value)} is the id of another {what} as well")
+            seen.add(value)
+
+
+def _first(column: Sequence[Any], value: Any) -> int:
+    """Where ``value`` first stands in ``column`` (by identity first: NaN != NaN)."""
+    for i, other in enumerate(column):
+        if other is value:
+            return i
+    for i, other in enumerate(column):
+        if type(other) is type(value) and other == value:
+            return i
+    return 0  # not reached: ``value`` came from ``column``
+
+
+def _plain_texts(
+    column: Collection[Any], distinct: Collection[Any], limit: int, blank_ok: bool
+) -> bool:
+    """True when every value of ``column`` (whose distinct values are ``distinct``) is
+    text that ``text_problem`` is certain to accept: non-blank (unless ``blank_ok``), at
+    most ``limit`` characters, printable ASCII (so no control characters, surrogates or
+    direction controls).  Decided in C for the whole column; False only means "ask
+    ``text_problem`` value by value"."""
+    if not column:
+        return True
+    try:
+        joined = "".join(column)  # raises for anything but text
+    except TypeError:
+        return False
+    if not (joined.isascii() and joined.isprintable()):
+        return False
+    if max(map(len, column)) > limit:
+        return False
+    if blank_ok:
+        return True
+    # Printable ASCII is blank only when empty or all spaces.
+    if " " not in joined:
+        return "" not in distinct
+    return all(map(str.strip, distinct))

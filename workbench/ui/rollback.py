@@ -1,0 +1,376 @@
+"""Putting the model back when an undo command fails half-way.
+
+A command's edit is meant to be atomic: :func:`workbench.model.ops.apply` checks
+structure before it changes anything and raises :class:`EditError` with the model
+untouched, and the field setters of :mod:`workbench.model.edit` check the value before
+they assign it.  That promise covers the errors the model expects.  An *unexpected*
+exception (a wrong-typed value reaching an index update, a bug) can still leave the
+model half changed: ``_add_row`` inserts the row into its site and then updates the
+index, ``_batch`` undoes the steps before the one that failed but not that step's own
+first half.  The undo stack would then disagree with the model, and the next command
+works on a state nobody asked for.
+
+So before every ``redo()`` and ``undo()`` a command takes a :class:`Snapshot` of exactly
+what its edit can touch, and on failure puts it back.  The snapshot is *shallow* and
+*scoped*: a copy of the few lists the edit inserts into or removes from (a rack's
+devices, a row's racks, the design's links when devices with cables go) and of the
+attribute dictionaries of the objects whose fields it sets (the device that moves, the
+rack that is renamed).  A field edit costs one small dict copy, a drag two short list
+copies; only removing cabled devices or editing links copies the list of links (a
+pointer copy, ~1 ms for 300,000 links).  A deep copy of a 100,000-GPU design, which a
+drag would otherwise pay on every step, is never made.
+
+What the snapshot does not hold is the id index: after a restore it is dropped
+(:meth:`Design.reindex`) and rebuilt on the next read, a cost paid only on failure.
+
+An edit type this module does not know falls back to :func:`whole_design`, a shallow
+copy of every list and object of the design: correct, O(design), and meant to be
+rare; a test checks that every edit type :func:`workbench.model.ops.apply` handles
+has a scope here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from workbench.model import Design, Device, ops
+from workbench.model import net_ops as nops
+from workbench.model import version_ops as vops
+
+
+class Snapshot:
+    """Shallow copies of lists, dicts and objects' fields, put back by :meth:`restore`.
+
+    Each container or object is kept once (the first copy is the state before the
+    edit), so scopes may name the same list twice.
+    """
+
+    def __init__(self) -> None:
+        self._lists: list[tuple[list, list]] = []
+        self._dicts: list[tuple[dict, dict]] = []
+        self._objects: list[tuple[object, dict[str, Any]]] = []
+        self._seen: set[int] = set()
+
+    def _first(self, thing: object) -> bool:
+        key = id(thing)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def keep_list(self, items: list | None) -> None:
+        if isinstance(items, list) and self._first(items):
+            self._lists.append((items, list(items)))
+
+    def keep_dict(self, mapping: dict | None) -> None:
+        if isinstance(mapping, dict) and self._first(mapping):
+            self._dicts.append((mapping, dict(mapping)))
+
+    def keep_fields(self, obj: object | None) -> None:
+        """The object's attributes (its lists are the same list objects; keep those
+        with :meth:`keep_list` when the edit changes their content)."""
+        if obj is None or not self._first(obj):
+            return
+        try:
+            fields = dict(vars(obj))
+        except TypeError:  # __slots__: the dataclass fields
+            fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}  # type: ignore[arg-type]
+        self._objects.append((obj, fields))
+
+    @property
+    def size(self) -> int:
+        """How many references were copied (for tests and benchmarks)."""
+        return (
+            sum(len(saved) for _, saved in self._lists)
+            + sum(len(saved) for _, saved in self._dicts)
+            + sum(len(saved) for _, saved in self._objects)
+        )
+
+    def restore(self) -> None:
+        """Put every kept list, dict and object back as it was when kept."""
+        for obj, fields in self._objects:
+            try:
+                attributes = vars(obj)
+            except TypeError:
+                for name, value in fields.items():
+                    object.__setattr__(obj, name, value)
+                continue
+            attributes.clear()
+            attributes.update(fields)
+        for items, kept in self._lists:
+            items[:] = kept
+        for mapping, copy in self._dicts:
+            mapping.clear()
+            mapping.update(copy)
+
+
+# -- what each edit touches ------------------------------------------------------------------
+
+
+def _keep_links_and_tiers(design: Design, devices: Iterable[Device], snap: Snapshot) -> None:
+    """What removing ``devices`` detaches: their links and storage-tier memberships."""
+    cabled = design.index.device_links
+    if any(cabled.get(d.id) for d in devices):
+        snap.keep_list(design.links)
+    for tier in design.storage_tiers:
+        snap.keep_list(tier.device_ids)
+
+
+def _keep_detached(design: Design, detached: ops.Detached, snap: Snapshot) -> None:
+    """What putting back removed objects reattaches."""
+    if detached.links:
+        snap.keep_list(design.links)
+    if detached.tiers:
+        for tier in design.storage_tiers:
+            snap.keep_list(tier.device_ids)
+
+
+def _site_rows(design: Design, site_id: str, snap: Snapshot) -> None:
+    site = design.index.sites.get(site_id)
+    if site is not None:
+        snap.keep_list(site.rows)
+
+
+def _row_racks(design: Design, row_id: str, snap: Snapshot) -> None:
+    placed = design.index.rows.get(row_id)
+    if placed is not None:
+        snap.keep_list(placed[1].racks)
+
+
+def _rack_devices(design: Design, rack_id: str, snap: Snapshot) -> None:
+    placed = design.index.racks.get(rack_id)
+    if placed is not None:
+        snap.keep_list(placed[1].devices)
+
+
+def _add_row(design: Design, op: ops.AddRow, snap: Snapshot) -> None:
+    _site_rows(design, op.site_id, snap)
+    _keep_detached(design, op.detached, snap)
+
+
+def _remove_row(design: Design, op: ops.RemoveRow, snap: Snapshot) -> None:
+    placed = design.index.rows.get(op.row_id)
+    if placed is not None:
+        site, row = placed
+        snap.keep_list(site.rows)
+        _keep_links_and_tiers(design, (d for r in row.racks for d in r.devices), snap)
+
+
+def _move_row(design: Design, op: ops.MoveRow, snap: Snapshot) -> None:
+    placed = design.index.rows.get(op.row_id)
+    if placed is not None:
+        snap.keep_list(placed[0].rows)
+    _site_rows(design, op.site_id, snap)
+
+
+def _add_rack(design: Design, op: ops.AddRack, snap: Snapshot) -> None:
+    _row_racks(design, op.row_id, snap)
+    _keep_detached(design, op.detached, snap)
+
+
+def _remove_rack(design: Design, op: ops.RemoveRack, snap: Snapshot) -> None:
+    placed = design.index.racks.get(op.rack_id)
+    if placed is not None:
+        row, rack = placed
+        snap.keep_list(row.racks)
+        _keep_links_and_tiers(design, rack.devices, snap)
+
+
+def _move_rack(design: Design, op: ops.MoveRack, snap: Snapshot) -> None:
+    placed = design.index.racks.get(op.rack_id)
+    if placed is not None:
+        snap.keep_list(placed[0].racks)
+    _row_racks(design, op.row_id, snap)
+
+
+def _add_device(design: Design, op: ops.AddDevice, snap: Snapshot) -> None:
+    _rack_devices(design, op.rack_id, snap)
+    _keep_detached(design, op.detached, snap)
+
+
+def _remove_device(design: Design, op: ops.RemoveDevice, snap: Snapshot) -> None:
+    found = design.index.devices.get(op.device_id)
+    if found is not None:
+        rack, device = found
+        snap.keep_list(rack.devices)
+        _keep_links_and_tiers(design, [device], snap)
+
+
+def _move_device(design: Design, op: ops.MoveDevice, snap: Snapshot) -> None:
+    found = design.index.devices.get(op.device_id)
+    if found is not None:
+        rack, device = found
+        snap.keep_list(rack.devices)
+        snap.keep_fields(device)
+    _rack_devices(design, op.rack_id, snap)
+
+
+def _links(design: Design, op: object, snap: Snapshot) -> None:
+    snap.keep_list(design.links)
+
+
+def _device_types(design: Design, op: object, snap: Snapshot) -> None:
+    snap.keep_dict(design.device_types)
+
+
+def _waivers(design: Design, op: object, snap: Snapshot) -> None:
+    snap.keep_list(design.waivers)
+
+
+def _rack_on_floor(design: Design, op: ops.MoveRackOnFloor, snap: Snapshot) -> None:
+    placed = design.index.racks.get(op.rack_id)
+    if placed is not None:
+        snap.keep_fields(placed[1])
+
+
+def _row_on_floor(design: Design, op: ops.MoveRowOnFloor, snap: Snapshot) -> None:
+    placed = design.index.rows.get(op.row_id)
+    if placed is not None:
+        for rack in placed[1].racks:
+            snap.keep_fields(rack)
+
+
+def _networks(design: Design, op: object, snap: Snapshot) -> None:
+    snap.keep_list(design.networks)
+
+
+def _network_fields(design: Design, op: nops.SetNetworkFields, snap: Snapshot) -> None:
+    for network in design.networks:
+        if network.id == op.network_id:
+            snap.keep_fields(network)
+
+
+def _link_fields(design: Design, op: nops.SetLinkFields, snap: Snapshot) -> None:
+    links = design.index.links
+    for link_id in op.link_ids:
+        snap.keep_fields(links.get(link_id))
+
+
+def _tiers(design: Design, op: object, snap: Snapshot) -> None:
+    snap.keep_list(design.storage_tiers)
+
+
+def _tier_fields(design: Design, op: nops.SetTierFields, snap: Snapshot) -> None:
+    for tier in design.storage_tiers:
+        if tier.id == op.tier_id:
+            snap.keep_fields(tier)
+            snap.keep_list(tier.device_ids)
+
+
+def _versions(design: Design, op: object, snap: Snapshot) -> None:
+    """The version matrix: its three lists, and each baseline's name and revisions (a
+    handful of baselines; the observations list is copied by reference, one pointer
+    per observation)."""
+    matrix = design.versions
+    snap.keep_list(matrix.baselines)
+    snap.keep_list(matrix.assignments)
+    snap.keep_list(matrix.observations)
+    for baseline in matrix.baselines:
+        snap.keep_fields(baseline)
+        snap.keep_list(baseline.revisions)
+
+
+def _batch(design: Design, op: ops.Batch, snap: Snapshot) -> None:
+    for step in op.ops:
+        keep_for_op(design, step, snap)
+
+
+#: Edit type → what it can change.  Every type :func:`workbench.model.ops.apply`
+#: handles must be here (``tests/test_ui_command_failure.py`` checks).
+SCOPES: dict[type, Callable[[Design, Any, Snapshot], None]] = {
+    ops.AddRow: _add_row,
+    ops.RemoveRow: _remove_row,
+    ops.MoveRow: _move_row,
+    ops.AddRack: _add_rack,
+    ops.RemoveRack: _remove_rack,
+    ops.MoveRack: _move_rack,
+    ops.AddDevice: _add_device,
+    ops.RemoveDevice: _remove_device,
+    ops.MoveDevice: _move_device,
+    ops.AddLink: _links,
+    ops.RemoveLink: _links,
+    ops.AddLinks: _links,
+    ops.RemoveLinks: _links,
+    ops.AddDeviceType: _device_types,
+    ops.RemoveDeviceType: _device_types,
+    ops.AddWaiver: _waivers,
+    ops.RemoveWaiver: _waivers,
+    ops.Batch: _batch,
+    ops.MoveRackOnFloor: _rack_on_floor,
+    ops.MoveRowOnFloor: _row_on_floor,
+    nops.AddNetwork: _networks,
+    nops.RemoveNetwork: _networks,
+    nops.SetNetworkFields: _network_fields,
+    nops.SetLinkFields: _link_fields,
+    nops.AddStorageTier: _tiers,
+    nops.RemoveStorageTier: _tiers,
+    nops.SetTierFields: _tier_fields,
+    vops.AddBaseline: _versions,
+    vops.RemoveBaseline: _versions,
+    vops.RenameBaseline: _versions,
+    vops.AddRevision: _versions,
+    vops.RemoveLastRevision: _versions,
+    vops.AddAssignment: _versions,
+    vops.RemoveAssignment: _versions,
+    vops.AddObservations: _versions,
+    vops.RemoveLastImport: _versions,
+}
+
+
+def keep_for_op(design: Design, op: object, snap: Snapshot) -> None:
+    """Add to ``snap`` what applying ``op`` to ``design`` can change."""
+    scope = SCOPES.get(type(op))
+    if scope is None:
+        keep_whole_design(design, snap)
+    else:
+        scope(design, op, snap)
+
+
+def for_op(design: Design, op: object) -> Snapshot:
+    """A snapshot of what applying ``op`` can change (see the module docstring)."""
+    snap = Snapshot()
+    keep_for_op(design, op, snap)
+    return snap
+
+
+def keep_whole_design(design: Design, snap: Snapshot) -> None:
+    """Every list and object of the design, shallowly: the fallback for an edit whose
+    scope is unknown, or when taking a scope raised (a design holding odd values)."""
+    snap.keep_fields(design)
+    snap.keep_dict(design.device_types)
+    snap.keep_dict(design.properties)
+    for name in ("sites", "networks", "links", "storage_tiers", "workloads", "waivers"):
+        snap.keep_list(getattr(design, name, None))
+    snap.keep_list(design.software_stacks)
+    for site in design.sites:
+        snap.keep_fields(site)
+        snap.keep_list(site.rows)
+        for row in site.rows:
+            snap.keep_fields(row)
+            snap.keep_list(row.racks)
+            for rack in row.racks:
+                snap.keep_fields(rack)
+                snap.keep_list(rack.devices)
+                for device in rack.devices:
+                    snap.keep_fields(device)
+    for group in (design.networks, design.links, design.workloads, design.waivers):
+        for obj in group:
+            snap.keep_fields(obj)
+    for tier in design.storage_tiers:
+        snap.keep_fields(tier)
+        snap.keep_list(tier.device_ids)
+    for stack in design.software_stacks:
+        snap.keep_fields(stack)
+        snap.keep_dict(stack.components)
+    if hasattr(design, "versions"):
+        snap.keep_fields(design.versions)
+        _versions(design, None, snap)
+
+
+def whole_design(design: Design) -> Snapshot:
+    """A snapshot of everything (see :func:`keep_whole_design`)."""
+    snap = Snapshot()
+    keep_whole_design(design, snap)
+    return snap

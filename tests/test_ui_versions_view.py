@@ -160,3 +160,21 @@ def test_a_malformed_report_refuses_the_import(qtbot, catalog, tmp_path, monkeyp
     assert not import_reports(view, view.document, folder, confirm=False)
     assert design.versions.observations == before
     assert len(said) == 1 and f"{nodes[2]}.smi.xml" in said[0] and "Nothing was imported" in said[0]
+
+
+def test_a_drag_does_not_reload_the_matrix_but_a_rename_does(qtbot, catalog) -> None:
+    from workbench.ui.commands import EditCommand, RenameDeviceCommand
+
+    design, nodes = matrix_design(catalog)
+    view = shown_view(qtbot, design, catalog)
+    rows = view.model.rows
+    rack, device = next((r, d) for r, d in design.iter_devices() if d.name == nodes[0])
+    move = ops.MoveDevice(device.id, rack.id, device.position, device.face)
+    view.document.push(EditCommand(view.document, move, "Move"))
+    assert view.model.rows is rows  # nothing a row shows changed
+    view.document.push(RenameDeviceCommand(view.document, device.id, "gpu-renamed"))
+    assert view.model.rows is not rows
+    # The rename detaches the node from its reports (nodes are named): it now shows as a
+    # node without reports, and its old reports stay under the old name.
+    assert view.model.row_of("gpu-renamed") is not None
+    assert view.model.row_of(nodes[0]) is not None

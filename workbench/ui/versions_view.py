@@ -13,6 +13,7 @@ device names, and never holds versions of its own.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -59,6 +61,7 @@ class VersionsView(QWidget):
         super().__init__(parent)
         self.document = document
         self.model = VersionTableModel(self)
+        self._stale = False
         self.proxy = _Filter(self.model)
 
         self.search = QLineEdit(placeholderText="Filter nodes or versions…")
@@ -109,8 +112,20 @@ class VersionsView(QWidget):
 
         # The matrix on top at full width (its layers are many columns); the editor and
         # the verdicts below it, side by side.
+        self.empty = QLabel(
+            "No GPU node follows a baseline and none has reported yet.\n\n"
+            "Start a stack with New… below and Assign it to node names, or read what the "
+            "nodes report with Import Reports… (nvidia-smi, uname -r, ethtool -i, ibstat, "
+            "dmidecode -t bios)."
+        )
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setStyleSheet("color: #667;")
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.table)
+        self.pages.addWidget(self.empty)
         split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
+        split.addWidget(self.pages)
         split.addWidget(below)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -126,11 +141,26 @@ class VersionsView(QWidget):
 
     # -- mirroring the model -------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:
-        if change.everything or change.versions or change.devices or change.types:
+        """Reload for what can change a row: the matrix, devices coming, going or being
+        renamed (a node is a name), their types.  A drag (devices only moved) cannot, and
+        at 12,500 nodes must not cost a reload; a hidden tab reloads when next shown."""
+        renamed = change.devices - change.moved
+        if not (change.everything or change.versions or change.types or change.added
+                or change.removed or renamed):  # fmt: skip
+            return
+        self._stale = True
+        if self.isVisible():
+            self.reload()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._stale:
             self.reload()
 
     def reload(self) -> None:
+        self._stale = False
         self.model.load(self.document.design)
+        self.pages.setCurrentWidget(self.table if self.model.rowCount() else self.empty)
         self._fit_columns()
         self._show_counts()
         self.editor.reload()
@@ -170,7 +200,9 @@ class VersionsView(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, f.object_id)
             item.setToolTip(f.message)
             self.verdicts.addItem(item)
-        if not findings:
+        if not findings and not self.model.rowCount():
+            self.verdicts.addItem("Nothing to check yet: no baseline and no reports.")
+        elif not findings:
             self.verdicts.addItem("No version findings: every stack checked is compatible.")
 
     # -- filters and selection -----------------------------------------------------------

@@ -37,3 +37,22 @@ def test_move_and_add_refuse_and_change_nothing(position, face) -> None:
         ops.apply(design, ops.AddDevice(rack.id, twin, None))
     assert (device.position, device.face, list(rack.devices)) == before
     assert design.find_device("dev-bounds") is None
+
+
+def test_an_add_that_fails_half_way_leaves_nothing(monkeypatch) -> None:
+    """Indexing raising after the insert (a bug, or a script's odd object): the device
+    leaves the rack's list again and the index agrees with the lists."""
+    design = build_template("hgx-h100-air")
+    rack = next(design.iter_racks())
+    twin = replace(rack.devices[0], id="dev-half", position=None)
+    before = list(rack.devices)
+
+    def broken(*_args):
+        raise RuntimeError("index broke")
+
+    monkeypatch.setattr(type(design.index), "add_device", broken)
+    with pytest.raises(RuntimeError, match="index broke"):
+        ops.apply(design, ops.AddDevice(rack.id, twin, None))
+    monkeypatch.undo()
+    assert rack.devices == before and design.find_device("dev-half") is None
+    assert not design.index.in_use("dev-half")

@@ -16,7 +16,8 @@ the rack's budgets) is a placement question asked before an edit is made
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
@@ -278,6 +279,21 @@ def _insert_at(items: list, obj: object, index: int | None, what: str) -> int:
     return index
 
 
+@contextlib.contextmanager
+def _taken_back_on_error(design: Design, items: list, obj: object) -> Iterator[None]:
+    """An add is complete or absent: if indexing or reattaching the just-inserted
+    ``obj`` fails for any reason, it leaves the list again and the index is rebuilt from
+    the lists, so no half-added object stays behind an exception."""
+    try:
+        yield
+    except BaseException:
+        position = next((i for i, item in enumerate(items) if item is obj), None)
+        if position is not None:
+            del items[position]
+        design.reindex()
+        raise
+
+
 def _devices_of(racks: Iterable[Rack]) -> list[Device]:
     return [device for rack in racks for device in rack.devices]
 
@@ -371,8 +387,9 @@ def _add_row(design: Design, op: AddRow) -> Applied:
     _check_names("rack", racks)
     _check_names("device", _devices_of(racks))
     _insert_at(site.rows, op.row, op.index, "rows of the site")
-    design.index.add_row(site, op.row)
-    _reattach(design, op.detached)
+    with _taken_back_on_error(design, site.rows, op.row):
+        design.index.add_row(site, op.row)
+        _reattach(design, op.detached)
     return Applied(RemoveRow(op.row.id), _subtree_change(racks, [op.row], op.detached, added=True))
 
 
@@ -421,8 +438,9 @@ def _add_rack(design: Design, op: AddRack) -> Applied:
     _check_names("rack", [op.rack])
     _check_names("device", op.rack.devices)
     _insert_at(row.racks, op.rack, op.index, "racks of the row")
-    design.index.add_rack(row, op.rack)
-    _reattach(design, op.detached)
+    with _taken_back_on_error(design, row.racks, op.rack):
+        design.index.add_rack(row, op.rack)
+        _reattach(design, op.detached)
     return Applied(RemoveRack(op.rack.id), _subtree_change([op.rack], [], op.detached, added=True))
 
 
@@ -472,8 +490,9 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
     if problem is not None:
         raise EditError(f"{op.device.name} cannot be added there: {problem}.")
     _insert_at(rack.devices, op.device, op.index, "devices of the rack")
-    design.index.add_device(rack, op.device)
-    _reattach(design, op.detached)
+    with _taken_back_on_error(design, rack.devices, op.device):
+        design.index.add_device(rack, op.device)
+        _reattach(design, op.detached)
     links = frozenset(link.id for _, link in op.detached.links)
     change = Change(
         racks=frozenset({rack.id}),
@@ -687,9 +706,14 @@ def _batch(design: Design, op: Batch) -> Applied:
     try:
         for step in op.ops:
             done.append(apply(design, step))
-    except Exception:
+    except Exception as exc:
         for applied in reversed(done):
-            apply(design, applied.inverse)
+            try:
+                apply(design, applied.inverse)
+            except Exception as undo_exc:  # noqa: BLE001 - keep the first error the cause
+                design.reindex()  # the lists are the truth; the index is rebuilt from them
+                if hasattr(exc, "add_note"):  # Python 3.11+
+                    exc.add_note(f"undoing an earlier step of the batch also failed: {undo_exc}")
         raise
     change = Change.combine(a.change for a in done)
     return Applied(Batch(tuple(a.inverse for a in reversed(done))), change)

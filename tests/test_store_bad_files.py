@@ -70,8 +70,9 @@ CASES: dict[str, tuple[Callable[[Path], bytes], str]] = {
     "page overwritten": (_page_overwritten, "truncated or damaged"),
     "another app's database": (_foreign_db, "not a workbench project (no design table)"),
     "newer schema": (
-        lambda w: _edited(w, "PRAGMA user_version = 7"),
-        f"saved by a newer workbench (schema 7, this version reads up to {SCHEMA_VERSION})",
+        lambda w: _edited(w, f"PRAGMA user_version = {SCHEMA_VERSION + 1}"),
+        f"saved by a newer workbench (schema {SCHEMA_VERSION + 1}, this version reads up to "
+        f"{SCHEMA_VERSION})",
     ),
     "bad JSON": (
         lambda w: _edited(w, "UPDATE software_stacks SET components = '{oops'"),

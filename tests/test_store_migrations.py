@@ -287,10 +287,30 @@ def test_v5_sample_opens_with_its_fabric_and_an_empty_version_matrix(tmp_path: P
     assert copy.read_bytes() == before
 
 
+SAMPLE_V6 = Path(__file__).parent / "data" / "project_v6.dcwb"
+
+
+def test_v6_sample_keeps_its_version_matrix_and_has_no_acceptance_results(
+    tmp_path: Path,
+) -> None:
+    """Schema 7 added acceptance results; a version-6 design had none."""
+    copy = tmp_path / "sample.dcwb"
+    shutil.copyfile(SAMPLE_V6, copy)
+    before = copy.read_bytes()
+    design = open_design(copy)
+    assert design.name == "Sample saved by schema version 6"
+    (baseline,) = design.versions.baselines
+    assert baseline.current.versions == {"driver": "550.54.14", "cuda": "12.4"}
+    assert [o.value for o in design.versions.observations] == ["535.104.05"]
+    assert design.acceptance == []
+    assert _header(copy) == (schema_module.APPLICATION_ID, 6)
+    assert copy.read_bytes() == before
+
+
 @pytest.mark.parametrize(
     "sample",
-    [SAMPLE_V1, SAMPLE_V2, SAMPLE_V3, SAMPLE_V4, SAMPLE_V5],
-    ids=["v1", "v2", "v3", "v4", "v5"],
+    [SAMPLE_V1, SAMPLE_V2, SAMPLE_V3, SAMPLE_V4, SAMPLE_V5, SAMPLE_V6],
+    ids=["v1", "v2", "v3", "v4", "v5", "v6"],
 )
 def test_older_sample_saves_as_current_version_with_nothing_lost(
     tmp_path: Path, sample: Path

@@ -173,6 +173,7 @@ def designs(draw: st.DrawFn) -> Design:
             properties=st.dictionaries(text, text, max_size=4),
             waivers=st.lists(waivers, max_size=3),
             versions=st.just(VersionMatrix()),
+            acceptance=st.just([]),
         )
     )
 

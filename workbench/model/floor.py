@@ -207,8 +207,20 @@ def corner_of(rect: Rect, facing: str) -> tuple[float, float]:
 
 
 def is_placed(rack: Rack) -> bool:
-    """True when the rack has a floor position (both coordinates)."""
-    return rack.floor_x_mm is not None and rack.floor_y_mm is not None
+    """True when the rack has a usable floor position: both coordinates, finite numbers
+    within the hall's bound (:func:`rack_fields.floor_mm_problem`).  A position a script
+    set to text or infinity counts as "not placed", so laying out the hall never raises
+    on it (files with such values are refused by the reader)."""
+    x, y = rack.floor_x_mm, rack.floor_y_mm
+    return _usable(x) and _usable(y)
+
+
+def _usable(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    from workbench.model.rack_fields import floor_mm_problem
+
+    return floor_mm_problem(float(value)) is None
 
 
 def footprint(

@@ -29,6 +29,7 @@ from workbench.model.names import text_problem
 from workbench.model.placement import placement_problem
 
 if TYPE_CHECKING:
+    from workbench.model.acceptance import AddAcceptanceResults, RemoveLastAcceptanceImport
     from workbench.model.net_ops import (
         AddNetwork,
         AddStorageTier,
@@ -239,6 +240,8 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     "RemoveAssignment",
     "AddObservations",
     "RemoveLastImport",
+    "AddAcceptanceResults",
+    "RemoveLastAcceptanceImport",
 ]
 
 
@@ -822,3 +825,6 @@ net_ops.register(_HANDLERS)
 from workbench.model import version_ops  # noqa: E402
 
 version_ops.register(_HANDLERS)
+from workbench.model import acceptance as acceptance_ops  # noqa: E402
+
+acceptance_ops.register(_HANDLERS)

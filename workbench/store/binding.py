@@ -40,7 +40,7 @@ from workbench.model.design import (
     Waiver,
     Workload,
 )
-from workbench.store import schema, version_tables
+from workbench.store import acceptance_table, schema, version_tables
 
 
 @dataclass(frozen=True)
@@ -143,11 +143,12 @@ UNBOUND_COLUMNS: dict[str, tuple[str, ...]] = {
     "meta": ("key", "value"),
     "catalog_snapshot": ("seq", "slug", "kind", "raw"),
     **version_tables.COLUMNS,
+    **acceptance_table.COLUMNS,
 }
 
 #: Design fields stored by their own module rather than a binding: the version matrix
 #: (workbench.store.version_tables).
-OTHER_FIELDS: tuple[str, ...] = ("versions",)
+OTHER_FIELDS: tuple[str, ...] = ("versions", "acceptance")
 
 
 def row_columns(table: str) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design
 from workbench.store import binding, header, schema
+from workbench.store.acceptance_table import read_acceptance
 from workbench.store.errors import ProjectFileError
 from workbench.store.header import _deserialize  # noqa: F401 - tests reach it here
 from workbench.store.value_table import Rows, shown
@@ -117,6 +118,7 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
         setattr(design, b.table, objects)
         order[b.table] = _keyed(file, conn, b, rows, objects)
     design.versions = read_versions(file, conn)
+    design.acceptance = read_acceptance(file, conn)
     design.device_types = _snapshot(
         file,
         [

@@ -27,10 +27,10 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-from workbench.store import version_tables
+from workbench.store import acceptance_table, version_tables
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -255,6 +255,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _add_rack_budgets_feeds_and_floor,
     _add_fabric_and_storage_fields,
     version_tables.create_tables,
+    acceptance_table.create_tables,
 ]
 
 #: The columns of each table in the current schema.  Update with each migration that
@@ -270,6 +271,7 @@ COLUMNS["networks"] += ("subnet",)
 COLUMNS["links"] += ("speed_gbps",)
 COLUMNS["workloads"] += tuple(_V5_WORKLOAD_COLUMNS)
 COLUMNS.update(version_tables.COLUMNS)
+COLUMNS.update(acceptance_table.COLUMNS)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

@@ -24,6 +24,7 @@ import sqlite_utils
 import workbench
 from workbench.model.design import Design
 from workbench.store import binding, schema
+from workbench.store.acceptance_table import acceptance_rows
 from workbench.store.atomic import replace_atomically
 from workbench.store.errors import ProjectFileError, os_reason
 from workbench.store.snapshot import checked_mappings
@@ -133,6 +134,7 @@ def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]
             [(seq,) + fields_of(obj) for seq, obj in enumerate(getattr(design, b.table), 1)],
         )
     yield from version_rows(design)
+    yield from acceptance_rows(design)
     yield (
         "catalog_snapshot",
         [

@@ -213,6 +213,12 @@ class MainWindow(QMainWindow):
 
         self.print_actions = PrintActions(self, self.document)
         self.print_actions.add_to_menu(file_menu, before=self.file_actions.quit_action)
+        # Workbooks and handoff files, the same writers as `workbench export`.
+        from workbench.ui.export_actions import ExportActions
+
+        self.export_actions = ExportActions(self, self.document)
+        self.export_actions.add_to_menu(file_menu, before=self.file_actions.quit_action)
+        file_menu.insertSeparator(self.file_actions.quit_action)
 
         edit = bar.addMenu("&Edit")
         self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from workbench.model import Design, Device, ops
+from workbench.model import acceptance as aops
 from workbench.model import net_ops as nops
 from workbench.model import version_ops as vops
 
@@ -259,6 +260,11 @@ def _tier_fields(design: Design, op: nops.SetTierFields, snap: Snapshot) -> None
             snap.keep_list(tier.device_ids)
 
 
+def _acceptance(design: Design, _op: object, snap: Snapshot) -> None:
+    """The acceptance results: one list of frozen records, copied by reference."""
+    snap.keep_list(design.acceptance)
+
+
 def _versions(design: Design, op: object, snap: Snapshot) -> None:
     """The version matrix: its three lists, and each baseline's name and revisions (a
     handful of baselines; the observations list is copied by reference, one pointer
@@ -316,6 +322,8 @@ SCOPES: dict[type, Callable[[Design, Any, Snapshot], None]] = {
     vops.RemoveAssignment: _versions,
     vops.AddObservations: _versions,
     vops.RemoveLastImport: _versions,
+    aops.AddAcceptanceResults: _acceptance,
+    aops.RemoveLastAcceptanceImport: _acceptance,
 }
 
 

@@ -13,17 +13,21 @@ matrix; data() formats a cell only when the view asks for it.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from workbench.model.acceptance import latest_results
 from workbench.model.design import Design
 from workbench.model.versions import OBSERVED_KEYS, OBSERVED_LABELS
 from workbench.versions.matrix import NodeVersions, effective_versions, where
 
 #: The first columns; the layers follow (a layer nobody pins or reports is left out).
-_FIXED = ("node", "baseline")
+_FIXED = ("node", "baseline", "acceptance")
+_FAIL_BRUSH = QBrush(QColor(255, 190, 190))
+_PASS_BRUSH = QBrush(QColor(214, 240, 214))
 DRIFT_BRUSH = QBrush(QColor(255, 214, 204))
 _EXPECTED_BRUSH = QBrush(QColor(120, 120, 120))
 _MISSING_BRUSH = QBrush(QColor(255, 240, 200))
@@ -40,6 +44,7 @@ class VersionTableModel(QAbstractTableModel):
         self.layers: list[str] = []
         self._drifted: list[frozenset[str]] = []
         self._haystack: list[str] | None = None
+        self._acceptance: dict[str, Counter[str]] = {}
         self._italic = QFont()
         self._italic.setItalic(True)
 
@@ -57,8 +62,13 @@ class VersionTableModel(QAbstractTableModel):
         # Drifted layers first, then reported, then pinned only: the answer to "which
         # nodes deviate, and where" is on screen without scrolling; each group top-down.
         groups = (drifted, reported - drifted, pinned - reported - drifted)
+        # Acceptance per node: the newest result of each item (health_check.sh results).
+        accepted: dict[str, Counter[str]] = {}
+        for (node, _item), result in latest_results(design.acceptance).items():
+            accepted.setdefault(node, Counter())[result.verdict] += 1
         self.beginResetModel()
         self.rows = nodes
+        self._acceptance = accepted
         self.layers = [k for group in groups for k in OBSERVED_KEYS if k in group]
         self._drifted = [frozenset(d.layer for d in nv.drift) for nv in nodes]
         self._haystack = None  # built on the first filter
@@ -101,7 +111,8 @@ class VersionTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
         key = self.layer_of(section)
-        return {"node": "Node", "baseline": "Baseline"}.get(key) or OBSERVED_LABELS.get(key, key)
+        fixed = {"node": "Node", "baseline": "Baseline", "acceptance": "Acceptance"}
+        return fixed.get(key) or OBSERVED_LABELS.get(key, key)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -112,6 +123,8 @@ class VersionTableModel(QAbstractTableModel):
             return self._node_cell(nv, index.row(), role)
         if key == "baseline":
             return self._baseline_cell(nv, role)
+        if key == "acceptance":
+            return self._acceptance_cell(nv, role)
         return self._layer_cell(nv, key, index.row(), role)
 
     def _node_cell(self, nv: NodeVersions, row: int, role: int) -> Any:
@@ -136,6 +149,23 @@ class VersionTableModel(QAbstractTableModel):
             return text or "—"
         if role == Qt.ItemDataRole.BackgroundRole and nv.baseline_missing:
             return _MISSING_BRUSH
+        return None
+
+    def _acceptance_cell(self, nv: NodeVersions, role: int) -> Any:
+        counts = self._acceptance.get(nv.node)
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole):
+            if not counts:
+                return "not run"
+            return " · ".join(f"{counts[v]} {v}" for v in ("FAIL", "PASS", "SKIP") if counts[v])
+        if role == Qt.ItemDataRole.BackgroundRole and counts:
+            return _FAIL_BRUSH if counts["FAIL"] else _PASS_BRUSH
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if not counts:
+                return f"{nv.node}: no acceptance results imported yet."
+            return (
+                f"{nv.node}: newest result per checklist item, from health_check.sh "
+                "(workbench acceptance import)."
+            )
         return None
 
     def _layer_cell(self, nv: NodeVersions, layer: str, row: int, role: int) -> Any:

@@ -142,11 +142,11 @@ class VersionsView(QWidget):
     # -- mirroring the model -------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:
         """Reload for what can change a row: the matrix, devices coming, going or being
-        renamed (a node is a name), their types.  A drag (devices only moved) cannot, and
+        renamed (a node is a name), their types, acceptance results (a design change).  A drag (devices only moved) cannot, and
         at 12,500 nodes must not cost a reload; a hidden tab reloads when next shown."""
         renamed = change.devices - change.moved
         if not (change.everything or change.versions or change.types or change.added
-                or change.removed or renamed):  # fmt: skip
+                or change.removed or renamed or change.design):  # fmt: skip
             return
         self._stale = True
         if self.isVisible():

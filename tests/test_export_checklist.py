@@ -1,0 +1,127 @@
+"""Acceptance checklist workbook: sheets, verdict drop-down, colours, formulas, values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from workbench.export.checklist import write_checklist
+from workbench.export.output import ExportError
+from workbench.model import ops
+from workbench.model.acceptance import AcceptanceResult
+from workbench.model.version_ops import AddAssignment, AddBaseline
+from workbench.model.versions import Assignment, Baseline, BaselineRevision
+from workbench.templates import build_template
+
+DRIVER = "550.54.15"
+
+
+@pytest.fixture(scope="module")
+def design():
+    design = build_template("hgx-h100-air")
+    revision = BaselineRevision(1, {"driver": DRIVER}, created="2026-11-01T00:00:00Z")
+    ops.apply(design, AddBaseline(Baseline("bl-1", "H100 training", [revision])))
+    ops.apply(design, AddAssignment(Assignment("as-1", "bl-1", "gpu*")))
+    return design
+
+
+def _items(sheet) -> dict[str, tuple]:
+    return {row[0]: row for row in sheet.iter_rows(min_row=2, values_only=True)}
+
+
+def test_sheets_and_expected_values(design, tmp_path: Path) -> None:
+    book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx"))
+    nodes = [d.name for _r, d in design.iter_devices() if d.name.startswith("gpu")]
+    assert book.sheetnames == ["Summary", *nodes]
+    items = _items(book["gpu00001"])
+    gpus = design.device_types["generic-hgx-h100-8gpu"].gpu_count
+    assert items["gpu.count"][4] == f"= {gpus}"
+    assert items["gpu.driver"][4].startswith(DRIVER)
+    fp16 = design.device_types["nvidia-h100-sxm5-80gb"].tflops["fp16"]
+    assert items["gpu.fp16_matmul"][4] == f"≥ {fp16 * 0.6:.1f} TFLOPS"
+    assert items["sched.srun_world"][4] == f"= {2 * gpus}"
+    assert items["nic.rate"][2] == "Active ports at ≥ 400 Gb/s"
+    assert "nvidia-smi" in items["gpu.count"][3]
+
+
+def test_verdict_dropdown_and_colours(design, tmp_path: Path) -> None:
+    book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx"))
+    sheet = book["gpu00001"]
+    last = sheet.max_row
+    (dv,) = sheet.data_validations.dataValidation
+    assert dv.type == "list" and dv.formula1 == '"PASS,FAIL,SKIP"'
+    assert str(dv.sqref) == f"G2:G{last}"
+    rules = [
+        (str(rng.sqref), r.formula[0]) for rng in sheet.conditional_formatting for r in rng.rules
+    ]
+    assert (f"G2:G{last}", '"PASS"') in rules and (f"G2:G{last}", '"FAIL"') in rules
+    assert sheet.freeze_panes == "A2"
+
+
+def test_summary_formulas_count_each_node(design, tmp_path: Path) -> None:
+    book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx"))
+    summary = book["Summary"]
+    row = [c.value for c in summary[2]]
+    last = book["gpu00001"].max_row
+    assert row[0] == "gpu00001" and row[1] == last - 1
+    assert row[2] == f"=COUNTIF('gpu00001'!$G$2:$G${last},\"PASS\")"
+    assert row[3] == f"=COUNTIF('gpu00001'!$G$2:$G${last},\"FAIL\")"
+    assert summary.cell(summary.max_row, 3).value == f"=SUM(C2:C{summary.max_row - 1})"
+
+
+def test_stored_results_fill_measured_and_verdict(design, tmp_path: Path) -> None:
+    old = AcceptanceResult(
+        "gpu00002",
+        "gpu.count",
+        "7",
+        "FAIL",
+        "results-gpu00002.csv",
+        2,
+        "2026-11-03T00:00:00Z",
+        "ana",
+        "2026-11-02T09:00:00Z",
+        "ai-1",
+    )
+    new = AcceptanceResult(
+        "gpu00002",
+        "gpu.count",
+        "8",
+        "PASS",
+        "results-gpu00002.csv",
+        2,
+        "2026-11-04T00:00:00Z",
+        "ana",
+        "2026-11-03T09:00:00Z",
+        "ai-2",
+    )
+    path = write_checklist(design, tmp_path / "c.xlsx", results=[new, old])
+    items = _items(openpyxl.load_workbook(path)["gpu00002"])
+    assert items["gpu.count"][5:7] == ("8", "PASS")
+    assert items["gpu.count"][9] == "results-gpu00002.csv:2"
+    assert items["gpu.driver"][5] is None
+
+
+def test_single_sheet_mode_and_limit(design, tmp_path: Path, monkeypatch) -> None:
+    path = write_checklist(design, tmp_path / "c.xlsx", per_node_sheets=False)
+    book = openpyxl.load_workbook(path)
+    assert book.sheetnames == ["Summary", "Checks"]
+    checks = book["Checks"]
+    assert str(checks.data_validations.dataValidation[0].sqref) == f"H2:H{checks.max_row}"
+    assert book["Summary"]["C2"].value.startswith("=COUNTIFS('Checks'!$A$2:")
+    monkeypatch.setattr("workbench.export.checklist.PER_NODE_SHEET_LIMIT", 4)
+    with pytest.raises(ExportError, match="too many for one sheet each"):
+        write_checklist(design, tmp_path / "d.xlsx", per_node_sheets=True)
+    assert not (tmp_path / "d.xlsx").exists()
+    auto = openpyxl.load_workbook(write_checklist(design, tmp_path / "e.xlsx"))
+    assert auto.sheetnames == ["Summary", "Checks"]
+
+
+def test_node_names_are_never_formulas(tmp_path: Path) -> None:
+    design = build_template("hgx-h100-air")
+    node = next(d for _r, d in design.iter_devices() if d.name == "gpu00001")
+    node.name = '=HYPERLINK("x")'
+    book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx"))
+    cell = book["Summary"]["A2"]
+    assert cell.value == node.name and cell.data_type == "s"

@@ -1,0 +1,117 @@
+"""The Kubernetes handoff: every document parses, uses the API's field names, carries
+valid labels, and its counts equal the design."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from workbench.export.handoff import gpu_nodes
+from workbench.export.k8s import label_value, write_k8s
+from workbench.export.output import ExportError
+from workbench.templates import build_template
+
+# Kubernetes label syntax (apimachinery validation): optional DNS-subdomain prefix of
+# at most 253 characters, a name of at most 63, a value of at most 63.
+_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+EFFECTS = {"NoSchedule", "PreferNoSchedule", "NoExecute"}
+
+
+def valid_key(key: str) -> bool:
+    prefix, _, name = key.rpartition("/")
+    if prefix and (len(prefix) > 253 or not all(_DNS_LABEL.match(p) for p in prefix.split("."))):
+        return False
+    return len(name) <= 63 and bool(_NAME.match(name))
+
+
+def valid_value(value: str) -> bool:
+    return value == "" or (len(value) <= 63 and bool(_NAME.match(value)))
+
+
+@pytest.fixture(scope="module")
+def superpod():
+    return build_template("dgx-h100-superpod", gpus=1024)
+
+
+@pytest.fixture(scope="module")
+def exported(superpod, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("k8s") / "out"
+    write_k8s(superpod, folder, teams={"team-a": 128, "team-b": 64})
+    return folder
+
+
+def _docs(path: Path) -> list[dict]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+def test_nodes_follow_the_api_and_the_design(superpod, exported):
+    docs = _docs(exported / "nodes.yaml")
+    nodes = gpu_nodes(superpod)
+    assert [d["metadata"]["name"] for d in docs] == [n.name for n in nodes]
+    pools = Counter()
+    for doc in docs:
+        assert doc["apiVersion"] == "v1" and doc["kind"] == "Node"
+        assert set(doc) <= {"apiVersion", "kind", "metadata", "spec"}
+        assert set(doc["metadata"]) == {"name", "labels"}
+        labels = doc["metadata"]["labels"]
+        for key, value in labels.items():
+            assert isinstance(value, str) and valid_key(key) and valid_value(value), (key, value)
+        assert labels["accelerator"] == "h100-sxm5-80gb"
+        assert labels["gpu.workbench/gpu-count"] == "8"
+        assert labels["topology.kubernetes.io/zone"].startswith("row-")
+        pools[labels["pool"]] += 1
+        taints = doc.get("spec", {}).get("taints", [])
+        for taint in taints:
+            assert set(taint) == {"key", "value", "effect"} and taint["effect"] in EFFECTS
+        if labels["pool"] == "training":
+            assert taints == [{"key": "dedicated", "value": "training", "effect": "NoSchedule"}]
+        else:
+            assert "spec" not in doc  # never clears a control-plane taint
+    assert pools == {"training": 108, "inference": 16, "dev": 4}
+
+
+def test_quota_per_team(exported):
+    docs = _docs(exported / "quotas.yaml")
+    quotas = {d["metadata"]["namespace"]: d for d in docs if d["kind"] == "ResourceQuota"}
+    spaces = {d["metadata"]["name"] for d in docs if d["kind"] == "Namespace"}
+    assert spaces == set(quotas) == {"team-a", "team-b"}
+    assert quotas["team-a"]["spec"]["hard"] == {"requests.nvidia.com/gpu": "128"}
+    assert quotas["team-b"]["spec"]["hard"] == {"requests.nvidia.com/gpu": "64"}
+    assert all(d["apiVersion"] == "v1" for d in docs)
+
+
+def test_pod_template_is_guaranteed_with_memory_shm(exported):
+    (doc,) = _docs(exported / "pod-template.yaml")
+    assert doc["apiVersion"] == "v1" and doc["kind"] == "PodTemplate"
+    spec = doc["template"]["spec"]
+    (container,) = spec["containers"]
+    assert container["resources"]["requests"] == container["resources"]["limits"]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "8"
+    (mount,) = container["volumeMounts"]
+    assert mount["mountPath"] == "/dev/shm"
+    (volume,) = spec["volumes"]
+    assert volume["name"] == mount["name"] and volume["emptyDir"]["medium"] == "Memory"
+    assert spec["tolerations"][0]["effect"] == "NoSchedule"
+    assert spec["nodeSelector"] == {"accelerator": "h100-sxm5-80gb", "pool": "training"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("Row A", "row-a"), ("--A01--", "a01"), ("x" * 80, "x" * 63), ("Hall 1 / 2", "hall-1-2")],
+)
+def test_label_value_is_valid(text, expected):
+    assert label_value(text) == expected and valid_value(expected)
+
+
+def test_uppercase_node_name_refused_before_writing(tmp_path):
+    design = build_template("hgx-h100-air")
+    _rack, device = design.find_device(gpu_nodes(design)[0].device_id)
+    device.name = "GPU01"
+    with pytest.raises(ExportError, match="not a valid Kubernetes node name"):
+        write_k8s(design, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

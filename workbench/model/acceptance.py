@@ -1,0 +1,147 @@
+"""Acceptance results: what ``health_check.sh`` (or a person) measured on a node.
+
+Like the version matrix's observations, results are appended one import at a time and
+never edited: the newest per node and item is the node's current state, the older ones
+are its history (a FAIL fixed and re-run stays on record).  Nodes are named by device
+*name*, as the results files know their host names.
+
+The design keeps them in ``Design.acceptance`` (a list, in import order); the edits
+here are the import and its exact inverse, registered like :mod:`version_ops`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from workbench.model.change import Change
+from workbench.model.errors import EditError
+from workbench.model.names import MAX_NAME_CHARS, text_problem
+
+if TYPE_CHECKING:  # design.py imports this module for its ``acceptance`` field
+    from workbench.model.design import Design
+
+#: The verdicts a result may hold (the checklist's drop-down offers the same).
+VERDICTS: tuple[str, ...] = ("PASS", "FAIL", "SKIP")
+#: Longest measured value kept (a command's output is cut to this by the script).
+MAX_MEASURED_CHARS = 256
+
+
+@dataclass(frozen=True)
+class AcceptanceResult:
+    """One item measured on one node, from one line of one results file.
+
+    ``measured_at`` is when the node ran it (the file's timestamp), ``imported_at``
+    when the design took it in, both ISO 8601 UTC; ``import_id`` groups one import
+    (one undo step).
+    """
+
+    node: str
+    item: str
+    measured: str
+    verdict: str
+    source: str
+    line: int | None
+    imported_at: str
+    imported_by: str
+    measured_at: str = ""
+    import_id: str = ""
+
+    @property
+    def where(self) -> str:
+        """``file:line`` for messages and the checklist's "Result from" column."""
+        return self.source if self.line is None else f"{self.source}:{self.line}"
+
+
+def check_result(result: AcceptanceResult) -> None:
+    """EditError (one line) for a result the design must not hold."""
+    for name, value, limit, blank_ok in (
+        ("node", result.node, MAX_NAME_CHARS, False),
+        ("item", result.item, 64, False),
+        ("measured", result.measured, MAX_MEASURED_CHARS, True),
+        ("source", result.source, 1024, False),
+        ("imported_at", result.imported_at, 64, False),
+        ("imported_by", result.imported_by, 128, True),
+        ("measured_at", result.measured_at, 64, True),
+        ("import_id", result.import_id, 64, False),
+    ):
+        problem = text_problem(value, limit=limit, blank_ok=blank_ok)
+        if problem is not None:
+            raise EditError(f"Acceptance result {name}: {problem}.")
+    if result.verdict not in VERDICTS:
+        raise EditError(f"Acceptance result verdict {result.verdict!r} is not one of "
+                        f"{', '.join(VERDICTS)}.")  # fmt: skip
+    line = result.line
+    if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 1):
+        raise EditError(f"Acceptance result line must be a line number from 1, got {line!r}.")
+
+
+def latest_results(results: Iterable[AcceptanceResult]) -> dict[tuple[str, str], AcceptanceResult]:
+    """(node, item) → its newest result: the latest ``measured_at``, a later row on a tie
+    (so a re-import of the same file is the current one)."""
+    latest: dict[tuple[str, str], AcceptanceResult] = {}
+    for r in results:
+        key = (r.node, r.item)
+        seen = latest.get(key)
+        if seen is None or r.measured_at >= seen.measured_at:
+            latest[key] = r
+    return latest
+
+
+@dataclass(frozen=True)
+class AddAcceptanceResults:
+    """One import: results appended at the end, all with one ``import_id``."""
+
+    results: tuple[AcceptanceResult, ...]
+
+
+@dataclass(frozen=True)
+class RemoveLastAcceptanceImport:
+    """Undo of :class:`AddAcceptanceResults`: the trailing results of ``import_id``."""
+
+    import_id: str
+
+
+_CHANGE = Change(design=True)
+
+
+def _list(design: Design) -> list[AcceptanceResult]:
+    return design.acceptance
+
+
+def _add(design: Design, op: AddAcceptanceResults) -> Any:
+    imports = {r.import_id for r in op.results}
+    if len(imports) != 1:
+        raise EditError("One import adds acceptance results of one import id.")
+    (import_id,) = imports
+    stored = _list(design)
+    if any(r.import_id == import_id for r in stored):
+        raise EditError(f"Acceptance import {import_id!r} is already in the design.")
+    for result in op.results:
+        check_result(result)
+    stored.extend(op.results)
+    return _applied(RemoveLastAcceptanceImport(import_id))
+
+
+def _remove_last(design: Design, op: RemoveLastAcceptanceImport) -> Any:
+    stored = _list(design)
+    start = n = len(stored)
+    while start > 0 and stored[start - 1].import_id == op.import_id:
+        start -= 1
+    if start == n or any(r.import_id == op.import_id for r in stored[:start]):
+        raise EditError(f"Acceptance import {op.import_id!r} is not the newest one.")
+    taken = tuple(stored[start:])
+    del stored[start:]
+    return _applied(AddAcceptanceResults(taken))
+
+
+def _applied(inverse: object) -> Any:
+    from workbench.model.ops import Applied  # ops imports this module to register it
+
+    return Applied(inverse, _CHANGE)  # type: ignore[arg-type]
+
+
+def register(handlers: dict[type, Any]) -> None:
+    """Add these edits to :func:`workbench.model.ops.apply`'s table."""
+    handlers.update({AddAcceptanceResults: _add, RemoveLastAcceptanceImport: _remove_last})

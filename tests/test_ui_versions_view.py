@@ -204,3 +204,40 @@ def test_the_acceptance_state_of_each_node_is_shown(qtbot, catalog) -> None:
     assert view.model.data(cell, Qt.ItemDataRole.BackgroundRole) is not None
     other = view.model.index(view.model.row_of(nodes[1]), column)
     assert view.model.data(other) == "not run"
+
+
+def test_results_are_imported_in_the_window_as_one_undo_step(qtbot, catalog, tmp_path) -> None:
+    from workbench.ui.version_import import import_results
+
+    design, nodes = matrix_design(catalog)
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / f"results-{nodes[0]}.csv").write_text(
+        "node,item,measured,verdict,timestamp\n"
+        f"{nodes[0]},gpu.count,8,PASS,2026-12-01T09:00:00Z\n"
+        f"{nodes[0]},gpu.driver,535.104.05,FAIL,2026-12-01T09:00:01Z\n"
+    )
+    view = shown_view(qtbot, design, catalog)
+    assert import_results(view, view.document, results, confirm=False)
+    assert len(design.acceptance) == 2 and view.document.undo_stack.count() == 1
+    cell = view.model.index(view.model.row_of(nodes[0]), 2)
+    assert view.model.data(cell) == "1 FAIL · 1 PASS"
+    view.document.undo()
+    assert design.acceptance == [] and view.model.data(cell) == "not run"
+
+
+def test_a_bad_results_file_imports_nothing_in_the_window(qtbot, catalog, tmp_path, monkeypatch):
+    from workbench.ui.version_import import import_results
+
+    design, _nodes = matrix_design(catalog)
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "results-x.csv").write_text("node,item\nnobody,gpu.count\n")
+    said: list[str] = []
+    monkeypatch.setattr(
+        "workbench.ui.version_import.QMessageBox.warning",
+        lambda _parent, _title, text: said.append(text),
+    )
+    view = shown_view(qtbot, design, catalog)
+    assert not import_results(view, view.document, results, confirm=False)
+    assert design.acceptance == [] and len(said) == 1 and "results-x.csv" in said[0]

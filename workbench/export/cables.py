@@ -46,8 +46,10 @@ COLUMNS = [
     Column("Media"),
     Column("Cable part", max_width=40),
     Column("Length (m)", "0.0"),
-    *(Column(f"A {what}", "0" if what == "U" else None, max_width=40) for what in _END),
-    *(Column(f"B {what}", "0" if what == "U" else None, max_width=40) for what in _END),
+    # U positions are whole numbers, shown as such by Excel's General format: no style
+    # per cell (two styled cells fewer per row of a 443,000-row schedule).
+    *(Column(f"A {what}", max_width=40) for what in _END),
+    *(Column(f"B {what}", max_width=40) for what in _END),
     Column("Notes", max_width=60),
 ]
 PROGRESS_EVERY = 5000

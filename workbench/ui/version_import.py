@@ -90,3 +90,40 @@ def import_reports(
         )
     )
     return len(document.design.versions.observations) > before
+
+
+def import_results(
+    parent: QWidget, document: Document, folder: Path | None = None, *, confirm: bool = True
+) -> bool:
+    """Versions ▸ Import Results…: ``results-<node>.csv`` files of health_check.sh in,
+    all or nothing, as one undo step (``workbench acceptance import`` does the same)."""
+    from workbench.export.acceptance import ResultsError, read_results
+
+    if folder is None:
+        chosen = QFileDialog.getExistingDirectory(parent, "Folder of health-check results")
+        if not chosen:
+            return False
+        folder = Path(chosen)
+    try:
+        plan = read_results(document.design, folder, who=login_name())
+    except (ResultsError, EditError) as exc:
+        QMessageBox.warning(parent, "Import refused", f"Nothing was imported.\n\n{exc}")
+        return False
+    if not plan.results:
+        QMessageBox.information(parent, "Import Results", "The files hold no results.")
+        return False
+    nodes = len({r.node for r in plan.results})
+    fails = sum(1 for r in plan.results if r.verdict == "FAIL")
+    text = f"{len(plan.results):,} results for {nodes:,} nodes ({fails:,} FAIL) in {folder}."
+    if confirm:
+        answer = QMessageBox.question(
+            parent,
+            "Import Results",
+            f"{text}\n\nImport them?",
+            QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+        )
+        if answer != QMessageBox.StandardButton.Ok:
+            return False
+    before = len(document.design.acceptance)
+    document.push(EditCommand(document, plan.op(), f"Import acceptance results from {folder.name}"))
+    return len(document.design.acceptance) > before

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from workbench.ui.baseline_editor import BaselineEditor
 from workbench.ui.document import Change, Document
-from workbench.ui.version_import import import_reports
+from workbench.ui.version_import import import_reports, import_results
 from workbench.ui.versions_model import VersionTableModel
 
 
@@ -75,12 +75,19 @@ class VersionsView(QWidget):
             "ibstat, dmidecode -t bios): DIR/NODE/*.txt or DIR/NODE.anything"
         )
         self.import_button.clicked.connect(lambda: import_reports(self, self.document))
+        self.results_button = QPushButton("Import Results…")
+        self.results_button.setToolTip(
+            "Read the results-<node>.csv files health_check.sh wrote "
+            "(File ▸ Export ▸ Health Check Script…) into the Acceptance column"
+        )
+        self.results_button.clicked.connect(lambda: import_results(self, self.document))
         self.counts = QLabel()
 
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
         top.addWidget(self.drifted)
         top.addWidget(self.import_button)
+        top.addWidget(self.results_button)
         top.addWidget(self.counts)
 
         self.table = QTableView()

@@ -35,21 +35,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from workbench.cli.versions_cmd import _now, _open, _save, _who
+    from workbench.cli.project_io import login_name, now_utc, open_project, save_project
     from workbench.export.acceptance import ResultsError, read_results
     from workbench.model import ops
     from workbench.model.errors import EditError
 
     path = Path(args.file)
-    design = _open(path)
+    design = open_project(path)
     try:
-        plan = read_results(design, Path(args.results), who=_who(args.who), now=_now())
+        plan = read_results(design, Path(args.results), who=login_name(args.who), now=now_utc())
         if plan.results:
             ops.apply(design, plan.op())
     except (ResultsError, EditError) as exc:
         raise CliError(f"import refused, nothing changed: {exc}", 2) from None
     if plan.results:
-        _save(design, path)
+        save_project(design, path)
     verdicts = Counter(r.verdict for r in plan.results)
     nodes = sorted({r.node for r in plan.results})
     if args.json:

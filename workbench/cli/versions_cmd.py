@@ -16,15 +16,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from workbench.cli.errors import CliError
-from workbench.model.design import Design
+from workbench.cli.project_io import (
+    EXIT_BAD_INPUT,
+    login_name,
+    now_utc,
+    open_project,
+    save_project,
+)
 
 EXIT_ERRORS = 1
-EXIT_BAD_INPUT = 2
 
 #: The layer each version rule judges (VERSION-DRIFT lists its own layers).
 _RULE_LAYER = {
@@ -80,40 +84,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=cmd_check)
 
 
-def _open(path: Path) -> Design:
-    from workbench.cli.catalog_load import load_catalog_noting_errors
-    from workbench.store import ProjectFileError, open_design
-
-    try:
-        return open_design(path, catalog=load_catalog_noting_errors())
-    except ProjectFileError as exc:
-        raise CliError(str(exc), EXIT_BAD_INPUT) from None
-
-
-def _save(design: Design, path: Path) -> None:
-    from workbench.store import ProjectFileError, save_design
-
-    try:
-        save_design(design, path)
-    except ProjectFileError as exc:
-        raise CliError(str(exc)) from None
-
-
-def _who(given: str) -> str:
-    if given:
-        return given
-    import getpass
-
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no login name in a container
-        return "unknown"
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 def _print(payload: dict[str, Any]) -> None:
     json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
     print()
@@ -128,7 +98,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     from workbench.versions.stack_file import StackFileError, baseline_edit, read_stack_file
 
     path = Path(args.file)
-    design = _open(path)
+    design = open_project(path)
     try:
         stack = read_stack_file(Path(args.stack))
     except StackFileError as exc:
@@ -136,13 +106,13 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     name = args.name or stack.name or Path(args.stack).stem
     try:
         edit = baseline_edit(design, name, stack.versions, args.nodes, note=args.note or stack.note,
-                             author=_who(""), created=_now())  # fmt: skip
+                             author=login_name(""), created=now_utc())  # fmt: skip
         if edit.op is not None:
             ops.apply(design, edit.op)
     except EditError as exc:
         raise CliError(f"{args.stack}: {exc}", EXIT_BAD_INPUT) from None
     if edit.op is not None:
-        _save(design, path)
+        save_project(design, path)
     payload = edit.to_json(design)
     if args.json:
         _print(payload)
@@ -161,19 +131,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     from workbench.versions.reports import ReportError
 
     path = Path(args.file)
-    design = _open(path)
+    design = open_project(path)
     folder = Path(args.folder)
     if not folder.is_dir():
         raise CliError(f"{folder}: not a folder of node reports", EXIT_BAD_INPUT)
     try:
-        plan = plan_import(design, folder, who=_who(args.who), when=_now())
+        plan = plan_import(design, folder, who=login_name(args.who), when=now_utc())
     except ReportError as exc:
         raise CliError(f"import refused, nothing changed: {exc}", EXIT_BAD_INPUT) from None
     except EditError as exc:
         raise CliError(f"import refused, nothing changed: {exc}", EXIT_BAD_INPUT) from None
     if plan.observations:
         apply_import(design, plan)
-        _save(design, path)
+        save_project(design, path)
     summary = plan.summary
     if args.json:
         _print(
@@ -208,7 +178,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from workbench.model.versions import OBSERVED_LABELS
     from workbench.versions.matrix import effective_versions, where
 
-    design = _open(Path(args.file))
+    design = open_project(Path(args.file))
     nodes = effective_versions(design)
     if args.node is not None:
         if args.node not in nodes:
@@ -243,7 +213,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from workbench.rules import REGISTRY, Severity, check_design
     from workbench.versions.matrix import effective_versions
 
-    design = _open(Path(args.file))
+    design = open_project(Path(args.file))
     rules = [r for r in REGISTRY.values() if r.id.startswith("VERSION-")]
     findings = check_design(design, rules=rules)
     waived = {(w.rule, w.object_id) for w in design.waivers}

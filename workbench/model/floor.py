@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from workbench.model.design import FACINGS, Design, Rack, Row
-from workbench.model.ops import MoveRackOnFloor
+from workbench.model.floor_ops import MoveRackOnFloor
 
 #: ``Design.properties`` keys of the floor settings (text, millimetres).
 TILE_KEY = "floor_tile_mm"

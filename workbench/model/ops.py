@@ -746,79 +746,12 @@ _HANDLERS: dict[type, Callable[[Design, Any], Applied]] = {
 }
 
 
-# -- the hall floor ---------------------------------------------------------------------------
+# Floor moves, networks, link fields, storage tiers, the version matrix and acceptance
+# results live in their own modules; each registers its edits here.
+from workbench.model import floor_ops  # noqa: E402
+from workbench.model.floor_ops import MoveRackOnFloor, MoveRowOnFloor  # noqa: E402, F401
 
-
-@dataclass(frozen=True)
-class MoveRackOnFloor:
-    """Stand a rack with its front-left corner at (``x_mm``, ``y_mm``) on the hall plan,
-    its front towards ``facing`` (see :mod:`workbench.model.floor`); None coordinates
-    take it off the plan (it is laid out again)."""
-
-    rack_id: str
-    x_mm: float | None
-    y_mm: float | None
-    facing: str = "south"
-
-
-@dataclass(frozen=True)
-class MoveRowOnFloor:
-    """Shift every placed rack of a row by (``dx_mm``, ``dy_mm``): a row dragged on the
-    plan.  Its inverse puts each rack back at its own earlier place."""
-
-    row_id: str
-    dx_mm: float
-    dy_mm: float
-
-
-def _floor_mm(value: object, what: str) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise EditError(f"The floor {what} must be a number of mm, not {value!r}.")
-    from workbench.model.rack_fields import floor_mm_problem
-
-    problem = floor_mm_problem(float(value))
-    if problem is not None:
-        raise EditError(f"The floor {what} {problem}.")
-
-
-def _move_rack_on_floor(design: Design, op: MoveRackOnFloor) -> Applied:
-    from workbench.model.design import FACINGS
-
-    placed = design.index.racks.get(op.rack_id)
-    if placed is None:
-        raise EditError(f"No rack with id {op.rack_id!r}.")
-    rack = placed[1]
-    _floor_mm(op.x_mm, "x")
-    _floor_mm(op.y_mm, "y")
-    if op.facing not in FACINGS and op.facing != rack.facing:  # keeping an odd one is fine
-        raise EditError(f"A rack faces one of {', '.join(FACINGS)}, not {op.facing!r}.")
-    old = MoveRackOnFloor(rack.id, rack.floor_x_mm, rack.floor_y_mm, rack.facing)
-    rack.floor_x_mm, rack.floor_y_mm, rack.facing = op.x_mm, op.y_mm, op.facing
-    return Applied(old, Change(racks=frozenset({rack.id}), floor=True))
-
-
-def _move_row_on_floor(design: Design, op: MoveRowOnFloor) -> Applied:
-    placed = design.index.rows.get(op.row_id)
-    if placed is None:
-        raise EditError(f"No row with id {op.row_id!r}.")
-    _floor_mm(op.dx_mm, "shift")
-    _floor_mm(op.dy_mm, "shift")
-    steps = tuple(
-        MoveRackOnFloor(r.id, r.floor_x_mm + op.dx_mm, r.floor_y_mm + op.dy_mm, r.facing)
-        for r in placed[1].racks
-        if r.floor_x_mm is not None and r.floor_y_mm is not None
-    )
-    applied = _batch(design, Batch(steps))
-    return Applied(applied.inverse, applied.change | Change(floor=True))
-
-
-_HANDLERS[MoveRackOnFloor] = _move_rack_on_floor
-_HANDLERS[MoveRowOnFloor] = _move_row_on_floor
-
-
-# Networks, link fields and storage tiers live in their own module; it registers here.
+floor_ops.register(_HANDLERS)
 from workbench.model import net_ops  # noqa: E402
 
 net_ops.register(_HANDLERS)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
+from workbench.export import xlsx_rows
 from workbench.export.output import Progress, write_file
 
 #: First characters that make a spreadsheet treat text as a formula (OWASP).
@@ -56,6 +56,8 @@ _HEADER_ALIGN = Alignment(vertical="center")
 _WIDTH_MARGIN = 3
 #: Widths for cells whose text length says nothing (formulas, numbers).
 _FORMULA_WIDTH = 12
+#: Key of the quote-prefix style among the per-format styles.
+_QUOTED = "\0quoted"
 
 
 class Formula(str):
@@ -81,23 +83,13 @@ def needs_guard(text: str) -> bool:
     return text.startswith(DANGEROUS_STARTS)
 
 
-def safe_text(ws: WriteOnlyWorksheet, value: str) -> str | WriteOnlyCell:
-    """``value`` as a cell that is always literal text in Excel and LibreOffice.
-
-    Harmless text is returned unchanged (openpyxl stores it as a string); dangerous
-    text becomes a string cell with the quote prefix.  Characters XML cannot hold
-    (control characters) are replaced by U+FFFD so one bad serial cannot abort an
-    export.
-    """
-    if not value.isprintable() and ILLEGAL_CHARACTERS_RE.search(value):  # fast path first
-        value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
-    if not needs_guard(value):
-        return value
-    cell = WriteOnlyCell(ws)
-    cell._value = value  # bypass the setter: it would make "=..." a formula
-    cell.data_type = "s"
-    cell.quotePrefix = True
-    return cell
+def clean_text(value: str) -> str:
+    """``value`` with the characters XML cannot hold (control characters) replaced by
+    U+FFFD, so one bad serial cannot abort an export.  Printable text (nearly all of
+    it) skips the regular expression."""
+    if not value.isprintable() and ILLEGAL_CHARACTERS_RE.search(value):
+        return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
+    return value
 
 
 class SheetWriter:
@@ -115,7 +107,8 @@ class SheetWriter:
         self._closed = False
         self._widths = [float(len(c.title)) for c in self.columns]
         self._formats = [c.number_format for c in self.columns]
-        self._styles: dict[str, Any] = {}
+        self._styles: dict[str, int] = {}
+        self._stream = xlsx_rows.RowStream(len(self.columns))
         ws.freeze_panes = "A2"
         ws.print_title_rows = "1:1"
         ws.page_setup.orientation = "landscape"
@@ -147,45 +140,64 @@ class SheetWriter:
         return f"'{title}'!{letter}{row}"
 
     def append(self, values: Sequence[Any]) -> None:
-        """Write one data row (at most one value per column)."""
-        out: list[Any] = []
+        """Write one data row (at most one value per column).
+
+        ``str`` is always literal text (quote-prefixed when a spreadsheet would take it
+        for a formula), :class:`Formula` a formula, numbers get their column's format.
+        """
+        stream = self._stream
+        row = str(stream.next_row)
         widths = self._widths
         formats = self._formats
+        cells: list[str] = []
         for i, value in enumerate(values):
             kind = type(value)
+            if value is None or value == "":
+                continue  # no cell at all, as openpyxl reads back an empty one
             if kind is str:
                 n = len(value)
                 if n > widths[i]:
                     widths[i] = n
-                value = safe_text(self.ws, value)
-            elif value is not None:
-                n = _FORMULA_WIDTH if kind is Formula else len(str(value)) + 2
+                value = clean_text(value)
+                style = self._quote_style() if needs_guard(value) else None
+                cells.append(stream.text(i, row, value, style))
+            elif kind is Formula:
+                if widths[i] < _FORMULA_WIDTH:
+                    widths[i] = _FORMULA_WIDTH
+                cells.append(stream.formula(i, row, value, self._style_of(formats[i])))
+            elif isinstance(value, (int, float)):
+                n = len(str(value)) + 2
                 if n > widths[i]:
                     widths[i] = n
-                number_format = formats[i]
-                if number_format is not None:
-                    value = self._formatted(value, number_format)
-            out.append(value)
-        self.ws.append(out)
+                cells.append(stream.number(i, row, value, self._style_of(formats[i])))
+            else:
+                raise TypeError(f"column {self.columns[i].title!r}: cannot write {kind.__name__}")
+        stream.add(cells)
         self.rows += 1
 
-    def _formatted(self, value: Any, number_format: str) -> WriteOnlyCell:
-        """A number cell with ``number_format``.  Setting ``number_format`` looks the
-        format up in the workbook's style tables on every cell; the resulting style is
-        the same for every cell of a format, so it is computed once and shared (a
-        write-only cell is serialised once and never changed), which keeps a 9-million
-        cell cable schedule close to raw openpyxl speed."""
-        cell = WriteOnlyCell(self.ws, value=value)
+    def _style_of(self, number_format: str | None) -> int | None:
+        """The workbook's style index for ``number_format``, registered once per format."""
+        if number_format is None:
+            return None
         style = self._styles.get(number_format)
         if style is None:
+            cell = WriteOnlyCell(self.ws, value=0)
             cell.number_format = number_format
-            self._styles[number_format] = cell._style
-        else:
-            cell._style = style
-        return cell
+            style = self._styles[number_format] = cell.style_id
+        return style
+
+    def _quote_style(self) -> int:
+        """The style index of a quote-prefixed text cell (literal text even when edited)."""
+        style = self._styles.get(_QUOTED)
+        if style is None:
+            cell = WriteOnlyCell(self.ws, value="")
+            cell.quotePrefix = True
+            style = self._styles[_QUOTED] = cell.style_id
+        return style
 
     def close(self) -> None:
-        """Finish the sheet: filter over what was written, then splice the widths in."""
+        """Finish the sheet: filter over what was written, then splice the widths and the
+        rows into openpyxl's sheet file."""
         if self._closed:
             return
         self._closed = True
@@ -193,8 +205,18 @@ class SheetWriter:
         self.ws.auto_filter.ref = f"A1:{last}{self.last_row}"
         self.ws.close()
         writer = self.ws._writer
-        if writer is not None and isinstance(writer.out, str):
-            _splice_cols(writer.out, self._cols_xml())
+        rows = self._stream.finish()
+        try:
+            if writer is None or not isinstance(writer.out, str):
+                raise RuntimeError(f"sheet {self.ws.title!r}: openpyxl kept no sheet file")
+            if not xlsx_rows.splice_sheet(writer.out, self._cols_xml(), rows):
+                raise RuntimeError(f"sheet {self.ws.title!r}: unexpected sheet layout")
+        finally:
+            rows.close()
+
+    def discard(self) -> None:
+        """Drop the rows not yet spliced (cancel or error)."""
+        self._stream.discard()
 
     def _cols_xml(self) -> bytes:
         parts = []
@@ -206,28 +228,6 @@ class SheetWriter:
                 f'<col min="{i}" max="{i}" width={quoteattr(f"{width:g}")} customWidth="1"/>'
             )
         return ("<cols>" + "".join(parts) + "</cols>").encode()
-
-
-def _splice_cols(path: str, cols: bytes) -> None:
-    """Insert ``cols`` before ``<sheetData`` in openpyxl's finished sheet file.
-
-    The element order of a worksheet is fixed by the schema (views, format, cols,
-    sheetData ...); openpyxl wrote no ``<cols>`` because the widths were unknown then.
-    If the marker is not where expected (a future openpyxl), the sheet is left with
-    default widths rather than risk a broken file.
-    """
-    with open(path, "rb") as src:
-        head = src.read(1 << 16)
-        at = head.find(b"<sheetData")
-        if at < 0 or b"<cols>" in head[:at]:
-            return
-        spliced = path + ".cols"
-        with open(spliced, "wb") as dst:
-            dst.write(head[:at])
-            dst.write(cols)
-            dst.write(head[at:])
-            shutil.copyfileobj(src, dst, 1 << 20)
-    os.replace(spliced, path)
 
 
 class Book:
@@ -253,6 +253,7 @@ class Book:
     def discard(self) -> None:
         """Remove openpyxl's temporary sheet files (after a save, a cancel or an error)."""
         for sheet in self.sheets:
+            sheet.discard()
             if not sheet.ws.closed:
                 # Finish the XML stream first: dropping a half-written sheet leaves a
                 # generator that complains at garbage collection.

@@ -57,3 +57,31 @@ def test_a_file_where_the_folder_should_be_is_refused(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     with pytest.raises(ExportError, match="is a file, not a folder"):
         write_folder(blocker, {"nodes.yaml": "x"})
+
+
+def test_a_workbook_held_open_is_named_and_left_as_it_was(tmp_path: Path, monkeypatch) -> None:
+    """Windows refuses to replace a file Excel has open (a sharing violation, reported as
+    EACCES).  The export says so, the open file keeps its bytes, no temporary remains."""
+    import errno
+    import os
+
+    from workbench.export.bom import write_bom
+    from workbench.templates import build_template
+
+    target = tmp_path / "bom.xlsx"
+    target.write_bytes(b"the workbook open in Excel")
+    real_replace = os.replace
+
+    def sharing_violation(src, dst, *args, **kwargs):
+        if Path(dst) == target:
+            raise PermissionError(errno.EACCES, "The process cannot access the file", str(dst))
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", sharing_violation)
+    with pytest.raises(ExportError) as raised:
+        write_bom(build_template("hgx-h100-air"), target)
+    message = str(raised.value)
+    assert message.startswith(str(target)) and "held open by another program" in message
+    assert "\n" not in message
+    assert target.read_bytes() == b"the workbook open in Excel"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bom.xlsx"]

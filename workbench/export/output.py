@@ -83,8 +83,22 @@ def write_file(target: str | os.PathLike[str], write: Callable[[Path], object]) 
     except (ExportError, ExportCancelled):
         raise
     except OSError as exc:
-        raise ExportError(path, os_reason(exc)) from exc
+        raise ExportError(path, _replace_reason(path, exc)) from exc
     return path
+
+
+def _replace_reason(path: Path, exc: OSError) -> str:
+    """Why putting a finished export in place failed.  Windows refuses to replace a
+    workbook Excel has open with a sharing violation that Python reports as "permission
+    denied"; when the file and its folder are in fact writable, that is what happened."""
+    if (
+        exc.errno in (errno.EACCES, errno.EPERM)
+        and path.is_file()
+        and os.access(path, os.W_OK)
+        and os.access(path.parent, os.W_OK)
+    ):
+        return "the file is held open by another program: close it and export again"
+    return os_reason(exc)
 
 
 def write_folder(folder: str | os.PathLike[str], files: Mapping[str, str]) -> list[Path]:

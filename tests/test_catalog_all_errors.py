@@ -68,7 +68,7 @@ def test_three_bad_fields_give_three_errors_with_lines_and_fields(tmp_path):
     texts = [str(error) for error in catalog.errors]
     assert texts[0].endswith(
         "node.yaml:3: field 'slug': 'Bad Slug' is not a valid slug: "
-        "use lower-case letters, digits and single hyphens"
+        "use lower-case letters, digits, hyphens and underscores"
     )
     assert texts[1].endswith("node.yaml:5: field 'u_height': expected a number, got 'eight'")
     assert texts[2].endswith("node.yaml:7: field 'weight': expected a number, got 'heavy'")
@@ -100,7 +100,8 @@ def test_items_file_reports_every_bad_entry_and_loads_the_good_one(tmp_path):
 def test_nested_problems_are_each_reported(tmp_path):
     text = (
         "manufacturer: A\nmodel: B\nslug: ok-slug\nkind: server\nmax_power_w: 900\n"
-        "power-ports:\n  - name: psu1\n    maximum_draw: lots\n  - allocated_draw: -1\n"
+        "power-ports:\n  - name: psu1\n    type: iec-60320-c14\n    maximum_draw: lots\n"
+        "  - allocated_draw: -1\n    type: iec-60320-c14\n"
         "tflops: {bf16: fast, fp99: 1}\n"
         "props: {cooling: water, host_ram_gb: many}\n"
     )

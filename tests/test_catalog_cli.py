@@ -37,11 +37,13 @@ def test_validate_reports_errors_and_warnings_and_exits_1(tmp_path, capsys):
     folder = tmp_path / "cat"
     folder.mkdir()
     shutil.copy(ARISTA, folder)
-    (folder / "bad.yaml").write_text("manufacturer: A\nmodel: B\nslug: ok-slug\nu_height: eight\n")
+    (folder / "bad.yaml").write_text(
+        "manufacturer: A\nmodel: B\nslug: ok-slug\nu_height: eight\nis_full_depth: true\n"
+    )
     assert main(["catalog", "validate", str(folder)]) == 1
     out = capsys.readouterr().out
     assert "bad.yaml:4: field 'u_height': expected a number, got 'eight'" in out
-    assert "warning: " in out and "no maximum_draw on any power port" in out
+    assert "warning: " in out and "power unknown: no allocated_draw or maximum_draw" in out
     assert "1 item, 1 error, 1 warning" in out
 
 
@@ -57,7 +59,7 @@ def test_import_copies_bytes_reports_and_leaves_the_source_alone(user_folder, ca
     out = capsys.readouterr().out
     assert "added dell-poweredge-xe9680 (server, kind inferred" in out
     assert "added arista-dcs-7050sx3-48yc8 (switch, kind inferred" in out
-    assert "no maximum_draw on any power port" in out and "redundant" in out
+    assert "power unknown: no allocated_draw" in out and "is a supply rating" in out
     assert "imported 2 of 2 files" in out
     for path, data in sources.items():
         assert path.read_bytes() == data
@@ -153,9 +155,16 @@ def test_list_json_has_the_agreed_keys(tmp_path, capsys):
             "slug": "dell-poweredge-xe9680",
             "kind": "server",
             "manufacturer": "Dell",
-            "model": "PowerEdge XE9680",
+            "model": "PowerEdge XE9680 H100",
             "u_height": 6.0,
-            "role": "cpu-server",
+            "role": "gpu-server",
+            "gpu": "nvidia-h100-sxm5-80gb",
+            "gpu_count": 8,
+            "max_power_w": None,  # six 2,800 W supply ratings are no draw
+            "typical_power_w": None,
+            "unit_price": None,
+            "currency": "USD",
+            "power_source": "unknown",
         }
     ]
 

@@ -20,6 +20,7 @@ DGX_LIKE = (
 # Shaped like the library's QM9700 file: PSUs without any draw figures.
 QM_LIKE = (
     "---\nmanufacturer: Nvidia\nmodel: QM9700\nslug: nvidia-qm9700\nu_height: 1\n"
+    "is_full_depth: true\n"
     "power-ports:\n  - name: psu0\n    type: iec-60320-c14\ninterfaces:\n"
     + "".join(f"  - name: P{i}.0\n    type: 400gbase-x-osfp\n" for i in range(32))
 )
@@ -53,7 +54,10 @@ def test_import_warns_when_overlaying_shipped(tmp_path: Path, capsys) -> None:
     assert main(["catalog", "import-netbox", "--dest", str(tmp_path / "u"), str(source)]) == 0
     out = capsys.readouterr().out
     assert "overlays the shipped nvidia-qm9700" in out
-    assert "power counted as 0 W" in out
+    # The file has no power figure and no price: the shipped ones are kept, not zeroed.
+    assert "max_power_w: 1200 -> 1200 (kept)" in out and "unit_price: 30000 -> 30000 (kept)" in out
+    item = load_catalog([tmp_path / "u"], include_user=False)["nvidia-qm9700"]
+    assert (item.max_power_w, item.unit_price, item.kind) == (1200, 30000, "switch")
 
 
 def test_import_of_missing_file_or_folder_is_one_line_each(tmp_path: Path, capsys) -> None:

@@ -34,17 +34,17 @@ def test_netbox_files_load_unchanged_with_their_extra_keys():
         assert parse_item(json.loads(json.dumps(item.raw))) == item
 
 
-def test_dell_server_infers_kind_and_warns_about_redundant_psus():
+def test_dell_gpu_server_is_classified_and_supply_ratings_are_not_summed():
     result = load_file(NETBOX / "dell-poweredge-xe9680.yaml")
     [item] = result.items
-    assert (item.kind, item.role, item.u_height) == ("server", "cpu-server", 6)
+    assert (item.kind, item.role, item.u_height) == ("server", "gpu-server", 6)
+    assert (item.gpu, item.gpu_count) == ("nvidia-h100-sxm5-80gb", 8)
     assert "module-bays" in item.raw and "console-ports" in item.raw
-    # Six PSUs of 2,800 W: the sum is used, but the user is told it overstates.
-    assert item.max_power_w == 6 * 2800
-    assert item.typical_power_w == item.max_power_w
+    # Six PSUs of 2,800 W are ratings, not a draw: unknown until a redundancy is stated.
+    assert item.max_power_w is None and item.typical_power_w is None
     [warning] = result.warnings
-    assert warning.field == "power-ports" and warning.line == 25
-    assert "redundant" in warning.message and "max_power_w" in warning.message
+    assert warning.field == "power-ports" and warning.line == 26
+    assert "supply rating (6 × 2,800 W)" in warning.message and "psu_redundancy" in warning.message
 
 
 def test_allocated_draw_is_preferred_over_maximum_draw():
@@ -53,15 +53,16 @@ def test_allocated_draw_is_preferred_over_maximum_draw():
     assert load_file(NETBOX / "supermicro-sys-421ge-tnrt.yaml").warnings == []
 
 
-def test_switch_without_power_draw_warns_and_counts_zero_watts():
+def test_switch_without_power_draw_warns_and_its_power_is_unknown():
     result = load_file(NETBOX / "arista-dcs-7050sx3-48yc8.yaml")
     [item] = result.items
-    assert item.kind == "switch"
-    assert item.max_power_w == 0
+    assert (item.kind, item.role) == ("switch", "compute-switch")  # a 25G leaf, not mgmt
+    assert item.max_power_w is None
     [warning] = result.warnings
     assert str(warning).endswith(
-        "arista-dcs-7050sx3-48yc8.yaml:15: field 'power-ports': no maximum_draw on any power "
-        "port; power counted as 0 W until you set max_power_w"
+        "arista-dcs-7050sx3-48yc8.yaml:15: field 'power-ports': power unknown: no "
+        "allocated_draw or maximum_draw on any power port; set max_power_w (the budgets "
+        "count this device as unknown, not 0 W)"
     )
 
 
@@ -73,7 +74,7 @@ def test_our_max_power_wins_over_psu_ratings():
 
 def test_kind_inference_for_pdus_and_racks():
     pdu = parse_item(
-        {"slug": "p", "manufacturer": "A", "model": "PDU", "power-outlets": [{"name": "1"}]}
+        {"slug": "p", "manufacturer": "APC", "model": "AP8861", "power-outlets": [{"name": "1"}]}
     )
     rack = parse_item(
         {"slug": "r", "manufacturer": "A", "model": "R", "form_factor": "4-post-cabinet"}

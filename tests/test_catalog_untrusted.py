@@ -169,14 +169,17 @@ def test_thousands_of_levels_are_refused_quickly(tmp_path, both_parsers):
 
 def test_value_count_limit(tmp_path):
     below = limits.MAX_VALUES_PER_FILE - 20  # HEAD and the list itself are values too
-    ok = load_file(write(tmp_path, "ok.yaml", HEAD + "x: [" + ",".join(["0"] * below) + "]\n"))
-    assert ok.errors == [] and len(ok.items[0].raw["x"]) == below
-    text = HEAD + "x: [" + ",".join(["0"] * limits.MAX_VALUES_PER_FILE) + "]\n"
+    # Under props: an unknown top-level field is refused by NetBox's schema.
+    ok = load_file(
+        write(tmp_path, "ok.yaml", HEAD + "props: {x: [" + ",".join(["0"] * below) + "]}\n")
+    )
+    assert ok.errors == [] and len(ok.items[0].raw["props"]["x"]) == below
+    text = HEAD + "props: {x: [" + ",".join(["0"] * limits.MAX_VALUES_PER_FILE) + "]}\n"
     start = time.perf_counter()
     error = only_error(write(tmp_path, "dense.yaml", text))
     assert time.perf_counter() - start < 2.0
     assert f"more than {limits.MAX_VALUES_PER_FILE:,} values" in error.message
-    assert error.line == 6 and error.field.startswith("x[")
+    assert error.line == 6 and error.field.startswith("props.x[")
 
 
 def test_text_and_field_name_length_limits(tmp_path):

@@ -15,6 +15,11 @@ from the installed catalog:
   with the TFLOPS of the server's GPU item (its ``gpu`` slug); when that item is not in
   the snapshot the server's own ``tflops`` are taken as per-GPU figures.
 * Facility kW, heat and cooling tons: :mod:`workbench.calc.power`.
+
+Unknown power is unknown, not 0 W: a device whose type has no power figure adds
+nothing to the kW sums (there is no number to add), and is *counted* instead
+(``unknown_power_devices`` of the design and of each rack), so every budget that shows
+a sum can say it is incomplete.  The RACK-POWER-UNKNOWN rule flags each such rack.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.calc.power import BTU_H_PER_TON, BTU_H_PER_W, DEFAULT_PUE, facility_kw
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import PASSIVE_KINDS, CatalogItem
 from workbench.model.design import Design, Rack
 from workbench.model.placement import rack_height
 
@@ -45,8 +50,8 @@ class _TypeFigures:
     weight_kg: float
 
 
-#: Kinds that draw no IT power of their own.
-_PASSIVE_KINDS = frozenset({"pdu", "rack", "cable"})
+#: Kinds that draw no IT power of their own (one list, in the catalog's item module).
+_PASSIVE_KINDS = PASSIVE_KINDS
 
 _EMPTY = _TypeFigures(0.0, 0.0, False, 0, None, {}, 0.0, 0.0, 0.0)
 
@@ -77,7 +82,8 @@ def _figures(design: Design, item: CatalogItem | None) -> _TypeFigures:
         max_w=float(max_w or 0.0),
         typical_w=float(typ_w or 0.0),
         # PDUs (and cables or racks, should one be placed) pass power on rather than
-        # draw it: no figure is expected, so they are not flagged as missing one.
+        # draw it, and patch panels or CDUs are no IT load: no figure is expected, so
+        # they are not flagged as missing one.
         has_power=max_w is not None or item.kind in _PASSIVE_KINDS,
         gpus=gpus,
         gpu_slug=slug if gpus else None,
@@ -115,9 +121,22 @@ class DesignSummary:
     cooling_tons: float
     #: Slugs used by devices but missing from ``design.device_types``.
     unknown_types: tuple[str, ...] = ()
-    #: Devices whose type has no power figure (counted as 0 W).
+    #: Devices whose type has no power figure: left out of the kW sums, which are
+    #: therefore lower bounds while this is above 0.
     devices_without_power: int = 0
     gpu_servers: dict[str, int] = field(default_factory=dict)
+    #: Slugs of the types without a power figure that devices use.
+    unknown_power_types: tuple[str, ...] = ()
+
+    @property
+    def unknown_power_devices(self) -> int:
+        """Devices whose power is unknown (the same count as ``devices_without_power``)."""
+        return self.devices_without_power
+
+    @property
+    def power_complete(self) -> bool:
+        """True when every device's power is known, so the kW figures are whole sums."""
+        return self.devices_without_power == 0
 
     @property
     def main_gpu(self) -> str | None:
@@ -141,6 +160,9 @@ class DesignSummary:
             "hbm_tb": self.hbm_tb,
             "unknown_types": list(self.unknown_types),
             "devices_without_power": self.devices_without_power,
+            "unknown_power_devices": self.devices_without_power,
+            "unknown_power_types": list(self.unknown_power_types),
+            "power_complete": self.power_complete,
         }
 
 
@@ -174,6 +196,7 @@ def summary_from_counts(
     gpu_models: Counter[str] = Counter()
     gpu_servers: Counter[str] = Counter()
     unknown: list[str] = []
+    unpowered: list[str] = []
     for slug, count in counts.items():
         if count <= 0:
             continue
@@ -186,6 +209,7 @@ def summary_from_counts(
         typical_w += fig.typical_w * count
         if not fig.has_power:
             without_power += count
+            unpowered.append(slug)
         if fig.gpus:
             n = fig.gpus * count
             gpus += n
@@ -212,6 +236,7 @@ def summary_from_counts(
         unknown_types=tuple(sorted(unknown)),
         devices_without_power=without_power,
         gpu_servers=dict(gpu_servers),
+        unknown_power_types=tuple(sorted(unpowered)),
     )
 
 
@@ -232,6 +257,13 @@ class RackLoad:
     limit_kw: float
     max_weight_kg: float | None
     gpus: int
+    #: Devices of the rack whose power is unknown: ``kw_max`` and ``kw_typical`` leave
+    #: them out, so the rack's budget is "unknown" rather than met while this is above 0.
+    unknown_power_devices: int = 0
+
+    @property
+    def power_known(self) -> bool:
+        return self.unknown_power_devices == 0
 
 
 class LoadCache:
@@ -244,7 +276,7 @@ class LoadCache:
     """
 
     def __init__(self) -> None:
-        self.per_type: dict[str, tuple[float, float, float, float, int]] = {}
+        self.per_type: dict[str, tuple[float, float, float, float, int, int]] = {}
         self.rack_types: dict[str, tuple[float, float | None]] = {}
 
 
@@ -256,17 +288,27 @@ def rack_load(design: Design, rack: Rack, cache: LoadCache | None = None) -> Rac
     cache = cache if cache is not None else LoadCache()
     per_type = cache.per_type
     kw = kw_typ = u = weight = 0.0
-    gpus = 0
+    gpus = unknown = 0
     for device in rack.devices:
         fig = per_type.get(device.device_type)
         if fig is None:
-            f = _figures(design, design.device_types.get(device.device_type))
-            fig = per_type[device.device_type] = (f.max_w, f.typical_w, f.u, f.weight_kg, f.gpus)
+            item = design.device_types.get(device.device_type)
+            f = _figures(design, item)
+            missing = int(item is not None and not f.has_power)
+            fig = per_type[device.device_type] = (
+                f.max_w,
+                f.typical_w,
+                f.u,
+                f.weight_kg,
+                f.gpus,
+                missing,
+            )
         kw += fig[0]
         kw_typ += fig[1]
         u += fig[2]
         weight += fig[3]
         gpus += fig[4]
+        unknown += fig[5]
     limits = cache.rack_types.get(rack.rack_type)
     if limits is None:
         item = design.device_types.get(rack.rack_type)
@@ -287,6 +329,7 @@ def rack_load(design: Design, rack: Rack, cache: LoadCache | None = None) -> Rac
         float(rack.power_limit_kw),
         limits[1],
         gpus,
+        unknown,
     )
 
 

@@ -24,13 +24,22 @@ KINDS: tuple[str, ...] = (
     "rack",
     "pdu",
     "storage",
+    "infrastructure",
 )
 
 #: Precisions for which dense TFLOPS may be given; keys of ``CatalogItem.tflops``.
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp4")
 
-#: Kinds that occupy rack units and can be placed in a rack.
-RACKABLE_KINDS: frozenset[str] = frozenset({"server", "switch", "storage", "pdu"})
+#: Kinds that occupy rack units and can be placed in a rack.  ``infrastructure`` is the
+#: passive and facility gear a rack also holds (patch panels, coolant distribution
+#: units, cable managers, blanking panels): it takes units and weight, but is no IT
+#: device, never a fabric or compute node.
+RACKABLE_KINDS: frozenset[str] = frozenset({"server", "switch", "storage", "pdu", "infrastructure"})
+
+#: Kinds that draw no IT power of their own (a PDU passes power on; a patch panel or a
+#: CDU's pumps are facility load, not IT load): no power figure is expected of them, so
+#: they are never counted as "power unknown".
+PASSIVE_KINDS: frozenset[str] = frozenset({"pdu", "rack", "cable", "infrastructure"})
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,10 @@ checks) raises the first error instead.
 
 Catalog files come from strangers (the NetBox community library), so a file is read
 within the limits of :mod:`workbench.catalog.limits`: a hostile or broken file in the
-user's folder costs one error naming it, and every other file still loads.
+user's folder costs one error naming it, and every other file still loads.  Each entry
+of a file is checked against NetBox's device-type schema
+(:mod:`workbench.catalog.netbox_schema`) as well as by the parser: what NetBox would
+refuse is refused here, with its line.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from workbench.catalog.errors import (
     display_path,
 )
 from workbench.catalog.item import CatalogItem
+from workbench.catalog.netbox_schema import schema_errors
 from workbench.catalog.parse import parse_item_with_warnings
 from workbench.catalog.yaml_source import read_yaml
 
@@ -134,14 +138,31 @@ def load_file(path: Path, content: bytes | None = None) -> FileResult:
     else:
         todo = [(data, lines)]
     for entry, entry_lines in todo:
+        refused = schema_errors(entry, entry_lines, shown)
         try:
             item, warnings = parse_item_with_warnings(entry, shown, entry_lines)
         except CatalogError as exc:  # every bad field of the entry, each with its line
-            result.errors.extend(error.with_traceback(None) for error in all_errors(exc))
+            result.errors.extend(_merged(refused, all_errors(exc)))
+            continue
+        if refused:  # NetBox would refuse the file: so do we, whatever the parser took
+            result.errors.extend(refused)
             continue
         result.items.append(item)
         result.warnings.extend(warnings)
     return result
+
+
+def _merged(refused: list[CatalogError], parsed: list[CatalogError]) -> list[CatalogError]:
+    """The schema's errors and the parser's, one per field, in file order.
+
+    Where both speak of a field the parser's message stays (it was worded for our
+    fields first, and existing users know it); the schema adds what the parser does not
+    check (NetBox's enumerations, required fields, unique names, unknown fields).
+    """
+    fields = {error.field for error in parsed}
+    extra = [error for error in refused if error.field not in fields]
+    errors = [error.with_traceback(None) for error in parsed] + extra
+    return sorted(errors, key=lambda e: (e.line is None, e.line or 0))
 
 
 #: Top-level folders of a catalog folder that hold other YAML than device types: the

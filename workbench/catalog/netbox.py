@@ -2,15 +2,26 @@
 
 NetBox names interface types by speed and cage (``400gbase-x-osfp``,
 ``25gbase-x-sfp28``, ``infiniband-ndr``) and has no notion of our ``kind``.  These
-helpers turn those names into numbers the calculators can use, and guess a kind for a
-device type imported from the community library, which never says "server" or "switch".
+helpers turn those names into numbers the calculators can use.
+
+NetBox's power figures have a meaning of their own, kept here too (:func:`netbox_power`):
+``allocated_draw`` is what a port is expected to draw, so its sum over the ports is the
+device's draw; ``maximum_draw`` is the rating of one supply, so summing it over
+redundant supplies says nothing about the device (a 4U server with six 4.4 kW supplies
+is not a 26.4 kW load).  A rating is used only with the redundancy stated
+(``props.psu_redundancy``: ``N+N``, ``N+1``, ``4+2``), as the capacity of the supplies
+in service; without it the power is unknown, never 0 W.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workbench.catalog.item import CatalogItem, PowerPort
 
 #: Line rate of a 4x InfiniBand port per generation, Gb/s (the "x4" link NetBox means).
 INFINIBAND_GBPS: dict[str, float] = {
@@ -30,23 +41,6 @@ INFINIBAND_GBPS: dict[str, float] = {
 #: would otherwise give an infinite line rate that poisons every bandwidth sum.
 _ETHERNET = re.compile(r"^(\d{1,6}(?:\.\d{1,6})?)([gt]?)base-")
 _UNIT_GBPS = {"": 0.001, "g": 1.0, "t": 1000.0}
-
-#: Interfaces on a device type beyond which it is taken for a switch (servers carry a
-#: handful of NICs; even a 1U management switch has 24+ ports).
-SWITCH_PORT_THRESHOLD = 24
-
-#: Words in a model name or slug that mark a server whatever its port count.
-SERVER_WORDS: tuple[str, ...] = (
-    "dgx",
-    "hgx",
-    "server",
-    "poweredge",
-    "proliant",
-    "thinksystem",
-    "superserver",
-    "ucs-c",
-    "gpu",
-)
 
 
 def interface_speed_gbps(type_name: str) -> float | None:
@@ -76,23 +70,153 @@ def data_interfaces(interfaces: Sequence[Mapping[str, Any]]) -> list[Mapping[str
 
 
 def infer_kind(mapping: Mapping[str, Any]) -> str:
-    """Best guess of our ``kind`` for a NetBox device type that does not state one.
+    """Our ``kind`` for a NetBox device type that does not state one.
 
-    NetBox rack types have a ``form_factor``; PDUs have ``power-outlets``; switches
-    have many data ports (or say so in their model name).  Everything else that is a
-    device is taken for a server, which is what most of the library's files are.
+    The decision and its evidence come from :func:`workbench.catalog.classify.classify`;
+    this is its kind alone, for callers that only need the word.
     """
-    if "form_factor" in mapping and "power-ports" not in mapping:
-        return "rack"
-    if mapping.get("power-outlets"):
-        return "pdu"
-    interfaces = mapping.get("interfaces")
-    ports = data_interfaces(interfaces) if isinstance(interfaces, list) else []
-    text = f"{mapping.get('model', '')} {mapping.get('slug', '')}".lower()
-    # A name that says "server" wins over the port count: the library's DGX A100 file
-    # lists 36 Ethernet ports, yet nobody would call it a switch.
-    if any(word in text for word in SERVER_WORDS):
-        return "server"
-    if len(ports) >= SWITCH_PORT_THRESHOLD or "switch" in text:
-        return "switch"
-    return "server"
+    from workbench.catalog.classify import classify  # classify reads speeds from here
+
+    return str(classify(mapping).kind.value)
+
+
+#: ``4+2``, ``N+N``, ``N+1``, ``N`` (no redundancy): supplies in service "+" spares.
+_REDUNDANCY = re.compile(r"^\s*(\d{1,2}|n)\s*(?:\+\s*(\d{1,2}|n))?\s*$", re.IGNORECASE)
+
+#: A power figure in a file's comments (``6.5 kW``, ``6,500 W``), compared with the
+#: sum of allocated_draw: the library's DGX A100 says 6.5 kW while its ports sum to 1.2.
+_COMMENT_POWER = re.compile(r"(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)\s*(kw|w)\b", re.I)
+
+#: How far the sum of allocated_draw may be from a figure in the comments before the
+#: user is told (the comment may quote a typical, the ports a maximum).
+COMMENT_TOLERANCE = 0.25
+
+
+@dataclass(frozen=True)
+class PowerFigure:
+    """A device's power from its NetBox ports: watts (None when unknown), where the
+    figure came from (what ``sources["max_power_w"]`` records) and what to tell the user."""
+
+    watts: float | None
+    source: str
+    note: str = ""
+
+
+def supplies_in_service(redundancy: str, ports: int) -> int:
+    """How many of ``ports`` supplies carry the load under ``redundancy``.
+
+    ``N+N`` → half of them, ``N+1`` → all but one, ``4+2`` → 4 (and the device must
+    have 6), ``N`` → all.  Raises ValueError with a one-line reason otherwise.
+    """
+    match = _REDUNDANCY.match(redundancy or "")
+    if match is None:
+        raise ValueError(
+            f"psu_redundancy {redundancy!r} is not a redundancy: write N+N, N+1, N or 4+2"
+        )
+    first, spare = match.group(1).lower(), (match.group(2) or "0").lower()
+    if first == "n" and spare == "n":
+        if ports % 2:
+            raise ValueError(f"psu_redundancy N+N needs an even number of supplies, not {ports}")
+        return ports // 2
+    if first == "n":
+        active = ports - int(spare)
+    elif spare == "n":
+        raise ValueError(f"psu_redundancy {redundancy!r}: write N+N, N+1 or counts like 4+2")
+    else:
+        active = int(first)
+        if active + int(spare) != ports:
+            raise ValueError(
+                f"psu_redundancy {redundancy} means {active + int(spare)} supplies; the file "
+                f"lists {ports} power ports"
+            )
+    if active < 1:
+        raise ValueError(f"psu_redundancy {redundancy} leaves no supply in service of {ports}")
+    return active
+
+
+def netbox_power(
+    ports: Sequence[PowerPort], redundancy: str | None, comments: str = ""
+) -> PowerFigure:
+    """The device's power as NetBox's port figures give it (see the module docstring).
+
+    Raises ValueError for a redundancy that does not fit the ports.
+    """
+    allocated = [p.allocated_draw for p in ports if p.allocated_draw]
+    if allocated:
+        total = float(sum(allocated))
+        source = (
+            f"allocated_draw: sum over {len(allocated)} power port"
+            f"{'s' if len(allocated) != 1 else ''} ({total:,.0f} W)"
+        )
+        return PowerFigure(total, source, _comment_mismatch(total, len(allocated), comments))
+    ratings = sorted(p.maximum_draw for p in ports if p.maximum_draw)
+    if not ratings:
+        return PowerFigure(
+            None,
+            "unknown",
+            "power unknown: no allocated_draw or maximum_draw on any power port; set "
+            "max_power_w (the budgets count this device as unknown, not 0 W)",
+        )
+    if not redundancy:
+        return PowerFigure(
+            None,
+            "unknown",
+            f"power unknown: maximum_draw is a supply rating ({_ratings(ratings)}), not a "
+            "draw; state props.psu_redundancy (N+N, N+1, 4+2), import with "
+            "--psu-redundancy, or set max_power_w",
+        )
+    active = supplies_in_service(redundancy, len(ports))
+    if active > len(ratings):
+        raise ValueError(
+            f"psu_redundancy {redundancy} puts {active} supplies in service; only "
+            f"{len(ratings)} power ports have a maximum_draw"
+        )
+    watts = float(sum(ratings[:active]))  # the weakest supplies left in service
+    source = (
+        f"maximum_draw {redundancy.upper()}: {active} of {len(ports)} supplies in service "
+        f"({_ratings(ratings[:active])}), the supplies' capacity, an upper bound on the draw"
+    )
+    return PowerFigure(watts, source)
+
+
+def _ratings(ratings: Sequence[float]) -> str:
+    if len(set(ratings)) == 1:
+        return f"{len(ratings)} × {ratings[0]:,.0f} W"
+    return " + ".join(f"{r:,.0f} W" for r in ratings)
+
+
+def _comment_mismatch(total: float, ports: int, comments: str) -> str:
+    figures = []
+    for number, unit in _COMMENT_POWER.findall(comments or ""):
+        value = float(number.replace(",", ""))
+        figures.append(value * 1000.0 if unit.lower() == "kw" else value)
+    figures = [f for f in figures if f >= 50]  # "5 W" of a fan is not the device
+    if not figures:
+        return ""
+    stated = max(figures)
+    if abs(stated - total) <= COMMENT_TOLERANCE * stated:
+        return ""
+    return (
+        f"allocated_draw sums to {total:,.0f} W over {ports} power ports, but the comments "
+        f"say {stated:,.0f} W: check which is right and set max_power_w"
+    )
+
+
+#: ``power_source`` values for figures the file states itself.
+_STATED_SOURCES = ("catalog", "user")
+
+
+def power_source(item: CatalogItem) -> str:
+    """Where an item's ``max_power_w`` came from, in one word or phrase: ``catalog``
+    (stated in the file), ``user`` (entered by the user), ``allocated_draw``,
+    ``maximum_draw N+1: ...`` (a supply rating with its redundancy) or ``unknown``."""
+    if item.max_power_w is None:
+        return "unknown"
+    source = item.sources.get("max_power_w", "")
+    if "max_power_w" in item.raw or not item.raw:
+        return "user" if source.lower().startswith("user") else "catalog"
+    if source.startswith("allocated_draw"):
+        return "allocated_draw"
+    if source.startswith("maximum_draw"):
+        return source
+    return "catalog"

@@ -20,17 +20,20 @@ from contextlib import contextmanager
 from typing import Any
 
 from workbench.catalog import limits
+from workbench.catalog.classify import Classification, classify, is_passive
 from workbench.catalog.errors import CatalogEntryErrors, CatalogError, CatalogWarning
 from workbench.catalog.errors import shown_value as _shown
 from workbench.catalog.item import KINDS, PRECISIONS, CatalogItem, Interface, PowerPort
-from workbench.catalog.netbox import infer_kind, interface_speed_gbps
+from workbench.catalog.netbox import interface_speed_gbps, netbox_power
 from workbench.catalog.props import check_props
 from workbench.catalog.vocabulary import derive_role
 from workbench.catalog.yaml_source import LineMap
 from workbench.text_rules import text_problem
 
-#: NetBox's slug convention: lower-case words joined by single hyphens.
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: The device-type library's slug pattern (``schema/devicetype.json``): lower-case
+#: letters, digits, hyphens and underscores.  The schema checks it in files; the parser
+#: checks it again for a design's snapshot, which has no file.
+SLUG_RE = re.compile(r"^[-a-z0-9_]+$")
 
 REQUIRED_FIELDS: tuple[str, ...] = ("manufacturer", "model", "slug")
 #: Text fields that reach labels, BOM cells and elevations: they follow the model's
@@ -191,12 +194,20 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
             if not SLUG_RE.match(slug):
                 raise ctx.error(
                     ("slug",),
-                    f"{_shown(slug)} is not a valid slug: use lower-case letters, digits and "
-                    "single hyphens",
+                    f"{_shown(slug)} is not a valid slug: use lower-case letters, digits, "
+                    "hyphens and underscores",
                 )
     kind = mapping.get("kind")
+    found: Classification | None = None
     if kind is None:
-        kind = infer_kind(mapping)
+        found = classify(mapping)
+        kind = str(found.kind.value)
+        if is_passive(found.kind) and kind not in ("infrastructure",):
+            ctx.warn(
+                (),
+                f"{found.kind.evidence[0]}: kept as a passive rack item (kind {kind}, role "
+                "other): it takes rack units and no IT power is expected of it",
+            )
     elif kind not in KINDS:
         ctx.errors.append(
             ctx.error(("kind",), f"unknown kind {_shown(kind)}; expected one of {', '.join(KINDS)}")
@@ -259,6 +270,8 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
         for key, text in sources.items():
             with ctx.check():
                 values["sources"][key] = ctx.text(text, ("sources", key))
+    if found is not None:
+        _classified(found, mapping, values)
     if "role" not in values and mapping.get("role") is None:
         speeds = [
             interface_speed_gbps(str(e.get("type", "")))
@@ -269,8 +282,24 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
         values["role"] = derive_role(kind, values["gpu_count"], speeds, name)
     if not ctx.failed(("max_power_w",), ("typical_power_w",), ("power-ports",)):
         with ctx.check():
-            _resolve_power(ctx, kind, values)
+            _resolve_power(ctx, kind, values, mapping)
     return values
+
+
+def _classified(found: Classification, mapping: dict[str, Any], values: dict[str, Any]) -> None:
+    """Role and GPUs of an entry without ``kind``, from the classifier's evidence.
+
+    Only certain decisions are taken (an import asks about the others first); the role
+    is taken whatever its confidence, since every item needs one to be drawn.
+    """
+    if mapping.get("role") is None:
+        values["role"] = str(found.role.value)
+    gpu, count = found.gpu, found.gpu_count
+    stated = "gpu" in mapping or "gpu_count" in mapping
+    if not stated and gpu.value and gpu.certain and count.certain and count.value:
+        values["gpu"], values["gpu_count"] = str(gpu.value), int(count.value)
+        values.setdefault("sources", {})
+        values["sources"].setdefault("gpu", "classified from the file: " + "; ".join(gpu.evidence))
 
 
 def _u_height(ctx: _Context, value: Any) -> float:
@@ -386,39 +415,38 @@ def _tflops(ctx: _Context, value: Any) -> dict[str, float]:
     return figures
 
 
-def _resolve_power(ctx: _Context, kind: str, values: dict[str, Any]) -> None:
-    """Fill ``max_power_w`` for powered kinds, preferring the figure meant for planning.
+def _resolve_power(
+    ctx: _Context, kind: str, values: dict[str, Any], mapping: dict[str, Any]
+) -> None:
+    """Fill ``max_power_w`` for powered kinds, and record where it came from.
 
-    NetBox's ``maximum_draw`` is per PSU, and servers carry redundant PSUs: a DGX H100
-    has six 3.3 kW supplies (19.8 kW) for a 10.2 kW system.  So our own
-    ``max_power_w`` wins; then the sum of ``allocated_draw`` (NetBox's expected draw);
-    only then the sum of ``maximum_draw``, with a warning that it overstates.
+    Our own ``max_power_w`` wins.  Otherwise NetBox's figures, as NetBox means them
+    (:func:`workbench.catalog.netbox.netbox_power`): the sum of ``allocated_draw`` is the
+    draw; ``maximum_draw`` is a supply rating, used only with ``props.psu_redundancy``.
+    Without either the power is *unknown* (None) with a warning, never 0 W: a budget
+    that silently drops a 10 kW server is worse than one that says it cannot tell.
     """
     if values.get("max_power_w") is None and kind in POWERED_KINDS:
-        ports: tuple[PowerPort, ...] = values["power_ports"]
-        allocated = [p.allocated_draw for p in ports if p.allocated_draw is not None]
-        maximum = [p.maximum_draw for p in ports if p.maximum_draw is not None]
-        if allocated and sum(allocated) > 0:
-            values["max_power_w"] = float(sum(allocated))
-        elif maximum and sum(maximum) > 0:
-            values["max_power_w"] = float(sum(maximum))
-            if len(maximum) > 1:
-                ctx.warn(
-                    ("power-ports",),
-                    f"no max_power_w; using the sum of maximum_draw over {len(maximum)} power "
-                    f"ports ({sum(maximum):g} W), which overstates a device with redundant "
-                    "PSUs: set max_power_w",
-                )
-        else:
-            values["max_power_w"] = 0.0
-            ctx.warn(
-                ("power-ports",),
-                "no maximum_draw on any power port; power counted as 0 W until you set max_power_w",
+        ports: tuple[PowerPort, ...] = tuple(p for p in values["power_ports"] if p is not None)
+        redundancy = values["props"].get("psu_redundancy") if values.get("props") else None
+        try:
+            figure = netbox_power(
+                ports,
+                str(redundancy) if redundancy is not None else None,
+                values.get("comments", ""),
             )
+        except ValueError as exc:
+            raise ctx.error(("props", "psu_redundancy"), str(exc)) from None
+        values["max_power_w"] = figure.watts
+        if figure.watts is not None:
+            values["sources"] = dict(values.get("sources") or {})
+            values["sources"].setdefault("max_power_w", figure.source)
+        if figure.note:
+            ctx.warn(("power-ports",), figure.note)
     if values.get("typical_power_w") is None and values.get("max_power_w") is not None:
         values["typical_power_w"] = values["max_power_w"]
-    # A max of 0 W is the "unknown" fallback above, so it is not compared.
-    if (values.get("typical_power_w") or 0) > (values.get("max_power_w") or math.inf):
+    typical, maximum = values.get("typical_power_w"), values.get("max_power_w")
+    if typical is not None and maximum is not None and typical > maximum:
         raise ctx.error(("typical_power_w",), "typical power is above max_power_w")
 
 

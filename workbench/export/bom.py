@@ -67,6 +67,7 @@ _KIND_CATEGORY = {
     "nic": "network",
     "storage": "storage",
     "pdu": "racks_power",
+    "infrastructure": "racks_power",
     "rack": "racks_power",
     "cable": "optics_cables",
     "optic": "optics_cables",

@@ -34,6 +34,8 @@ EXPORTS: tuple[ExportKind, ...] = (
                "cable schedule and pull list for installers"),
     ExportKind("--ip-plan", "workbench.export.ip_plan", "write_ip_plan", "X.xlsx",
                "subnets per plane and one address per interface"),
+    ExportKind("--asbuilt", "workbench.export.asbuilt_sheet", "write_asbuilt", "X.xlsx",
+               "as-built sheet: every link's verdict from the captures, to fix and sign"),
     ExportKind("--checklist", "workbench.export.checklist", "write_checklist", "X.xlsx",
                "acceptance checklists, one sheet per node, to sign"),
     ExportKind("--slurm", "workbench.export.slurm", "write_slurm", "DIR",
@@ -42,6 +44,8 @@ EXPORTS: tuple[ExportKind, ...] = (
                "Kubernetes node labels, taints and ResourceQuota manifests"),
     ExportKind("--health-check", "workbench.export.health_check", "write_health_check", "DIR",
                "health_check.sh and the expected values it checks each node against"),
+    ExportKind("--netbox", "workbench.netbox.export", "write_netbox", "DIR",
+               "NetBox bulk-import files in import order (manifest.json), and back"),
 )  # fmt: skip
 
 

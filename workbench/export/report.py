@@ -55,7 +55,11 @@ def design_report(
 def rack_budget_rows(design: Design) -> list[dict[str, Any]]:
     """One entry per rack, in site/row/rack order: its budgets as the rules judge them
     (``over`` names the budgets exceeded; ``feed_kw_limit`` is what the weaker feed may
-    carry alone, ``failover_ok`` whether it carries the whole rack; None: unknown)."""
+    carry alone, ``failover_ok`` whether it carries the whole rack; None: unknown).
+
+    ``unknown_power_devices`` counts the rack's devices of unknown power: while it is
+    above 0 the kW figures are lower bounds and ``power_known`` is False, so a reader
+    of the JSON cannot mistake a missing figure for 0 W."""
     index = design.index
     rows = []
     for rack_id, load in rack_loads(design).items():
@@ -74,6 +78,8 @@ def rack_budget_rows(design: Design) -> list[dict[str, Any]]:
                 "power_kw_max": load.kw_max,
                 "power_kw_typical": load.kw_typical,
                 "power_kw_limit": b.power.limit,
+                "unknown_power_devices": load.unknown_power_devices,
+                "power_known": load.power_known,
                 "heat_kw": load.kw_max,
                 "heat_btu_h": b.heat_btu_h,
                 "weight_kg": load.weight_kg,

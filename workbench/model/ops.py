@@ -30,6 +30,7 @@ from workbench.model.placement import placement_problem
 
 if TYPE_CHECKING:
     from workbench.model.acceptance import AddAcceptanceResults, RemoveLastAcceptanceImport
+    from workbench.model.captures import ReplaceCaptures
     from workbench.model.net_ops import (
         AddNetwork,
         AddStorageTier,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         SetNetworkFields,
         SetTierFields,
     )
+    from workbench.model.type_ops import ReplaceDeviceType
     from workbench.model.version_ops import (
         AddAssignment,
         AddBaseline,
@@ -242,6 +244,8 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     "RemoveLastImport",
     "AddAcceptanceResults",
     "RemoveLastAcceptanceImport",
+    "ReplaceCaptures",
+    "ReplaceDeviceType",
 ]
 
 
@@ -746,8 +750,8 @@ _HANDLERS: dict[type, Callable[[Design, Any], Applied]] = {
 }
 
 
-# Floor moves, networks, link fields, storage tiers, the version matrix and acceptance
-# results live in their own modules; each registers its edits here.
+# Floor moves, networks, link fields, storage tiers, the version matrix, acceptance
+# results and as-built captures live in their own modules; each registers its edits here.
 from workbench.model import floor_ops  # noqa: E402
 from workbench.model.floor_ops import MoveRackOnFloor, MoveRowOnFloor  # noqa: E402, F401
 
@@ -761,3 +765,10 @@ version_ops.register(_HANDLERS)
 from workbench.model import acceptance as acceptance_ops  # noqa: E402
 
 acceptance_ops.register(_HANDLERS)
+from workbench.model import captures as capture_ops  # noqa: E402
+
+capture_ops.register(_HANDLERS)
+from workbench.model import type_ops  # noqa: E402
+from workbench.model.type_ops import ReplaceDeviceType  # noqa: E402, F401
+
+type_ops.register(_HANDLERS)

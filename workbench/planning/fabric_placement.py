@@ -296,8 +296,12 @@ class SwitchPlacer:
         units = max(1, int(rack_item.u_height or 42) - reserve_u - 1)
         per_rack_u = max(1, units // height)
         limit = float(rack_item.props.get("cooling_limit_kw", 12.0) or 12.0)
-        kw = (item.max_power_w or 0.0) / 1000.0
-        per_rack_kw = max(1, int(limit // kw)) if kw > 0 else per_rack_u
+        # A switch of unknown power has no figure to budget with: its racks are sized
+        # by U alone, and their loads count it as unknown (RACK-POWER-UNKNOWN), never
+        # as 0 kW that looks like room.
+        watts = item.max_power_w if item.max_power_w is not None else item.typical_power_w
+        kw = watts / 1000.0 if watts is not None else None
+        per_rack_kw = max(1, int(limit // kw)) if kw else per_rack_u
         need = math.ceil(count / max(1, min(per_rack_u, per_rack_kw)))
         longest = max((len(row.racks) for s in self.design.sites for row in s.rows), default=0)
         per_row = longest if longest >= 4 else DEFAULT_ROW_RACKS

@@ -24,7 +24,7 @@ from typing import NamedTuple
 from workbench.catalog.vocabulary import item_role
 from workbench.model.design import Design, Rack
 from workbench.model.placement import DEFAULT_RACK_U, rack_height
-from workbench.rules.budgets import Budget, BudgetState, RackBudgets
+from workbench.rules.budgets import Budget, BudgetState, RackBudgets, unknown_note
 from workbench.units import finite, short_number
 
 #: Widths and heights in U.  A 19" rack is ~600 mm wide against 44.45 mm per U, so the
@@ -402,13 +402,15 @@ def budget_items(
 
 
 def budget_figures(budget: Budget) -> str:
-    """A budget as written on paper: "33 / 48 U · 69 %", "41.1 kW · no limit"."""
+    """A budget as written on paper: "33 / 48 U · 69 %", "41.1 kW · no limit", and
+    "20.5 / 50 kW + 2 unknown · 41 %" when devices of unknown power are left out."""
     used = f"{budget.used:,.1f}" if budget.unit == "kW" else short_number(budget.used)
     if budget.unit == "kg":
         used = f"{budget.used:,.0f}"
+    note = unknown_note(budget.unknown)
     if budget.limit is None or not budget.limit > 0:
-        return f"{used} {budget.unit} · no limit"
-    return f"{used} / {short_number(budget.limit)} {budget.unit} · {budget.fraction:.0%}"
+        return f"{used} {budget.unit}{note} · no limit"
+    return f"{used} / {short_number(budget.limit)} {budget.unit}{note} · {budget.fraction:.0%}"
 
 
 def budget_state_word(state: BudgetState) -> str:
@@ -427,10 +429,14 @@ def load_fraction(used: float, limit: float) -> float:
     return max(0.0, min(used / limit, 1.5))
 
 
-def footer_text(u_used: float, u_total: int, kw: float | None, limit_kw: float | None) -> str:
-    """The figures written under a rack: "16/42 U · 40.8/50 kW"."""
+def footer_text(
+    u_used: float, u_total: int, kw: float | None, limit_kw: float | None, unknown: int = 0
+) -> str:
+    """The figures written under a rack: "16/42 U · 40.8/50 kW", and "… kW + 2 unknown"
+    when ``unknown`` devices of unknown power are left out of ``kw``."""
     text = f"{short_number(u_used)}/{u_total} U"
     if kw is not None:
         text += f" · {kw:,.1f}" if finite(kw) else " · ?"
         text += f"/{short_number(limit_kw)} kW" if limit_kw else " kW"
+        text += unknown_note(unknown)
     return text

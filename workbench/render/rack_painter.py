@@ -51,6 +51,8 @@ class LoadLike(Protocol):
     kw_max: float
     u_used: float
     limit_kw: float
+    #: Devices left out of ``kw_max`` for want of a power figure.
+    unknown_power_devices: int
 
 
 def qcolor(hex_color: str) -> QColor:
@@ -585,7 +587,7 @@ def _paint_header(
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(qcolor(colors.RAIL))
         painter.drawRect(bar)
-        state = budget_state(load.kw_max, load.limit_kw)
+        state = budget_state(load.kw_max, load.limit_kw, load.unknown_power_devices)
         painter.setBrush(qcolor(colors.budget_color(state)))
         painter.drawRect(
             QRectF(bar.left(), bar.top(), bar.width() * min(fraction, 1.0), bar.height())
@@ -630,8 +632,9 @@ def _paint_footer(
     text_rect = QRectF(frame.x, footer.top(), frame.w, footer.height())
     if load is not None:
         u_used = load.u_used
-        text = geo.footer_text(u_used, u_total, load.kw_max, load.limit_kw)
-        over = budget_state(load.kw_max, load.limit_kw) is BudgetState.OVER
+        unknown = load.unknown_power_devices
+        text = geo.footer_text(u_used, u_total, load.kw_max, load.limit_kw, unknown)
+        over = budget_state(load.kw_max, load.limit_kw, unknown) is BudgetState.OVER
     else:
         u_used = sum(b.u_height for b in blocks if not b.zero_u and not b.other_face)
         text, over = geo.footer_text(u_used, u_total, None, None), False

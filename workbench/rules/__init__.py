@@ -9,6 +9,7 @@ copy of a rule (see :mod:`workbench.rules.engine`).
 from workbench.rules import (  # noqa: F401 - register
     fabric,
     nodes,
+    power_unknown,
     racks,
     snapshot,
     storage,

@@ -16,6 +16,13 @@ Budgets of one rack, each what is used against what is allowed:
   failover case one feed carries all of it.  A feed may be loaded to 80 % of its
   breaker's rating for continuous load: ``kW = V × A × √3 × 0.8`` for three phase,
   ``V × A × 0.8`` for single phase.
+
+A rack holding devices whose power nobody knows (``RackLoad.unknown_power_devices``)
+has a kW sum that is only a lower bound, so its power, cooling and feed budgets are
+UNKNOWN rather than OK or near: a rack with an unpriced 10 kW server must not look
+green.  One exception: a lower bound that is already over its limit is OVER for
+certain, and says so.  RACK-POWER-UNKNOWN (:mod:`workbench.rules.power_unknown`) names
+the devices; every view writes "+ N unknown" after the kW (:func:`unknown_note`).
 """
 
 from __future__ import annotations
@@ -53,13 +60,31 @@ def over_budget(used: Any, limit: Any) -> Any:
     return (limit > 0) & (used > limit)
 
 
-def budget_state(used: float, limit: float | None) -> BudgetState:
-    """OK, NEAR (above :data:`NEAR_FRACTION`), OVER, or UNKNOWN without a limit."""
+def budget_state(used: float, limit: float | None, unknown: int = 0) -> BudgetState:
+    """OK, NEAR (above :data:`NEAR_FRACTION`), OVER, or UNKNOWN without a limit.
+
+    ``unknown`` counts the devices left out of ``used`` for want of a figure: with any,
+    ``used`` is a lower bound, so only OVER can be told; anything else is UNKNOWN.
+    """
     if limit is None or not limit > 0:
         return BudgetState.UNKNOWN
     if over_budget(used, limit):
         return BudgetState.OVER
+    if unknown > 0:
+        return BudgetState.UNKNOWN
     return BudgetState.NEAR if used > NEAR_FRACTION * limit else BudgetState.OK
+
+
+def power_state(load: RackLoad) -> BudgetState:
+    """The verdict on a rack's maximum draw against its power budget: what the rack
+    header's bar and footer colour (the same as ``rack_budgets(...).power.state``)."""
+    return budget_state(load.kw_max, load.limit_kw, load.unknown_power_devices)
+
+
+def unknown_note(unknown: int) -> str:
+    """What follows a kW figure that leaves devices out: " + 2 unknown" (empty for 0),
+    so every view says a sum is incomplete in the same words."""
+    return f" + {unknown:,} unknown" if unknown > 0 else ""
 
 
 def feed_limit_kw(feed: Feed | None) -> float | None:
@@ -101,10 +126,18 @@ class Budget:
     used: float
     limit: float | None
     unit: str
+    #: Devices left out of ``used`` because their power is unknown (power, cooling and
+    #: feed budgets only): ``used`` is then a lower bound.
+    unknown: int = 0
 
     @property
     def state(self) -> BudgetState:
-        return budget_state(self.used, self.limit)
+        return budget_state(self.used, self.limit, self.unknown)
+
+    @property
+    def known(self) -> bool:
+        """True when ``used`` is a whole sum, not a lower bound."""
+        return self.unknown == 0
 
     @property
     def fraction(self) -> float:
@@ -145,8 +178,14 @@ class RackBudgets:
         return [name for name, b in self.named().items() if b.state is BudgetState.OVER]
 
     def worst(self) -> BudgetState:
-        """The worst state of any budget with a limit (what the hall plan colours)."""
-        states = {b.state for b in self.named().values()}
+        """The worst state of any budget with a limit (what the hall plan colours).
+
+        A rack whose power is partly unknown is UNKNOWN unless something is over: its
+        U or weight being fine must not paint it green."""
+        budgets = self.named().values()
+        states = {b.state for b in budgets}
+        if BudgetState.OVER not in states and any(not b.known for b in budgets):
+            return BudgetState.UNKNOWN
         for state in (BudgetState.OVER, BudgetState.NEAR, BudgetState.OK):
             if state in states:
                 return state
@@ -156,16 +195,17 @@ class RackBudgets:
 def rack_budgets(design: Design, rack: Rack, load: RackLoad) -> RackBudgets:
     """Every budget of ``rack`` given its ``load`` (from the live figures)."""
     kw = load.kw_max
+    unknown = load.unknown_power_devices
     limits = [feed_limit_kw(rack.feed("a")), feed_limit_kw(rack.feed("b"))]
     weaker = None if None in limits else min(x for x in limits if x is not None)
     return RackBudgets(
         space=Budget(load.u_used, load.u_total, "U"),
-        power=Budget(kw, load.limit_kw, "kW"),
+        power=Budget(kw, load.limit_kw, "kW", unknown),
         power_typical_kw=load.kw_typical,
-        cooling=Budget(kw, cooling_limit_kw(design, rack), "kW"),
+        cooling=Budget(kw, cooling_limit_kw(design, rack), "kW", unknown),
         weight=Budget(load.weight_kg, weight_limit_kg(rack, load), "kg"),
-        feed_a=Budget(kw / 2, limits[0], "kW"),
-        feed_b=Budget(kw / 2, limits[1], "kW"),
-        failover=Budget(kw, weaker, "kW"),
+        feed_a=Budget(kw / 2, limits[0], "kW", unknown),
+        feed_b=Budget(kw / 2, limits[1], "kW", unknown),
+        failover=Budget(kw, weaker, "kW", unknown),
         heat_btu_h=btu_per_hour(kw * 1000.0),
     )

@@ -168,7 +168,12 @@ def row_name(index: int) -> str:
 
 
 def _kw(item: CatalogItem) -> float:
-    return (item.max_power_w or 0.0) / 1000.0
+    """The kW a device of ``item`` adds when racks are packed: its maximum draw, else its
+    typical draw.  An item of unknown power adds no figure (there is none to add), so
+    racks of it are packed by U alone; the rack's load counts it as unknown and
+    RACK-POWER-UNKNOWN flags the rack, instead of 0 kW passing for a known figure."""
+    watts = item.max_power_w if item.max_power_w is not None else item.typical_power_w
+    return watts / 1000.0 if watts is not None else 0.0
 
 
 def fabric_switches(endpoints: int, radix: int) -> tuple[int, int, int]:

@@ -7,19 +7,29 @@ elevation editor (next on the roadmap) only has to accept the drop.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TypeGuard
 
 from PySide6.QtCore import (
     QMimeData,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
 from PySide6.QtGui import QColor, QIcon, QPixmap, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
-from workbench.catalog.item import RACKABLE_KINDS, CatalogItem
+from workbench.catalog.item import PASSIVE_KINDS, RACKABLE_KINDS, CatalogItem
 from workbench.catalog.vocabulary import item_role
 from workbench.render.colors import role_color
 
@@ -41,6 +51,7 @@ KIND_LABELS: dict[str, str] = {
     "cable": "Cables",
     "rack": "Racks",
     "pdu": "PDUs",
+    "infrastructure": "Infrastructure",
 }
 #: Kinds in the order a planner reaches for them.
 KIND_ORDER: tuple[str, ...] = (
@@ -49,6 +60,7 @@ KIND_ORDER: tuple[str, ...] = (
     "storage",
     "rack",
     "pdu",
+    "infrastructure",
     "gpu",
     "nic",
     "optic",
@@ -56,21 +68,46 @@ KIND_ORDER: tuple[str, ...] = (
 )
 
 
+def _real(value: object) -> TypeGuard[float]:
+    """A non-zero finite number: what the palette may format.  The palette also lists
+    the design's own device types, which come from a file and may hold anything."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and value == value
+        and abs(value) != float("inf")
+        and value != 0
+    )
+
+
+def power_unknown(item: CatalogItem) -> bool:
+    """True for an item that should have a power figure and has none (a NetBox file
+    without ``allocated_draw``): the palette says so, and offers "Set power figure…"."""
+    return (
+        item.max_power_w is None
+        and item.typical_power_w is None
+        and item.kind not in PASSIVE_KINDS
+        and item.kind in RACKABLE_KINDS
+    )
+
+
 def item_tooltip(item: CatalogItem) -> str:
     """Key figures of a catalog item, one per line."""
     lines = [f"<b>{item.label}</b>", f"<span style='color:#78909c'>{item.slug}</span>"]
     facts: list[str] = []
-    if item.u_height:
+    if _real(item.u_height):
         facts.append(f"{item.u_height:g}U")
-    if item.gpu_count:
+    if _real(item.gpu_count):
         facts.append(f"{item.gpu_count} × {item.gpu or 'GPU'}")
-    bf16 = item.tflops.get("bf16")
-    if bf16:
+    bf16 = item.tflops.get("bf16") if isinstance(item.tflops, dict) else None
+    if _real(bf16):
         facts.append(f"{bf16:,.0f} TFLOPS BF16")
-    if item.hbm_gb:
+    if _real(item.hbm_gb):
         facts.append(f"{item.hbm_gb:g} GB HBM")
-    if item.max_power_w:
+    if _real(item.max_power_w):
         facts.append(f"{item.max_power_w / 1000:,.2f} kW max")
+    elif power_unknown(item):
+        facts.append("power unknown")
     if item.weight_kg:
         facts.append(f"{item.weight_kg:,.1f} kg")
     for key, unit in (
@@ -108,8 +145,11 @@ class CatalogModel(QStandardItemModel):
     def set_items(self, items: Iterable[CatalogItem]) -> None:
         """Replace the tree's contents."""
         self.clear()
+        #: The items shown, by slug (the context menu asks about the one clicked).
+        self.items: dict[str, CatalogItem] = {}
         by_kind: dict[str, dict[str, list[CatalogItem]]] = {}
         for item in items:
+            self.items[item.slug] = item
             by_kind.setdefault(item.kind, {}).setdefault(item.manufacturer or "Other", []).append(
                 item
             )
@@ -145,8 +185,10 @@ class CatalogModel(QStandardItemModel):
     @staticmethod
     def _leaf(item: CatalogItem) -> QStandardItem:
         text = item.model
-        if item.kind in RACKABLE_KINDS and item.u_height:
+        if item.kind in RACKABLE_KINDS and _real(item.u_height):
             text += f"  ·  {item.u_height:g}U"
+        if power_unknown(item):
+            text += "  ·  power unknown"
         leaf = QStandardItem(text)
         leaf.setEditable(False)
         leaf.setDragEnabled(True)
@@ -206,6 +248,9 @@ class CatalogPalette(QWidget):
     """Search box over the catalog tree."""
 
     slugActivated = Signal(str)
+    #: "Set power figure…" chosen for an item of unknown power (its slug); whoever owns
+    #: the document opens :class:`~workbench.ui.power_figure.PowerFigureDialog`.
+    powerFigureRequested = Signal(str)
 
     def __init__(self, items: Iterable[CatalogItem] = (), parent: QWidget | None = None):
         super().__init__(parent)
@@ -232,6 +277,8 @@ class CatalogPalette(QWidget):
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.activated.connect(self._on_activated)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._on_context_menu)
 
         self.status = QLabel()
         self.status.setStyleSheet("color: #78909c; padding: 2px 4px;")
@@ -280,6 +327,26 @@ class CatalogPalette(QWidget):
         slug = index.data(SLUG_ROLE)
         if slug:
             self.slugActivated.emit(slug)
+
+    def menu_for(self, slug: str) -> QMenu:
+        """The context menu of item ``slug``: "Set power figure…", enabled when its
+        power is unknown (the one figure a planner must supply to budget its racks)."""
+        menu = QMenu(self)
+        item = self.model.items.get(slug)
+        action = menu.addAction("Set power figure…")
+        action.setObjectName("setPowerFigureAction")
+        action.setEnabled(item is not None and power_unknown(item))
+        if item is not None and not power_unknown(item):
+            action.setToolTip("Its power is known; see the tooltip for the figure.")
+        action.triggered.connect(lambda: self.powerFigureRequested.emit(slug))
+        return menu
+
+    def _on_context_menu(self, pos: QPoint) -> None:
+        slug = self.tree.indexAt(pos).data(SLUG_ROLE)
+        if slug:
+            menu = self.menu_for(slug)
+            menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            menu.popup(self.tree.viewport().mapToGlobal(pos))
 
     def model_item_count(self) -> int:
         """How many catalog items the tree holds (unfiltered)."""

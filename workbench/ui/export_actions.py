@@ -35,6 +35,8 @@ _TITLES = {
     "--slurm": "Slurm Configuration…",
     "--k8s": "Kubernetes Manifests…",
     "--health-check": "Health Check Script…",
+    "--asbuilt": "As-Built Sheet…",
+    "--netbox": "NetBox Import Files…",
 }
 
 

@@ -24,6 +24,7 @@ from workbench.model import Design, Link, net_ops
 from workbench.model.ports import MEDIA, lanes_in_use, port_named, ports_of
 from workbench.ui.commands import EditCommand
 from workbench.ui.document import Document
+from workbench.ui.fabric_asbuilt import LISTED, AsBuiltCache, counts_text, verdict_html
 from workbench.ui.fabric_scene import StructureCache
 from workbench.ui.widgets import narrow_combo
 from workbench.units import finite, format_count
@@ -113,6 +114,12 @@ class LinkPage(QWidget):
         for key, label in (("length", "Length"), ("cable", "Cable")):
             self.fields[key] = _value_label()
             form.addRow(label, self.fields[key])
+        # What the captures say (shown while the design holds any; see fabric_asbuilt).
+        self.asbuilt = AsBuiltCache.for_document(document)
+        self.fields["asbuilt"] = _value_label()
+        self.fields["asbuilt"].setObjectName("linkAsBuilt")
+        form.addRow("As built", self.fields["asbuilt"])
+        self._form = form
 
     @property
     def design(self) -> Design:
@@ -155,7 +162,34 @@ class LinkPage(QWidget):
         self._fill_speed(links)
         self._fill_media(links)
         self._show_lengths(links)
+        self._show_asbuilt(links)
         return title
+
+    def _show_asbuilt(self, links: list[Link]) -> None:
+        """The link's verdict with its detail and file:line; a bundle's counts and its
+        first wrong links."""
+        label = self.fields["asbuilt"]
+        shown = self.asbuilt.has_captures
+        self._form.setRowVisible(label, shown)
+        if not shown:
+            label.setText("")
+            return
+        verdicts = [v for link in links if (v := self.asbuilt.of_link(link.id)) is not None]
+        if len(links) == 1:
+            label.setText(verdict_html(verdicts[0]) if verdicts else "not checked")
+            return
+        counts = Counter(v.verdict for v in verdicts)
+        bad = self.asbuilt.wrong()
+        wrong = [v for v in verdicts if v.link_id in bad]
+        lines = [counts_text(counts) or "nothing wrong"]
+        if counts.get("correct"):
+            lines[0] += f"; {counts['correct']:,} correct"
+        if counts.get("unchecked"):
+            lines[0] += f"; {counts['unchecked']:,} not captured"
+        lines += [verdict_html(v) for v in wrong[:LISTED]]
+        if len(wrong) > LISTED:
+            lines.append(f"… and {len(wrong) - LISTED:,} more")
+        label.setText("<br>".join(lines))
 
     def _kind(self, device_id: str, port: str) -> str:
         found = self.design.index.devices.get(device_id)

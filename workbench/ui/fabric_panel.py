@@ -34,6 +34,7 @@ from workbench.calc.fabric_analysis import PlaneReport, analyse_plane
 from workbench.model import PLANES, Change
 from workbench.model.ports import MEDIA
 from workbench.render import colors
+from workbench.ui.asbuilt_list import AsBuiltList
 from workbench.ui.document import Document
 from workbench.units import format_count, short_number
 
@@ -154,6 +155,9 @@ class FabricPanel(QWidget):
         layout.addLayout(left, 3)
         layout.addWidget(self.table, 2)
         layout.addWidget(self.parts, 2)
+        # The plane's wrong links and the unexpected cables, while captures are held.
+        self.asbuilt = AsBuiltList(document, lambda: self.plane, self)
+        layout.addWidget(self.asbuilt, 4)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -176,6 +180,7 @@ class FabricPanel(QWidget):
 
     def _on_plane_chosen(self, _index: int) -> None:
         self._invalidate()
+        self.asbuilt.invalidate()
 
     def _invalidate(self) -> None:
         self._stale = True

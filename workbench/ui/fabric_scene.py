@@ -20,6 +20,7 @@ read once per change of the cabling.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ from workbench.model import Change, Design
 from workbench.model.design import PLANES
 from workbench.render import fabric_painter as fp
 from workbench.render.fabric_layout import Box, Bundle, FabricLayout, Panel, lay_out_fabric
+from workbench.ui.fabric_asbuilt import AsBuiltCache, MarksItem, bundle_marks
 from workbench.units import format_count
 
 if TYPE_CHECKING:
@@ -181,14 +183,21 @@ class BoxesItem(QGraphicsItem):
 
 class FabricScene(QGraphicsScene):
     """The drawing of the document's fabric, on the planes chosen (see the module
-    docstring).  ``figuresChanged()``: the analytics' figures arrived."""
+    docstring).  ``figuresChanged()``: the analytics' figures arrived;
+    ``marksChanged()``: the as-built marks were made again (:attr:`marks`)."""
 
     figuresChanged = Signal()
+    marksChanged = Signal()
 
     def __init__(self, document: Document, parent: QObject | None = None):
         super().__init__(parent)
         self.document = document
         self.cache = StructureCache.for_document(document)
+        self.asbuilt = AsBuiltCache.for_document(document)
+        #: Bundle key → its wrong links' verdicts (see :mod:`workbench.ui.fabric_asbuilt`).
+        self.marks: dict[tuple[str, str], Counter[str]] = {}
+        self._mark_items: list[QGraphicsItem] = []
+        self._marks_of: int | None = None  # the as-built version the marks show
         self.planes: tuple[str, ...] = PLANES
         self.layout = FabricLayout()
         self.figures = fp.Figures()
@@ -217,8 +226,11 @@ class FabricScene(QGraphicsScene):
         self._stale = True
 
     def ensure_current(self) -> bool:
-        """Lay out again if the model moved on; True when it did."""
+        """Lay out again if the model moved on; True when it did.  (The as-built marks
+        are made again too when the captures or their verdicts moved on.)"""
         if not self._stale:
+            if self._marks_of != self.asbuilt.version:
+                self.mark_bundles()
             return False
         self.rebuild()
         return True
@@ -252,6 +264,7 @@ class FabricScene(QGraphicsScene):
             for item in items:
                 self.addItem(item)
             self._items += items
+        self.mark_bundles()
         left, top, right, bottom = self.layout.bounds
         # Room to pan past the edges, and for the view to centre a drawing smaller
         # than the window (a scene smaller than the view is pinned to its middle).
@@ -341,10 +354,33 @@ class FabricScene(QGraphicsScene):
                         box.title = found[1].name
         if change.links:
             touched = touched or any(i in self.layout.bundle_of_link for i in change.links)
+        if self._marks_of != self.asbuilt.version:  # new captures, or their undo
+            drawn = bool(self.marks) or self.asbuilt.has_captures
+            if not self.asbuilt.has_captures or any(v.isVisible() for v in self.views()):
+                self.mark_bundles()  # else when shown (ensure_current): it costs seconds
+            touched = touched or drawn
         if touched:
             self.update()
             return "repaint"
         return ""
+
+    def mark_bundles(self) -> None:
+        """Make the as-built marks of the drawn bundles from the (cached) verdicts."""
+        for item in self._mark_items:
+            self.removeItem(item)
+        self._mark_items = []
+        self._marks_of = self.asbuilt.version
+        wrong = self.asbuilt.wrong() if self.asbuilt.has_captures else {}
+        self.marks = bundle_marks(self.layout, wrong)
+        by_plane: dict[str, list[tuple[Bundle, Counter[str]]]] = {}
+        for key, counts in self.marks.items():
+            bundle = self.layout.bundles[key]
+            by_plane.setdefault(bundle.plane, []).append((bundle, counts))
+        for marked in by_plane.values():
+            item = MarksItem(marked)
+            self.addItem(item)
+            self._mark_items.append(item)
+        self.marksChanged.emit()
 
     # -- selection --------------------------------------------------------------------------
     def set_selection(self, object_ids: Iterable[str]) -> None:

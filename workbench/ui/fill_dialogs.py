@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.catalog.item import RACKABLE_KINDS, CatalogItem
+from workbench.catalog.item import PASSIVE_KINDS, RACKABLE_KINDS, CatalogItem
 from workbench.catalog.vocabulary import item_role
 from workbench.model.errors import EditError
 from workbench.model.placement import rack_height
@@ -41,7 +41,7 @@ from workbench.planning.filling import FillPlan, FillReport
 from workbench.ui.document import Document
 
 #: The order the model list shows kinds in: what a fill is usually for first.
-KIND_ORDER: tuple[str, ...] = ("server", "storage", "switch", "pdu")
+KIND_ORDER: tuple[str, ...] = ("server", "storage", "switch", "pdu", "infrastructure")
 
 #: How long the report stays in the status bar, ms.
 STATUS_MS = 15000
@@ -65,10 +65,17 @@ def rackable_items(document: Document) -> list[CatalogItem]:
 
 
 def item_text(item: CatalogItem) -> str:
-    """How the model list shows an item: "NVIDIA DGX H100 — 8U, 10.2 kW"."""
+    """How the model list shows an item: "NVIDIA DGX H100 — 8U, 10.2 kW".
+
+    An item without a power figure says "power unknown": a fill packs it by U alone
+    (there is no number to budget with), so the planner must see that before placing
+    a rack full of them."""
     size = f"{item.u_height:g}U" if item.u_height > 0 else "0U"
     watts = item.max_power_w if item.max_power_w is not None else item.typical_power_w
-    power = f", {watts / 1000:.1f} kW" if watts else ""
+    if watts is None:
+        power = "" if item.kind in PASSIVE_KINDS else ", power unknown"
+    else:
+        power = f", {watts / 1000:.1f} kW" if watts else ""
     return f"{item.label} — {size}{power}"
 
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from workbench.model import floor as fl
 from workbench.render import colors
-from workbench.rules.budgets import BudgetState
+from workbench.rules.budgets import BudgetState, unknown_note
 
 if TYPE_CHECKING:
     from workbench.ui.floor_scene import FloorScene
@@ -342,7 +342,7 @@ class RowItem(QGraphicsItem):
             lower = QRectF(rect.left(), rect.center().y() + gap, rect.width(), rect.height() / 2)
             painter.drawText(upper, bottom, spot.name)
             painter.setFont(load_font)
-            text = f"{load.kw_max:.1f} kW"
+            text = f"{load.kw_max:.1f} kW{unknown_note(load.unknown_power_devices)}"
             if load.limit_kw:
                 text += f"\nof {load.limit_kw:.0f} kW"
             painter.drawText(lower, top, text)

@@ -46,7 +46,7 @@ from workbench.model import Change, Design, ops
 from workbench.model import floor as fl
 from workbench.model.design import FACINGS
 from workbench.render import colors
-from workbench.rules.budgets import BudgetState
+from workbench.rules.budgets import BudgetState, unknown_note
 from workbench.ui.commands import EditCommand
 from workbench.ui.document import Document
 from workbench.ui.floor_items import COLD_FILL, FRONT, HOT_FILL, GhostItem, Spot
@@ -82,7 +82,7 @@ class _Legend(QFrame):
             (colors.budget_color(BudgetState.OK), "Within budget"),
             (colors.budget_color(BudgetState.NEAR), "Near a limit"),
             (colors.budget_color(BudgetState.OVER), "Over a limit"),
-            (colors.budget_color(BudgetState.UNKNOWN), "No limit set"),
+            (colors.budget_color(BudgetState.UNKNOWN), "No limit set, or power unknown"),
             (COLD_FILL, "Cold aisle"),
             (HOT_FILL, "Hot aisle"),
         ]
@@ -502,9 +502,16 @@ class FloorPlanView(ZoomPanView):
                 BudgetState.OK: "within its budgets",
                 BudgetState.NEAR: "near a limit",
                 BudgetState.OVER: "over a limit",
-                BudgetState.UNKNOWN: "no limits set",
+                BudgetState.UNKNOWN: "power unknown"
+                if load is not None and load.unknown_power_devices
+                else "no limits set",
             }[spot.state]
-            power = f", {load.kw_max:.1f} kW of {load.limit_kw:.0f} kW" if load else ""
+            power = (
+                f", {load.kw_max:.1f} kW{unknown_note(load.unknown_power_devices)} "
+                f"of {load.limit_kw:.0f} kW"
+                if load
+                else ""
+            )
             return f"{rack.name}: faces {rack.facing}, {state}{power}"
         row_id = self._scene.row_label_at(scene_pos)
         if row_id is not None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QProgressBar,
+    QPushButton,
     QScrollArea,
     QStackedWidget,
     QVBoxLayout,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from workbench.calc.summary import RackLoad
 from workbench.catalog.item import CatalogItem
+from workbench.catalog.netbox import power_source
 from workbench.catalog.vocabulary import COOLING_TYPES, item_role
 from workbench.model import Design, Device, Rack
 from workbench.model.placement import units_label
@@ -38,7 +40,8 @@ from workbench.render import colors
 from workbench.render.colors import role_label
 from workbench.render.rack_geometry import as_text, item_height_u, whole_unit
 from workbench.render.safe_figures import per_mille, safe_rack_budgets
-from workbench.rules.budgets import BudgetState
+from workbench.rules.budgets import BudgetState, unknown_note
+from workbench.ui.catalog_palette import power_unknown
 from workbench.ui.commands import (
     RenameDeviceCommand,
     RenameRackCommand,
@@ -48,6 +51,7 @@ from workbench.ui.commands import (
 from workbench.ui.document import Change, Document
 from workbench.ui.fabric_inspector import LinkPage, link_summary, port_counts
 from workbench.ui.fabric_scene import StructureCache
+from workbench.ui.power_figure import PowerFigureDialog, open_power_figure
 from workbench.ui.rack_form import RackForm
 from workbench.ui.widgets import narrow_combo
 from workbench.units import finite, format_kw, format_limit, short_number
@@ -139,6 +143,8 @@ class Inspector(QWidget):
         self._pass_through = _UndoPassThrough(self)
         #: The reason of the last edit the model refused (see :meth:`_push_device_field`).
         self._refusal: str | None = None
+        #: The last power figure dialog opened from here (tests drive it).
+        self.power_dialog: PowerFigureDialog | None = None
         self.title = QLabel()
         self.title.setStyleSheet("font-size: 15px; font-weight: 600; padding: 2px 0 6px 0;")
         self.title.setWordWrap(True)
@@ -236,6 +242,12 @@ class Inspector(QWidget):
         ):
             self.device_fields[key] = _value_label()
             form.addRow(label, self.device_fields[key])
+            if key == "power":
+                #: Shown for a type whose power is unknown: opens the power figure dialog.
+                self.set_power = QPushButton("Set power figure…")
+                self.set_power.setObjectName("setPowerFigure")
+                self.set_power.clicked.connect(self._open_power_figure)
+                form.addRow("", self.set_power)
         #: Installers' labels, typed node by node: field name → its box.
         self.device_labels: dict[str, QLineEdit] = {}
         for field, label, name in (
@@ -416,8 +428,16 @@ class Inspector(QWidget):
         f["row"].setText(self._row_of(rack))
         height = item.u_height if item else 0
         f["position"].setText(f"{position_text(device.position, height)}, {as_text(device.face)}")
+        unknown = item is not None and power_unknown(item)
+        self._device_form.setRowVisible(self.set_power, unknown)
         if item is not None:
-            f["power"].setText(f"{_kw(item.max_power_w)} max · {_kw(item.typical_power_w)} typical")
+            if unknown:
+                f["power"].setText("unknown: the catalog item has no power figure")
+            else:
+                f["power"].setText(
+                    f"{_kw(item.max_power_w)} max · {_kw(item.typical_power_w)} typical "
+                    f"({power_source(item)})"
+                )
             if item.gpu_count:
                 gpu_slug = item.gpu if isinstance(item.gpu, str) else ""
                 gpu = self.design.device_types.get(gpu_slug)
@@ -525,9 +545,10 @@ class Inspector(QWidget):
                 f[key].setText("?")
             return
         power, space, weight = budgets.power, budgets.space, budgets.weight
+        note = unknown_note(power.unknown)
         f["kw"].setText(
-            f"{format_kw(power.used)} of {format_limit(power.limit, 'kW')} "
-            f"({power.fraction:.0%}) at maximum · {format_kw(load.kw_typical)} typical"
+            f"{format_kw(power.used)}{note} of {format_limit(power.limit, 'kW')} "
+            f"({power.fraction:.0%}) at maximum · {format_kw(load.kw_typical)}{note} typical"
         )
         for bar, budget in ((self.kw_bar, power), (self.u_bar, space), (self.kg_bar, weight)):
             bar.setValue(per_mille(budget.fraction))
@@ -631,6 +652,12 @@ class Inspector(QWidget):
         if rack is None or cooling not in COOLING_TYPES or cooling == rack.cooling:
             return
         self.document.push(SetRackCoolingCommand(self.document, rack.id, cooling))
+
+    def _open_power_figure(self) -> None:
+        """The power figure dialog for the shown device's type (one undoable edit)."""
+        found = self.document.figures.find_device(self._shown) if self._shown else None
+        if found is not None and isinstance(found[1].device_type, str):
+            self.power_dialog = open_power_figure(self.document, found[1].device_type, self)
 
     def _commit_power_limit(self) -> None:
         rack = self.document.figures.find_rack(self._shown) if self._shown else None

@@ -217,6 +217,14 @@ class MainWindow(QMainWindow):
         from workbench.ui.export_actions import ExportActions
 
         self.export_actions = ExportActions(self, self.document)
+        # File ▸ Import: a design from NetBox files, device types into this design.
+        from workbench.ui.asbuilt_actions import install_asbuilt_import
+        from workbench.ui.device_type_import import install_import_menu
+        from workbench.ui.netbox_actions import install_netbox_import
+
+        self.netbox_import = install_netbox_import(self, file_menu)
+        self.device_type_import = install_import_menu(self, file_menu)
+        self.asbuilt_import = install_asbuilt_import(self, file_menu)
         self.export_actions.add_to_menu(file_menu, before=self.file_actions.quit_action)
         file_menu.insertSeparator(self.file_actions.quit_action)
 

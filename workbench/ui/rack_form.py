@@ -31,7 +31,7 @@ from workbench.model import Rack
 from workbench.model.rack_fields import RACK_FIELDS
 from workbench.render import colors
 from workbench.render.safe_figures import per_mille, safe_rack_budgets
-from workbench.rules.budgets import Budget, BudgetState, default_cooling_limit_kw
+from workbench.rules.budgets import Budget, BudgetState, default_cooling_limit_kw, unknown_note
 from workbench.ui.commands import SetRackFieldsCommand
 from workbench.ui.document import Document
 from workbench.ui.widgets import narrow_combo
@@ -63,11 +63,12 @@ def _bar_style(state: BudgetState) -> str:
 
 
 def _budget_text(budget: Budget, unit: str = "kW") -> str:
+    """ "20.4 of 50 kW (41%)", "+ 2 unknown" after the figure when it leaves devices of
+    unknown power out (the budget is then unknown, see :mod:`workbench.rules.budgets`)."""
+    used = short_number(budget.used) + unknown_note(budget.unknown)
     if budget.limit is None:
-        return f"{short_number(budget.used)} {unit} (no limit set)"
-    return (
-        f"{short_number(budget.used)} of {format_limit(budget.limit, unit)} ({budget.fraction:.0%})"
-    )
+        return f"{used} {unit} (no limit set)"
+    return f"{used} of {format_limit(budget.limit, unit)} ({budget.fraction:.0%})"
 
 
 class RackForm(QWidget):
@@ -221,13 +222,16 @@ class RackForm(QWidget):
             self.bars[key].setVisible(budget.limit is not None)
         if budgets.failover.limit is None:
             self.values["failover"].setText("set both feeds to check a failover")
+        note = unknown_note(load.unknown_power_devices)
         self.values["heat"].setText(
-            f"{format_kw(load.kw_max)} at maximum draw · {rack_heat_text(load.kw_max, rack.cooling)}"
+            f"{format_kw(load.kw_max)}{note} at maximum draw · "
+            f"{rack_heat_text(load.kw_max, rack.cooling)}"
         )
         self.values["row_totals"].setText(self._row_totals(rack))
         summary = self.document.figures.summary
         self.values["hall"].setText(
-            f"{summary.racks:,} racks · {format_power(summary.it_kw)} IT · "
+            f"{summary.racks:,} racks · {format_power(summary.it_kw)}"
+            f"{unknown_note(summary.unknown_power_devices)} IT · "
             f"{summary.heat_btu_h:,.0f} BTU/h"
         )
 
@@ -238,11 +242,12 @@ class RackForm(QWidget):
         figures = self.document.figures
         loads = [load for r in row.racks if (load := figures.rack_load(r.id)) is not None]
         kw = sum(load.kw_max for load in loads)
+        unknown = sum(load.unknown_power_devices for load in loads)
         u_used = sum(load.u_used for load in loads)
         u_total = sum(load.u_total for load in loads)
         kg = sum(load.weight_kg for load in loads)
         return (
-            f"{row.name}: {len(loads)} racks · {format_power(kw)} · "
+            f"{row.name}: {len(loads)} racks · {format_power(kw)}{unknown_note(unknown)} · "
             f"{short_number(u_used)}/{short_number(u_total)} U · {kg:,.0f} kg"
         )
 

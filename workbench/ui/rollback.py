@@ -37,6 +37,7 @@ from typing import Any
 
 from workbench.model import Design, Device, ops
 from workbench.model import acceptance as aops
+from workbench.model import captures as cops
 from workbench.model import net_ops as nops
 from workbench.model import version_ops as vops
 
@@ -265,6 +266,11 @@ def _acceptance(design: Design, _op: object, snap: Snapshot) -> None:
     snap.keep_list(design.acceptance)
 
 
+def _captures(design: Design, _op: object, snap: Snapshot) -> None:
+    """The as-built captures: one list of frozen records, copied by reference."""
+    snap.keep_list(design.captures)
+
+
 def _versions(design: Design, op: object, snap: Snapshot) -> None:
     """The version matrix: its three lists, and each baseline's name and revisions (a
     handful of baselines; the observations list is copied by reference, one pointer
@@ -301,6 +307,7 @@ SCOPES: dict[type, Callable[[Design, Any, Snapshot], None]] = {
     ops.RemoveLinks: _links,
     ops.AddDeviceType: _device_types,
     ops.RemoveDeviceType: _device_types,
+    ops.ReplaceDeviceType: _device_types,
     ops.AddWaiver: _waivers,
     ops.RemoveWaiver: _waivers,
     ops.Batch: _batch,
@@ -324,6 +331,7 @@ SCOPES: dict[type, Callable[[Design, Any, Snapshot], None]] = {
     vops.RemoveLastImport: _versions,
     aops.AddAcceptanceResults: _acceptance,
     aops.RemoveLastAcceptanceImport: _acceptance,
+    cops.ReplaceCaptures: _captures,
 }
 
 

@@ -1,0 +1,1 @@
+"""The real-NetBox harness of tests/test_netbox_live.py (see harness.py)."""

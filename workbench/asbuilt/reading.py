@@ -1,0 +1,166 @@
+"""Reading a folder of captures: limits, format detection, one error line per bad file.
+
+Captures come from the site, written by tools and pasted by people, so they are
+untrusted input: every limit below is checked before the work it protects (the size
+before a byte is read, the line length while lines are split, the record count while
+records are made), and the first problem stops the whole read with
+``FILE:LINE: problem``.  Nothing is returned half-read: the caller gets every record
+of every file or a :class:`CaptureError`, so a design takes in a folder whole or not
+at all.
+
+A file's format is told from its content, never its name (installers name files
+after hosts): ``ibnetdiscover`` output by its ``Switch``/``Ca`` blocks, ``lldpctl -f
+json`` by its ``{"lldp": ...}`` object, and the switch OSes' LLDP tables by their
+header lines (:mod:`workbench.asbuilt.tables`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from workbench.asbuilt.seen import CaptureError, Seen
+from workbench.model.captures import CapturedLink
+
+#: Largest capture file read (ibnetdiscover of a 100,000-GPU fabric is about 90 MB).
+MAX_FILE_BYTES = 256 << 20
+#: Largest ``lldpctl -f json`` file: one host's or switch's neighbours are kilobytes.
+MAX_JSON_BYTES = 16 << 20
+#: Longest line of any capture (real lines are under 200 characters).
+MAX_LINE_CHARS = 4096
+#: Most capture files in one folder.
+MAX_FILES = 20_000
+#: Most neighbour records in one folder (a 100,000-GPU design has about 440,000 links).
+MAX_RECORDS = 2_000_000
+#: Files in the folder that are not captures and are skipped silently.
+_SKIPPED_SUFFIXES = (".md", ".dcwb", ".xlsx")
+
+Parser = Callable[[str, list[str], str], list[Seen]]
+
+
+@dataclass(frozen=True)
+class CaptureRead:
+    """What a folder held: the records, ready for the design, and the files read."""
+
+    captures: tuple[CapturedLink, ...]
+    files: tuple[tuple[str, str, int], ...]  # (file name, format, records)
+    import_id: str
+
+
+def capture_files(folder: Path) -> list[Path]:
+    """The folder's capture files, sorted by name; CaptureError when it is no folder."""
+    if not folder.is_dir():
+        raise CaptureError(str(folder), None, "not a folder of captures")
+    files = sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file() and not p.name.startswith(".") and p.suffix.lower() not in _SKIPPED_SUFFIXES
+    )
+    if len(files) > MAX_FILES:
+        raise CaptureError(str(folder), None, f"more than {MAX_FILES} capture files")
+    if not files:
+        raise CaptureError(str(folder), None, "holds no capture files")
+    return files
+
+
+def read_folder(
+    folder: Path, *, who: str, now: str, progress: Callable[[int, int], None] | None = None
+) -> CaptureRead:
+    """Every capture in ``folder`` as design records of one import, or CaptureError.
+
+    ``progress(files read, files)`` is called before each file and after the last (the
+    window's progress dialog; it may raise to stop the read, which changes nothing).
+    """
+    import_id = f"asbuilt-{now}-{uuid.uuid4().hex[:8]}"
+    captures: list[CapturedLink] = []
+    files: list[tuple[str, str, int]] = []
+    paths = capture_files(folder)
+    for done, path in enumerate(paths):
+        if progress is not None:
+            progress(done, len(paths))
+        fmt, seen = read_file(path)
+        if len(captures) + len(seen) > MAX_RECORDS:
+            raise CaptureError(str(path), None, f"the folder holds more than {MAX_RECORDS} records")
+        at = _mtime(path)
+        captures.extend(
+            CapturedLink(path.name, s.line, fmt, s.local_device, s.local_port, s.remote_device,
+                         s.remote_port, s.speed_gbps, s.width, at, now, who, import_id)
+            for s in seen
+        )  # fmt: skip
+        files.append((path.name, fmt, len(seen)))
+    if progress is not None:
+        progress(len(paths), len(paths))
+    return CaptureRead(tuple(captures), tuple(files), import_id)
+
+
+def read_file(path: Path) -> tuple[str, list[Seen]]:
+    """(format, records) of one capture file; CaptureError naming file and line."""
+    text = read_text(path)
+    fmt, parse = detect(str(path), text)
+    lines = split_lines(str(path), text)
+    return fmt, parse(str(path), lines, path.name)
+
+
+def read_text(path: Path) -> str:
+    """The file as text, refusing what is too big or not UTF-8 before parsing."""
+    try:
+        with path.open("rb") as f:
+            size = _size(f.fileno())
+            if size > MAX_FILE_BYTES:
+                raise CaptureError(str(path), None, f"larger than {MAX_FILE_BYTES >> 20} MiB")
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise CaptureError(str(path), None, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise CaptureError(str(path), None, f"larger than {MAX_FILE_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CaptureError(str(path), line, "text that is not UTF-8") from None
+
+
+def split_lines(where: str, text: str) -> list[str]:
+    """Lines without their endings; CaptureError at the first one past the limit."""
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE_CHARS:
+            raise CaptureError(where, number, f"line longer than {MAX_LINE_CHARS} characters")
+    return lines
+
+
+def detect(where: str, text: str) -> tuple[str, Parser]:
+    """Which format ``text`` is in, and its parser; CaptureError when none fits."""
+    from workbench.asbuilt import ibnet, lldp_json, tables
+
+    head = text.lstrip()
+    if head.startswith("{") or head.startswith("["):
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_JSON_BYTES:
+            raise CaptureError(where, None, f"JSON larger than {MAX_JSON_BYTES >> 20} MiB")
+        return "lldpctl-json", lldp_json.parse
+    if ibnet.looks_like(text):
+        return "ibnetdiscover", ibnet.parse
+    found = tables.detect(text)
+    if found is not None:
+        return found, tables.parser(found)
+    raise CaptureError(
+        where,
+        None,
+        "not a capture this workbench reads (ibnetdiscover output, lldpctl -f json, "
+        "NVUE 'nv show interface --view=lldp', NCLU 'net show lldp' or SONiC "
+        "'show lldp table')",
+    )
+
+
+def _size(fd: int) -> int:
+    import os
+
+    return os.fstat(fd).st_size
+
+
+def _mtime(path: Path) -> str:
+    stamp = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(microsecond=0)
+    return stamp.isoformat().replace("+00:00", "Z")

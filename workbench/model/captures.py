@@ -1,0 +1,154 @@
+"""As-built captures: the neighbours the installed cluster reported, as the design holds them.
+
+An installer runs ``ibnetdiscover`` on an InfiniBand fabric, ``lldpctl -f json`` on
+hosts and switches, or a switch OS's LLDP neighbour table, and drops the outputs into
+one folder; ``workbench asbuilt`` (:mod:`workbench.asbuilt`) parses them and the design
+keeps what they said, one :class:`CapturedLink` per neighbour line, so the verdicts
+(correct, missing, swapped ...) can be worked out again at any time, after the design
+changes too, without the capture files.
+
+A record keeps the *capture's own names* (``dgx-001``/``mlx5_0``, ``swp1s0``,
+``Ethernet8``, IB port ``17``), not design ids: mapping them onto the design's devices
+and catalog ports is the matcher's job and may improve without re-capturing, and a
+record whose device the design does not know is exactly what an "unexpected" verdict
+must show.
+
+Each ``workbench asbuilt`` run reads the whole folder, so its records *replace* the
+design's earlier ones (one import id per run); the design holds the latest as-built
+picture, not an ever-growing history of 100,000-link captures.  The replacement is one
+edit with an exact inverse, registered like :mod:`workbench.model.acceptance`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from workbench.model.change import Change
+from workbench.model.errors import EditError
+from workbench.model.names import MAX_NAME_CHARS, text_problem
+
+if TYPE_CHECKING:
+    from workbench.model.design import Design
+
+#: The capture formats a record may come from (see :mod:`workbench.asbuilt.parsers`).
+FORMATS: tuple[str, ...] = (
+    "ibnetdiscover",
+    "lldpctl-json",
+    "nvue-lldp",
+    "nclu-lldp",
+    "sonic-lldp",
+)
+#: Longest port name kept (interface names are short; 64 leaves room for odd ones).
+MAX_PORT_CHARS = 64
+#: Fastest link a capture may report, Gb/s (far above any real port).
+MAX_SPEED_GBPS = 100_000.0
+#: Widest link, in lanes (IB 1x..12x, Ethernet up to 8 lanes).
+MAX_WIDTH = 64
+
+
+@dataclass(frozen=True)
+class CapturedLink:
+    """One neighbour seen from one port: ``local_*`` is where the capture was taken,
+    ``remote_*`` what answered.
+
+    ``source``/``line`` name the capture file and line it came from (for messages and
+    the as-built sheet); ``captured_at`` is when the capture was written (the file's
+    own timestamp, else its modification time), ``imported_at`` when the design took
+    it in, both ISO 8601 UTC.  ``remote_port`` is empty when the neighbour did not say
+    (an LLDP port id that is only a MAC address).  ``speed_gbps`` and ``width`` (lanes,
+    ``4`` of ``4xNDR``) are None when the capture does not report them.
+    """
+
+    source: str
+    line: int
+    format: str
+    local_device: str
+    local_port: str
+    remote_device: str
+    remote_port: str
+    speed_gbps: float | None
+    width: int | None
+    captured_at: str
+    imported_at: str
+    imported_by: str
+    import_id: str
+
+    @property
+    def where(self) -> str:
+        """``file:line`` for messages."""
+        return f"{self.source}:{self.line}"
+
+
+def check_capture(c: CapturedLink) -> None:
+    """EditError (one line, starting with the field's name) for a record the design
+    must not hold; the store checks every row read back with it, too."""
+    for name, value, limit, blank_ok in (
+        ("source", c.source, 1024, False),
+        ("local_device", c.local_device, MAX_NAME_CHARS, False),
+        ("local_port", c.local_port, MAX_PORT_CHARS, False),
+        ("remote_device", c.remote_device, MAX_NAME_CHARS, False),
+        ("remote_port", c.remote_port, MAX_PORT_CHARS, True),
+        ("captured_at", c.captured_at, 64, True),
+        ("imported_at", c.imported_at, 64, False),
+        ("imported_by", c.imported_by, 128, True),
+        ("import_id", c.import_id, 64, False),
+    ):
+        problem = text_problem(value, limit=limit, blank_ok=blank_ok)
+        if problem is not None:
+            raise EditError(f"{name}: {problem}.")
+    if c.format not in FORMATS:
+        raise EditError(f"format: {c.format!r} is not one of {', '.join(FORMATS)}.")
+    if not _whole(c.line) or c.line < 1:
+        raise EditError(f"line: must be a line number from 1, got {c.line!r}.")
+    speed = c.speed_gbps
+    if speed is not None and (
+        isinstance(speed, bool)
+        or not isinstance(speed, (int, float))
+        or not math.isfinite(speed)
+        or not 0 < speed <= MAX_SPEED_GBPS
+    ):
+        raise EditError(f"speed_gbps: must be a speed above 0 and up to {MAX_SPEED_GBPS:g}, "
+                        f"got {speed!r}.")  # fmt: skip
+    if c.width is not None and (not _whole(c.width) or not 1 <= c.width <= MAX_WIDTH):
+        raise EditError(f"width: must be a lane count from 1 to {MAX_WIDTH}, got {c.width!r}.")
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class ReplaceCaptures:
+    """Put ``captures`` in place of every record the design holds (one import)."""
+
+    captures: tuple[CapturedLink, ...]
+
+
+_CHANGE = Change(design=True)
+
+
+def _replace(design: Design, op: ReplaceCaptures) -> Any:
+    imports = {c.import_id for c in op.captures}
+    if len(imports) > 1:
+        raise EditError("One as-built import replaces the captures with records of one import id.")
+    for capture in op.captures:
+        try:
+            check_capture(capture)
+        except EditError as exc:
+            raise EditError(f"{capture.where}: capture {exc}") from None
+    before = tuple(design.captures)
+    design.captures[:] = op.captures
+    return _applied(ReplaceCaptures(before))
+
+
+def _applied(inverse: object) -> Any:
+    from workbench.model.ops import Applied  # ops imports the edit modules to register them
+
+    return Applied(inverse, _CHANGE)  # type: ignore[arg-type]
+
+
+def register(handlers: dict[type, Any]) -> None:
+    """Add this edit to :func:`workbench.model.ops.apply`'s table."""
+    handlers[ReplaceCaptures] = _replace

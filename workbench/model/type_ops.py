@@ -1,0 +1,57 @@
+"""Edits of the design's catalog snapshot: one device type replaced by another version.
+
+A design keeps a snapshot of every catalog item it uses (``design.device_types``), so
+it opens the same on a laptop without the catalog.  Entering a power figure for a type
+whose power was unknown, or importing a NetBox file over a type the design holds,
+changes that snapshot: the item under the slug is replaced, the devices of it stay.
+
+Kept apart from :mod:`workbench.model.ops` (which registers the edit and re-exports the
+class) like the floor and network edits.  Adding and removing a type are
+:class:`~workbench.model.ops.AddDeviceType` and
+:class:`~workbench.model.ops.RemoveDeviceType`; a replacement is its own edit rather
+than a remove-then-add so that the slug keeps its place in the snapshot (the project
+file writes types in that order) and the inverse is exact: the very same old item
+object back under the same key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from workbench.catalog.item import CatalogItem
+from workbench.model.design import Design
+from workbench.model.errors import EditError
+
+if TYPE_CHECKING:
+    from workbench.model.ops import Applied
+
+
+@dataclass(frozen=True)
+class ReplaceDeviceType:
+    """Put ``item`` under its slug in ``design.device_types`` in place of the item there.
+
+    Its inverse is the same edit with the old item.  The change names the slug and every
+    rack and device of it, so their loads, budgets, drawing and rules are refreshed.
+    """
+
+    item: CatalogItem
+
+
+def _replace_device_type(design: Design, op: ReplaceDeviceType) -> Applied:
+    from workbench.model.ops import Applied, _type_change  # ops imports this module
+
+    item = op.item
+    if not isinstance(item, CatalogItem):
+        raise EditError(f"A device type is a catalog item, not {type(item).__name__}.")
+    old = design.device_types.get(item.slug)
+    if old is None:
+        raise EditError(f"The design holds no catalog item {item.slug!r} to replace.")
+    design.device_types[item.slug] = item  # same key: its place in the dict stays
+    design.index.touch_fabric()  # ports and speeds come from the item
+    return Applied(ReplaceDeviceType(old), _type_change(design, item.slug))
+
+
+def register(handlers: dict[type, Any]) -> None:
+    """Add this module's edit to :func:`workbench.model.ops.apply`'s table."""
+    handlers[ReplaceDeviceType] = _replace_device_type

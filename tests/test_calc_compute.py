@@ -128,3 +128,14 @@ def test_explained_renders_formula_substitution_and_value():
     )
     assert num(175e9) == "175e9" and num(1024) == "1024" and num(0.4) == "0.4"
     assert num(312e12) == "312e12" and num(1.277952e17) == "127.8e15" and num(2.5e-5) == "25e-6"
+
+
+def test_deadline_with_goodput_asks_for_the_rate_of_the_training_share():
+    # At goodput 0.9 only 27 of the 30 days train: the same 1.2e22 FLOPs need 4.63/0.9
+    # = 5.14 PFLOP/s effective, 12.86 physical at 40 % MFU → 41.2 → 42 A100s.
+    flops = compute.training_flops(10e9, 200e9)
+    sizing = compute.gpus_for_deadline(flops, 30, 312, 0.4, goodput=0.9)
+    assert sizing.effective_pflops_needed == pytest.approx(4.63 / 0.9, abs=0.01)
+    assert sizing.gpus_needed == 42
+    assert compute.training_days(flops, 42, 312, 0.4) / 0.9 <= 30
+    assert compute.training_days(flops, 41, 312, 0.4) / 0.9 > 30

@@ -52,8 +52,11 @@ def test_training_figures_are_all_explained() -> None:
         assert explained.formula and explained.substituted and explained.source, key
     tokens = result.explanations["tokens_per_s"]
     assert tokens.value == result.tokens_per_s
-    # 1,024 H100 × 989.5 TFLOPS × 0.4 = 405.3e15 FLOP/s; Llama 3 70B has 70.55e9 params.
-    assert tokens.substituted == "405.3e15 / (6·70.55e9)"
+    # 1,024 H100 × 989.5 TFLOPS × 0.4 = 405.3e15 FLOP/s over the model FLOPs per token
+    # at 4,096 tokens: 6·N for the weights plus 12·L·s·(heads·head_dim) for attention
+    # (PaLM Appendix B): 6·70.55e9 + 12·80·4096·8192 = 423.3e9 + 32.2e9 = 455.5e9, less
+    # 6·V·h for the input embedding, which is a lookup (128256·8192·6 = 6.3e9): 449.2e9.
+    assert tokens.substituted == "405.3e15 / 449.2e9"
 
 
 def test_inference_figures_are_all_explained() -> None:

@@ -67,7 +67,8 @@ def test_mig_profiles_match_the_user_guide_table():
 
 
 def test_presets_are_named_and_sourced():
-    assert set(PRESETS) == {
+    # the original seven; issue 12's additions are checked in tests/test_presets.py
+    assert set(PRESETS) >= {
         "llama2-7b",
         "llama2-13b",
         "llama2-70b",
@@ -78,7 +79,7 @@ def test_presets_are_named_and_sourced():
     }
     for name, m in PRESETS.items():
         assert m.name == name and m.source and m.has_architecture
-        assert m.heads * m.head_dim == m.hidden  # holds for all seven presets
+        assert m.heads * m.head_dim == m.hidden  # holds for every preset
     # hardware-reference.json: Llama 3.1 405B 126 layers, 16,384 dim, 8 KV heads
     m = get_preset("llama3-405b")
     assert (m.layers, m.hidden, m.kv_heads, m.ffn) == (126, 16384, 8, 53248)

@@ -68,6 +68,12 @@ IGNORED_BY_KIND: dict[str, frozenset[str]] = {
             "seq_len",
             "target_days",
             "checkpoint_interval_min",
+            "global_batch",
+            "virtual_stages",
+            "sequence_parallel",
+            "flash_attention",
+            "goodput",
+            "nic_gbps",
         }
     ),
 }

@@ -22,6 +22,8 @@ CORE = (
     "export",
     "templates",
     "versions",
+    "netbox",
+    "asbuilt",
 )
 #: Core modules that are not packages.
 CORE_MODULES = ("units", "text_rules")

@@ -43,6 +43,7 @@ EXPECTED_RULES = {
     "RACK-COOLING",
     "RACK-WEIGHT",
     "RACK-FEED",
+    "RACK-POWER-UNKNOWN",
     "NODE-MIXED-GPU",
     "NODE-HOST-RAM",
     "STORAGE-HOT-TIER",
@@ -607,8 +608,10 @@ def sixteen_gpus(catalog, *workloads: Workload, extra_rack: Rack | None = None) 
 
 
 def job(**kw) -> Workload:
+    """A job known by N alone: the MFU is stated (nothing to predict it from)."""
     kw.setdefault("model", "custom")
     kw.setdefault("params", 1e9)
+    kw.setdefault("mfu", 0.4)
     return Workload("w1", kw.pop("name", "Job"), **kw)
 
 
@@ -649,25 +652,30 @@ def test_parallel_quiet_when_tp_pp_uses_every_gpu(catalog) -> None:
 
 
 def test_memory_fires_just_over_usable_hbm(catalog) -> None:
-    # ZeRO-1 over dp 2 with tp 8: (2 + 2)/8 + 12/16 = 1.25 bytes per parameter per GPU;
-    # 58e9 parameters need 72.5 GB against 80 GB × (1 − 10% headroom) = 72 GB.
-    design = sixteen_gpus(catalog, job(params=58e9, tp=8, zero=1))
+    # ZeRO-1 over dp 2 with tp 8 is Megatron's distributed optimizer: bf16 weights and
+    # fp32 gradients whole, fp32 master and Adam state sharded, 6 + 12/2 bytes per
+    # parameter, / tp 8 = 1.5 bytes per parameter per GPU.  The H100's 81,559 MiB
+    # (nvidia-smi) less 10 % headroom leaves 76.97 GB; 51.4e9 parameters need 77.1 GB.
+    design = sixteen_gpus(catalog, job(params=51.4e9, tp=8, zero=1))
     finding = only(design, "WORKLOAD-MEMORY")
     assert finding.severity is Severity.ERROR
     assert finding.objects == ("w1",)
-    assert "needs 72.5 GB per GPU with TP 8, PP 1, ZeRO-1" in finding.message
-    assert "72.0 GB of 80.0 GB HBM is usable" in finding.message
+    assert "needs 77.1 GB per GPU with TP 8, PP 1, ZeRO-1" in finding.message
+    assert "77.0 GB of 80.0 GB HBM is usable" in finding.message
 
 
 def test_memory_fires_for_llama3_70b_on_16_gpus(catalog) -> None:
+    # Defaults: TP 8, ZeRO-1 over dp 2: 1.5 bytes per parameter per GPU (above) ×
+    # 70.55e9 = 105.8 GB of model state, plus about 12 GB of activations.
     finding = only(sixteen_gpus(catalog, Workload("w1", "Llama")), "WORKLOAD-MEMORY")
-    assert "177 GB per GPU" in finding.message and "80.0 GB HBM" in finding.message
+    assert "118 GB per GPU" in finding.message and "80.0 GB HBM" in finding.message
 
 
 def test_memory_quiet_exactly_at_usable_hbm(catalog) -> None:
-    design = sixteen_gpus(catalog, job(params=57.6e9, tp=8, zero=1))
+    # 1.5 bytes per parameter per GPU (above) × N = 76.968728985 GB, the usable HBM.
+    design = sixteen_gpus(catalog, job(params=81559 * 2**20 * 0.9 / 1.5, tp=8, zero=1))
     result = evaluate_workload(design, design.workloads[0])
-    assert result.memory_gb_per_gpu == pytest.approx(72.0)
+    assert result.memory_gb_per_gpu == pytest.approx(81559 * 2**20 * 0.9 / 1e9)
     assert run(design, "WORKLOAD-MEMORY") == []
 
 

@@ -132,7 +132,7 @@ def designs(draw: st.DrawFn) -> Design:
         model_config=st.none() | st.dictionaries(text, json_values, max_size=4),
         tokens=real,
         precision=text,
-        mfu=real,
+        mfu=opt_real,
         recompute=text,
         tp=int64,
         pp=int64,
@@ -148,6 +148,12 @@ def designs(draw: st.DrawFn) -> Design:
         dataset_tier=opt_text,
         checkpoint_tier=opt_text,
         checkpoint_interval_min=opt_real,
+        global_batch=opt_int,
+        virtual_stages=int64,
+        sequence_parallel=st.booleans(),
+        flash_attention=st.booleans(),
+        goodput=opt_real,
+        nic_gbps=opt_real,
     )
     stacks = every_field(
         SoftwareStack,
@@ -174,6 +180,8 @@ def designs(draw: st.DrawFn) -> Design:
             waivers=st.lists(waivers, max_size=3),
             versions=st.just(VersionMatrix()),
             acceptance=st.just([]),
+            # Captures have their own round trip (tests/test_asbuilt_store_cli.py).
+            captures=st.just([]),
         )
     )
 

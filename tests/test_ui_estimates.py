@@ -17,13 +17,18 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit  # noqa: E402
 
+from workbench.calc.explain import num  # noqa: E402
 from workbench.calc.summary import rack_loads  # noqa: E402
 from workbench.calc.workload import evaluate_workload  # noqa: E402
 from workbench.catalog.item import CatalogItem  # noqa: E402
 from workbench.model import Design, Device, Rack, Row, Site  # noqa: E402
 from workbench.ui.document import Document  # noqa: E402
 from workbench.ui.estimates import EstimatesView  # noqa: E402
-from workbench.ui.estimates.fields import format_quantity, parse_quantity  # noqa: E402
+from workbench.ui.estimates.fields import (  # noqa: E402
+    FIELD_BY_NAME,
+    format_quantity,
+    parse_quantity,
+)
 
 
 def small_design(racks: int = 2, servers_per_rack: int = 2) -> Design:
@@ -130,7 +135,12 @@ def test_add_training_job_by_button_is_undoable(qtbot, view, document):
     assert [w.id for w in document.design.workloads] == [workload_id]
     assert document.design.workloads[0].kind == "training"
     assert view.workload_list.count() == 1
-    assert field(view, "mfu").text() == "40"
+    # Issue 12: the MFU is predicted from the design until one is typed: the box is
+    # blank and shows the prediction as its placeholder.
+    assert document.design.workloads[0].mfu is None
+    assert field(view, "mfu").text() == ""
+    predicted = document.figures.workload(workload_id).mfu
+    assert field(view, "mfu").placeholderText() == f"predicted {predicted * 100:.0f} %"
     assert "days" in value_text(view, "days")
     document.undo_stack.undo()
     assert document.design.workloads == []
@@ -166,7 +176,8 @@ def test_several_workloads_and_remove(qtbot, view, document):
 
 # -- editing the MFU: model, figures, plot, undo ------------------------------------------
 def test_edit_mfu_with_keys_updates_model_label_plot_and_undoes(qtbot, view, document):
-    add_training(qtbot, view)
+    workload_id = add_training(qtbot, view)
+    predicted = document.figures.workload(workload_id).mfu
     days_before = value_text(view, "days")
     _, point_before = view.days_plot.point.getOriginalDataset()
     commands_before = document.undo_stack.count()
@@ -178,14 +189,18 @@ def test_edit_mfu_with_keys_updates_model_label_plot_and_undoes(qtbot, view, doc
     assert document.undo_stack.count() == commands_before + 1
     days_after = value_text(view, "days")
     assert days_after != days_before
+    assert value_text(view, "mfu") == "30.0 % (given)"
     _, point_after = view.days_plot.point.getOriginalDataset()
-    assert point_after[0] == pytest.approx(point_before[0] * 40 / 30)
+    # days = C / (gpus · peak · MFU) / goodput: the FLOPs, GPUs and goodput are the
+    # same, so the typed 30 % scales the predicted days by predicted / 0.30.
+    assert point_after[0] == pytest.approx(point_before[0] * predicted / 0.30)
     expected = evaluate_workload(document.design, workload).days
     assert point_after[0] == pytest.approx(expected)
 
     document.undo_stack.undo()
-    assert document.design.workloads[0].mfu == pytest.approx(0.4)
-    assert field(view, "mfu").text() == "40"
+    assert document.design.workloads[0].mfu is None
+    assert field(view, "mfu").text() == ""
+    assert value_text(view, "mfu").endswith("(predicted)")
     assert value_text(view, "days") == days_before
     _, point_undone = view.days_plot.point.getOriginalDataset()
     assert point_undone[0] == pytest.approx(point_before[0])
@@ -214,7 +229,7 @@ def test_editing_the_same_field_twice_is_one_undo_step(qtbot, view, document):
     type_into(qtbot, field(view, "mfu"), "45")
     assert document.undo_stack.count() == count + 1
     document.undo_stack.undo()
-    assert document.design.workloads[0].mfu == pytest.approx(0.4)
+    assert document.design.workloads[0].mfu is None  # back to the predicted MFU
 
 
 # -- bad input --------------------------------------------------------------------------
@@ -266,13 +281,15 @@ def test_explain_days_shows_the_substituted_formula(qtbot, view, document):
     assert "86400" in text
     result = evaluate_workload(document.design, document.design.workloads[0])
     assert result.explanations["days"].substituted in text
-    assert any(n in text for n in ("70.55e9", "7.055e10"))  # Llama 3 70B's N
-    assert any(d in text for d in ("15e12", "1.5e13"))  # 15T tokens
-    assert "0.4" in text and "32" in text  # MFU and the design's GPUs
-    assert "Kaplan" in text
+    # Issue 12: days = C / (gpus·peak·MFU) / goodput / 86400, with C the published FLOP
+    # accounting (attention and logits included, so no longer 6·N·D of N and D) and the
+    # MFU the step-time model predicted.
+    assert num(result.total_flops) in text
+    assert f"32·{num(989.5e12)}·{num(result.mfu)}" in text  # GPUs, peak, predicted MFU
+    assert "goodput" in text and "PaLM" in text
     # The open dialog follows live edits.
     type_into(qtbot, field(view, "mfu"), "30")
-    assert "0.3" in dialog.text()
+    assert f"·{num(0.3)})" in dialog.text()
 
 
 def test_every_figure_with_a_value_can_be_explained(qtbot, view, document):
@@ -356,8 +373,13 @@ def test_memory_bar_stacks_the_training_breakdown(qtbot, view, document):
     result = evaluate_workload(document.design, document.design.workloads[0])
     assert view.memory_plot.stacked_total() == pytest.approx(result.memory.gb()["total"])
     assert view.memory_plot.hbm_line.value() == pytest.approx(80)
-    before = view.memory_plot.stacked_total()
     zero = field(view, "zero")
+    # The new job starts from the auto layout (ZeRO 3 on these 32 GPUs): go to ZeRO 1
+    # first, so ZeRO 3 has optimizer state and gradients to shard.
+    zero.setCurrentIndex(zero.findData(1))
+    zero.activated.emit(zero.currentIndex())
+    assert document.design.workloads[0].zero == 1
+    before = view.memory_plot.stacked_total()
     zero.setCurrentIndex(zero.findData(3))
     zero.activated.emit(zero.currentIndex())
     assert document.design.workloads[0].zero == 3
@@ -452,8 +474,12 @@ def test_nasty_input_in_every_box_never_shows_nan_or_raises(qtbot, view, documen
                 lowered = shown.lower().replace("'nan'", "").replace("'inf'", "")
                 assert "nan" not in lowered, (name, text, shown)
                 assert " inf " not in f" {lowered} ", (name, text, shown)
-        # Each field's edits merge into at most one undo step.
-        assert document.undo_stack.index() <= start + len(view.form.editors)
+        # Each field's edits merge into at most one undo step, except that an optional
+        # box's switch between a typed value and blank (its default) is a step of its
+        # own, so clearing a typed MFU can be undone: at most 3 for those ("7", "",
+        # "1.5"; the NASTY list is blank once).
+        optional = [n for n in view.form.editors if FIELD_BY_NAME[n].kind.startswith("optional")]
+        assert document.undo_stack.index() <= start + len(view.form.editors) + 2 * len(optional)
     while document.undo_stack.index() > start:
         document.undo_stack.undo()
     assert document.design.workloads[0].kind == kind
@@ -544,7 +570,10 @@ def test_a_complaint_about_n_goes_when_a_preset_takes_n_back(qtbot, view, docume
     combo.setCurrentIndex(index)
     combo.activated.emit(index)
     type_into(qtbot, params, "lots")
-    assert view.form.error_lines() == ["Parameters (N): 'lots' is not a number"]
+    # A custom model known by N alone cannot have its MFU predicted: the calculators
+    # ask for one (issue 12), beside the complaint about N.
+    assert "Parameters (N): 'lots' is not a number" in view.form.error_lines()
+    assert any(line.startswith("MFU (%): give an MFU") for line in view.form.error_lines())
     document.undo_stack.undo()  # back on the preset: N is read-only again
     assert document.design.workloads[0].model == "llama3-70b"
     assert params.isReadOnly() and params.text() == format_quantity(70_553_706_496)

@@ -52,21 +52,25 @@ def test_mfu_edit_moves_plot_and_status_strip(qtbot, tmp_path, monkeypatch) -> N
 
     strip_before = window.summary.text()
     _, y_before = view.days_plot.point.getOriginalDataset()
+    # The sample's job has its MFU predicted from the design (issue 12).
+    assert first.mfu is None
+    predicted = document.figures.workload(first.id).mfu
     assert f"{first.name}" in strip_before and "days" in strip_before
 
     type_mfu(qtbot, window, "30")
 
     assert document.design.workloads[0].mfu == pytest.approx(0.30)
     _, y_after = view.days_plot.point.getOriginalDataset()
-    # Days scale with 1/MFU: 40 % -> 30 % is 4/3 as long (domain brief §1 formula).
-    assert y_after[0] == pytest.approx(y_before[0] * 0.4 / 0.3)
+    # Days scale with 1/MFU (domain brief §1 formula; FLOPs, GPUs and goodput are the
+    # same): the predicted MFU -> a typed 30 % makes the run predicted / 0.30 as long.
+    assert y_after[0] == pytest.approx(y_before[0] * predicted / 0.3)
     strip_after = window.summary.text()
     assert strip_after != strip_before
     assert f"{y_after[0]:,.1f} days" in strip_after
 
     # One undo puts the MFU, the plot and the strip back.
     document.undo_stack.undo()
-    assert document.design.workloads[0].mfu == pytest.approx(0.40)
+    assert document.design.workloads[0].mfu is None
     assert window.summary.text() == strip_before
     _, y_undone = view.days_plot.point.getOriginalDataset()
     assert y_undone[0] == pytest.approx(y_before[0])

@@ -151,14 +151,17 @@ def gpus_for_deadline(
     mfu: float,
     gpus_per_node: int = 8,
     nodes_per_su: int = 1,
+    goodput: float = 1.0,
 ) -> DeadlineSizing:
     """The inverse problem: GPUs (and nodes, scalable units) to finish by a deadline.
 
     ``gpus = ceil(C / (days·86400 · peak · MFU))``; nodes round up to whole scalable units
     of ``nodes_per_su`` nodes (DGX SuperPOD reference architectures build in SUs of 32
-    nodes; 1 means no SU rounding).  Physical PFLOPS = effective / MFU.
+    nodes; 1 means no SU rounding).  Physical PFLOPS = effective / MFU.  ``goodput``
+    (the share of wall-clock that trains) raises the rate needed: rate / goodput.
     """
-    rate = required_effective_flops_per_s(total_flops, deadline_days)
+    # Only ``goodput`` of the wall-clock trains (restarts, evaluation, checkpoints).
+    rate = required_effective_flops_per_s(total_flops, deadline_days) / fraction("goodput", goodput)
     peak = positive("gpu_tflops", peak_tflops_per_gpu, MAX_TFLOPS_PER_GPU) * 1e12
     m = fraction("mfu", mfu)
     per_node = positive_int("gpus_per_node", gpus_per_node, 1024)

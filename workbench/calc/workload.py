@@ -19,10 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from workbench.calc import compute, inference, memory
+from workbench.calc import compute, inference, memory, training_estimate
+from workbench.calc.design_hardware import FabricFigures, fabric_figures
 from workbench.calc.errors import InputError, fraction, positive, positive_int
 from workbench.calc.explain import Explained, num
 from workbench.calc.presets import ModelConfig, resolve_model
+from workbench.calc.step_time import Hardware, Layout, StepPrediction
 from workbench.calc.summary import DesignSummary, summarize
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design, Workload
@@ -54,6 +56,20 @@ class WorkloadResult:
     tokens_per_s: float | None = None
     dp: int | None = None
     memory: memory.MemoryBreakdown | None = None
+    #: The MFU the days use, whether the user gave it or the design predicted it.
+    mfu: float | None = None
+    mfu_source: str | None = None
+    hfu: float | None = None
+    goodput: float | None = None
+    compute_days: float | None = None
+    global_batch: int | None = None
+    step_time_s: float | None = None
+    step_breakdown_s: dict[str, float] | None = None
+    step: StepPrediction | None = None
+    layout: Layout | None = None
+    hardware: Hardware | None = None
+    hbm_usable_gb: float | None = None
+    hbm_source: str = ""
     # inference
     weights_gb: float | None = None
     kv_bytes_per_token: float | None = None
@@ -109,6 +125,15 @@ class WorkloadResult:
                 gpu_hours=self.gpu_hours,
                 tokens_per_s=self.tokens_per_s,
                 dp=self.dp,
+                mfu=self.mfu,
+                hfu=self.hfu,
+                mfu_source=self.mfu_source,
+                step_time_s=self.step_time_s,
+                step_breakdown_s=self.step_breakdown_s,
+                global_batch=self.global_batch,
+                goodput=self.goodput,
+                compute_days=self.compute_days,
+                hbm_usable_gb=self.hbm_usable_gb,
                 memory_breakdown_gb=self.memory.gb() if self.memory else None,
             )
         else:
@@ -149,9 +174,16 @@ def _attempt(result: WorkloadResult, func, *args, **kwargs):
 
 
 def evaluate_workload(
-    design: Design, workload: Workload, summary: DesignSummary | None = None
+    design: Design,
+    workload: Workload,
+    summary: DesignSummary | None = None,
+    fabric: FabricFigures | None = None,
 ) -> WorkloadResult:
-    """Every figure of ``workload`` on ``design``; input problems go to ``.errors``."""
+    """Every figure of ``workload`` on ``design``; input problems go to ``.errors``.
+
+    ``fabric`` is the compute plane's figures when the caller keeps them (they take
+    half a second on a 100,000-GPU design); computed here otherwise.
+    """
     result = WorkloadResult(workload_id=workload.id, kind=workload.kind)
     if workload.kind not in KINDS:
         result.errors.append(
@@ -173,125 +205,14 @@ def evaluate_workload(
         if not result.gpus:
             result.errors.append(InputError("gpus", "the design has no GPUs of this model"))
     if workload.kind == "training":
-        _training(result, workload, gpu)
+        if fabric is None:
+            fabric = fabric_figures(design)
+        training_estimate.train(
+            result, design, workload, gpu, fabric, _attempt, summary.gpu_servers
+        )
     else:
         _inference(result, workload, gpu)
     return result
-
-
-def _training(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> None:
-    model, gpus = result.model, result.gpus
-    if gpu is not None:
-        result.peak_tflops_per_gpu = _attempt(result, compute.peak_tflops, gpu, w.precision)
-    mfu = _attempt(result, fraction, "mfu", w.mfu)
-    if model is not None:
-        result.total_flops = _attempt(
-            result, compute.training_flops, model.params, w.tokens, w.recompute
-        )
-    peak = result.peak_tflops_per_gpu
-    if model is not None and result.total_flops is not None:
-        factor = compute.RECOMPUTE_FLOPS_FACTOR[w.recompute]
-        result.explanations["total_flops"] = Explained(
-            result.total_flops,
-            "FLOPs",
-            f"C = {num(factor)}·N·D",
-            f"{num(factor)}·{num(model.params)}·{num(w.tokens)}",
-            _KAPLAN,
-        )
-    if gpus and peak and mfu:
-        rate = compute.effective_flops_per_s(gpus, peak, mfu)
-        result.effective_pflops = rate / 1e15
-        result.explanations["effective_pflops"] = Explained(
-            result.effective_pflops,
-            "PFLOP/s",
-            "rate = gpus·peak·MFU / 1e15",
-            f"{gpus}·{num(peak * 1e12)}·{num(mfu)} / 1e15",
-            _PALM,
-        )
-        if model is not None:
-            result.tokens_per_s = compute.tokens_per_second(
-                gpus, peak, mfu, model.params, w.recompute
-            )
-            factor = compute.RECOMPUTE_FLOPS_FACTOR[w.recompute]
-            result.explanations["tokens_per_s"] = Explained(
-                result.tokens_per_s,
-                "tokens/s",
-                f"tokens/s = rate / ({num(factor)}·N)",
-                f"{num(rate)} / ({num(factor)}·{num(model.params)})",
-                f"{_KAPLAN}: {num(factor)}·N FLOPs per training token",
-            )
-        if model is not None and result.total_flops is not None:
-            result.seconds = result.total_flops / rate
-            result.days = result.seconds / compute.SECONDS_PER_DAY
-            result.gpu_hours = compute.gpu_hours(gpus, result.seconds)
-            factor = compute.RECOMPUTE_FLOPS_FACTOR[w.recompute]
-            result.explanations["days"] = Explained(
-                result.days,
-                "days",
-                f"days = {num(factor)}·N·D / (gpus·peak·MFU) / 86400",
-                f"{num(factor)}·{num(model.params)}·{num(w.tokens)} / "
-                f"({gpus}·{num(peak * 1e12)}·{num(mfu)}) / 86400",
-                f"{_KAPLAN}; {_PALM}",
-            )
-            result.explanations["gpu_hours"] = Explained(
-                result.gpu_hours,
-                "GPU-hours",
-                "GPU-hours = gpus · seconds / 3600",
-                f"{gpus}·{num(result.seconds)} / 3600",
-                "definition",
-            )
-    _training_memory(result, w, gpu)
-
-
-def _training_memory(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> None:
-    model, gpus = result.model, result.gpus
-    if model is None:
-        return
-    tp = _attempt(result, positive_int, "tp", w.tp, 1024)
-    pp = _attempt(result, positive_int, "pp", w.pp, 1024)
-    if tp is None or pp is None:
-        return
-    dp = 1
-    if gpus:
-        dp = _attempt(result, memory.data_parallel, gpus, tp, pp)
-        if dp is None:
-            return
-    result.dp = dp
-    arch = model.has_architecture
-    if not arch:
-        result.warnings.append(
-            "activations not estimated: the model is given by its parameter count only"
-        )
-    breakdown = _attempt(
-        result,
-        memory.training_memory,
-        model.params,
-        w.precision,
-        w.zero,
-        dp,
-        tp,
-        pp,
-        layers=model.layers if arch else None,
-        hidden=model.hidden,
-        heads=model.heads,
-        seq_len=w.seq_len,
-        micro_batch=w.micro_batch,
-        recompute=w.recompute,
-        sequence_parallel=False,
-        hbm_gb=gpu.hbm_gb if gpu is not None and gpu.hbm_gb else None,
-    )
-    if breakdown is None:
-        return
-    result.memory = breakdown
-    parts = breakdown.gb()
-    result.explanations["memory_gb_per_gpu"] = Explained(
-        parts["total"],
-        "GB",
-        "M = (w + g + o)·N/(tp·pp) sharded by ZeRO stage over dp + activations",
-        f"{parts['weights']:.1f} + {parts['gradients']:.1f} + {parts['optimizer']:.1f} + "
-        f"{(parts['activations'] or 0):.1f} (ZeRO-{w.zero}, tp {tp}, pp {pp}, dp {dp})",
-        _ZERO,
-    )
 
 
 def _inference(result: WorkloadResult, w: Workload, gpu: CatalogItem | None) -> None:
@@ -402,13 +323,20 @@ def training_days_curve(
     gpu_counts: Sequence[int],
     peak_tflops: float,
     mfus: Sequence[float] = (0.3, 0.4, 0.5),
+    total_flops: float | None = None,
+    goodput: float = 1.0,
 ) -> dict[float, list[float]]:
-    """Training days against GPU count for each MFU (the Estimates plot), vectorised.
+    """Training days against GPU count for each MFU (the Estimates plot's band), vectorised.
 
-    ``days = k·N·D / (gpus · peak · MFU) / 86400`` for every (MFU, gpus) pair.
+    ``days = C / (gpus · peak · MFU) / goodput / 86400`` for every (MFU, gpus) pair;
+    ``total_flops`` is the evaluated job's C (the published accounting), else 6·N·D.
     """
-    model = resolve_model(workload.model, workload.params, workload.model_config)
-    flops = compute.training_flops(model.params, workload.tokens, workload.recompute)
+    if total_flops is None:
+        model = resolve_model(workload.model, workload.params, workload.model_config)
+        flops = compute.training_flops(model.params, workload.tokens, workload.recompute)
+    else:
+        flops = positive("total_flops", total_flops)
+    flops /= fraction("goodput", goodput)
     peak = positive("gpu_tflops", peak_tflops, compute.MAX_TFLOPS_PER_GPU) * 1e12
     counts = np.asarray(
         [positive_int("gpus", g, compute.MAX_GPUS) for g in gpu_counts], dtype=float

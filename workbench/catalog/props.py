@@ -20,6 +20,8 @@ if TYPE_CHECKING:  # only for the annotation: parse imports this module
 NUMERIC_PROPS: frozenset[str] = frozenset(
     {
         "host_ram_gb",
+        # GPU memory as nvidia-smi reports it (MiB): the usable capacity for "fits".
+        "hbm_total_mib",
         "reach_m",
         "length_m",
         "speed_gbps",
@@ -80,6 +82,11 @@ def check_props(ctx: _Context, kind: str, props: dict[str, Any]) -> dict[str, An
     for name, value in props.items():
         path = ("props", name)
         with ctx.check():
+            if not isinstance(name, str) or not name.strip():
+                raise ctx.error(path, "a prop needs a name")
+            if isinstance(value, float) and not math.isfinite(value):
+                # NaN is not equal to itself: the item could never be read back the same.
+                raise ctx.error(path, f"expected a finite number, got {value}")
             if name in NUMERIC_PROPS:
                 props[name] = ctx.number(value, path)
             elif name in CHOICE_PROPS and value not in CHOICE_PROPS[name]:

@@ -19,9 +19,11 @@ import math
 from typing import Any
 
 from workbench.calc import compute, inference, memory
-from workbench.calc.errors import InputError, fraction, positive, positive_int
+from workbench.calc.errors import InputError, positive, positive_int
 from workbench.calc.presets import PRESETS, ModelConfig, custom_model, get_preset
+from workbench.cli import estimate_training
 from workbench.cli.errors import CliError
+from workbench.cli.estimate_training import GpuChoice
 
 EXIT_BAD_INPUT = 2
 
@@ -49,7 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     gpu.add_argument("--gpu-tflops", type=float, help="dense TFLOPS per GPU at --precision")
     p.add_argument("--gpus", type=float, help="number of GPUs")
     p.add_argument(
-        "--mfu", type=float, default=0.4, help="model FLOPs utilisation 0-1 (default 0.4)"
+        "--mfu",
+        type=float,
+        default=None,
+        help="model FLOPs utilisation 0-1; default: predicted from the GPU, its node's "
+        "NVLink and NICs, the fabric and the layout",
     )
     p.add_argument("--precision", default="bf16", help="training precision (default bf16)")
     p.add_argument(
@@ -78,6 +84,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--context", type=float, default=None, help="context length in tokens")
     p.add_argument("--concurrency", type=float, default=1, help="concurrent sequences")
     p.add_argument("--kv-precision", default="bf16", help="KV cache precision (default bf16)")
+    estimate_training.add_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -99,8 +106,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _gpu_figures(args: argparse.Namespace) -> tuple[float | None, float | None, str | None]:
-    """(dense TFLOPS at --precision, HBM GB, slug) from --gpu or --gpu-tflops/--hbm-gb."""
+def _gpu_figures(
+    args: argparse.Namespace,
+) -> tuple[float | None, float | None, str | None, GpuChoice]:
+    """(dense TFLOPS at --precision, usable HBM GB, slug, the items) from --gpu or
+    --gpu-tflops/--hbm-gb."""
     if args.gpu is None:
         tflops = (
             None
@@ -108,7 +118,7 @@ def _gpu_figures(args: argparse.Namespace) -> tuple[float | None, float | None, 
             else positive("gpu_tflops", args.gpu_tflops, compute.MAX_TFLOPS_PER_GPU)
         )
         hbm = None if args.hbm_gb is None else positive("hbm_gb", args.hbm_gb, 100_000)
-        return tflops, hbm, None
+        return tflops, hbm, None, GpuChoice(None, None)
     from workbench.catalog import load_catalog  # lazy: only --gpu needs the catalog
 
     try:
@@ -120,17 +130,27 @@ def _gpu_figures(args: argparse.Namespace) -> tuple[float | None, float | None, 
         ) from None
     if item is None:
         raise CliError(f"--gpu: unknown catalog slug {args.gpu!r}", EXIT_BAD_INPUT)
+    node = None
     if item.kind != "gpu" and item.gpu:
+        node = item
         with contextlib.suppress(Exception):  # keep the server's own figures
             item = catalog.get(item.gpu) or item
     if not item.tflops:
         raise CliError(f"--gpu: {args.gpu!r} has no TFLOPS figures", EXIT_BAD_INPUT)
     tflops = compute.peak_tflops(item, args.precision)
-    hbm = args.hbm_gb if args.hbm_gb is not None else item.hbm_gb
-    return tflops, hbm, item.slug
+    if args.hbm_gb is not None:
+        hbm = args.hbm_gb
+    elif item.hbm_gb or item.props.get("hbm_total_mib"):
+        hbm = memory.usable_hbm_bytes(item)[0] / memory.GB
+    else:
+        hbm = None
+    return tflops, hbm, item.slug, GpuChoice(item if item.kind == "gpu" else None, node)
 
 
 def _model(args: argparse.Namespace) -> ModelConfig | None:
+    custom = estimate_training.architecture_model(args)
+    if custom is not None:
+        return custom
     if args.model:
         return get_preset(args.model)
     if args.params is not None:
@@ -147,57 +167,41 @@ def estimate(args: argparse.Namespace) -> dict[str, Any]:
         raise CliError("--params: give --params N or --model PRESET", EXIT_BAD_INPUT)
     out: dict[str, Any] = {"model": model.name, "params": model.params}
     if args.tokens is not None or args.memory:
-        tflops, hbm_gb, slug = _gpu_figures(args)
+        tflops, hbm_gb, slug, choice = _gpu_figures(args)
         gpus = None if args.gpus is None else positive_int("gpus", args.gpus, compute.MAX_GPUS)
         if slug:
             out["gpu"] = slug
+        if choice.node is not None:
+            out["node"] = choice.node.slug
+        dp = _dp(args, gpus)
         if args.tokens is not None:
-            out.update(_training(args, model, tflops, gpus))
-        if args.memory:
-            out.update(_memory(args, model, gpus, hbm_gb))
+            out.update(estimate_training.training(args, model, tflops, gpus, dp, choice))
+        if args.memory or (args.tokens is not None and model.has_architecture):
+            out.update(_memory(args, model, gpus, hbm_gb, dp))
     if args.kv:
         out.update(_kv(args, model))
     return out
 
 
-def _training(args, model: ModelConfig, tflops: float | None, gpus: int | None) -> dict[str, Any]:
-    if tflops is None:
-        raise CliError(
-            "--gpu: give --gpu SLUG or --gpu-tflops for a training estimate", EXIT_BAD_INPUT
-        )
-    if gpus is None:
-        raise CliError("--gpus: give the number of GPUs", EXIT_BAD_INPUT)
-    mfu = fraction("mfu", args.mfu)
-    flops = compute.training_flops(model.params, args.tokens, args.recompute)
-    seconds = compute.training_seconds(flops, gpus, tflops, mfu)
-    return {
-        "tokens": args.tokens,
-        "gpus": gpus,
-        "gpu_tflops": tflops,
-        "mfu": mfu,
-        "precision": args.precision,
-        "recompute": args.recompute,
-        "flops_per_token_factor": compute.RECOMPUTE_FLOPS_FACTOR[args.recompute],
-        "total_flops": flops,
-        "effective_pflops": compute.effective_flops_per_s(gpus, tflops, mfu) / 1e15,
-        "training_seconds": seconds,
-        "days": seconds / compute.SECONDS_PER_DAY,
-        "gpu_hours": compute.gpu_hours(gpus, seconds),
-        "tokens_per_s": compute.tokens_per_second(gpus, tflops, mfu, model.params, args.recompute),
-    }
-
-
-def _memory(args, model: ModelConfig, gpus: int | None, hbm_gb: float | None) -> dict[str, Any]:
+def _dp(args: argparse.Namespace, gpus: int | None) -> int:
+    """The data-parallel degree: --dp, or gpus / (tp·pp)."""
     tp = positive_int("tp", args.tp, 1024)
     pp = positive_int("pp", args.pp, 1024)
     if args.dp is not None:
         dp = positive_int("dp", args.dp, compute.MAX_GPUS)
         if gpus is not None and tp * pp * dp != gpus:
             raise InputError("dp", f"tp·pp·dp = {tp * pp * dp} but --gpus is {gpus}")
-    elif gpus is not None:
-        dp = memory.data_parallel(gpus, tp, pp)
-    else:
-        dp = 1
+        return dp
+    if gpus is not None:
+        return memory.data_parallel(gpus, tp, pp)
+    return 1
+
+
+def _memory(
+    args, model: ModelConfig, gpus: int | None, hbm_gb: float | None, dp: int
+) -> dict[str, Any]:
+    tp = positive_int("tp", args.tp, 1024)
+    pp = positive_int("pp", args.pp, 1024)
     zero = args.zero
     if zero is None or not math.isfinite(zero) or zero != int(zero):
         raise InputError("zero", f"ZeRO stage must be 0, 1, 2 or 3; got {zero!r}")
@@ -215,8 +219,15 @@ def _memory(args, model: ModelConfig, gpus: int | None, hbm_gb: float | None) ->
         seq_len=args.seq_len,
         micro_batch=args.micro_batch,
         recompute=args.recompute,
+        sequence_parallel=bool(args.sequence_parallel) and tp > 1,
         hbm_gb=hbm_gb,
         headroom=args.headroom,
+        flash_attention=bool(args.flash_attention),
+        vocab=model.vocab,
+        virtual_stages=positive_int("virtual_stages", args.virtual_stages, 1024),
+        ffn=model.ffn,
+        kv_heads=model.kv_heads,
+        gated_mlp=model.gated_mlp,
     )
     return {
         "tp": tp,
@@ -264,9 +275,17 @@ _LABELS: dict[str, str] = {
     "gpus": "GPUs",
     "gpu_tflops": "Peak per GPU (dense TFLOPS)",
     "mfu": "MFU (fraction)",
+    "hfu": "HFU (fraction, recompute included)",
+    "mfu_source": "MFU given or predicted",
+    "node": "GPU server",
+    "global_batch": "Global batch (sequences)",
+    "step_time_s": "Step time (s)",
+    "goodput": "Goodput (share of wall-clock training)",
+    "compute_days": "Compute time (days, goodput excluded)",
+    "model_flops_per_token": "Model FLOPs per token",
+    "hardware_flops_per_token": "Hardware FLOPs per token",
     "precision": "Precision",
     "recompute": "Activation recompute",
-    "flops_per_token_factor": "FLOPs per parameter-token (6 or 8)",
     "training_seconds": "Training time (s)",
     "tp": "Tensor parallel (GPUs)",
     "pp": "Pipeline parallel (stages)",
@@ -301,6 +320,13 @@ def _table(result: dict[str, Any]) -> str:
         if key == "memory_breakdown_gb":
             for part, gb in value.items():
                 rows.append((f"  {part} (GB/GPU)", "unknown" if gb is None else f"{gb:,.2f}"))
+            continue
+        if key == "step_breakdown_s":
+            for part, seconds in value.items():
+                rows.append((f"  {part.replace('_', ' ')} (s)", f"{seconds:,.3f}"))
+            continue
+        if key == "warnings":
+            rows.extend(("Note", text) for text in value)
             continue
         label = _LABELS.get(key, key)
         if isinstance(value, bool) or value is None:

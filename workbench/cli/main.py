@@ -28,6 +28,8 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.versions_cmd",
     "workbench.cli.export_cmd",
     "workbench.cli.acceptance_cmd",
+    "workbench.cli.asbuilt_cmd",
+    "workbench.cli.netbox_cmd",
 )
 
 

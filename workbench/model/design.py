@@ -23,6 +23,7 @@ from workbench.catalog.vocabulary import (  # noqa: F401 - the model's vocabular
     FACES,
 )
 from workbench.model.acceptance import AcceptanceResult
+from workbench.model.captures import CapturedLink
 from workbench.model.index import DesignIndex
 from workbench.model.versions import VersionMatrix
 
@@ -211,7 +212,9 @@ class Workload:
     model_config: dict[str, Any] | None = None
     tokens: float = 15e12
     precision: str = "bf16"
-    mfu: float = 0.4
+    #: The model FLOPs utilisation the user states; None: predicted from the design
+    #: (GPUs, NVLink, NICs, fabric) and the layout by :mod:`workbench.calc.step_time`.
+    mfu: float | None = None
     recompute: str = "none"
     tp: int = 8
     pp: int = 1
@@ -232,6 +235,20 @@ class Workload:
     checkpoint_tier: str | None = None
     #: Minutes between checkpoint saves; None: the rules' default (one hour).
     checkpoint_interval_min: float | None = None
+    #: Sequences per optimizer step; None: the step-time model's default (about 4M
+    #: tokens, rounded to whole micro-batches on every data-parallel rank).
+    global_batch: int | None = None
+    #: Virtual pipeline stages per GPU (interleaved 1F1B); 1: plain 1F1B.
+    virtual_stages: int = 1
+    #: Megatron sequence parallelism alongside tensor parallelism (Korthikanti 2022).
+    sequence_parallel: bool = True
+    #: FlashAttention: attention scores are never stored (Dao et al. 2022).
+    flash_attention: bool = True
+    #: Share of the run's wall-clock time spent training (restarts, evaluation and
+    #: checkpoints take the rest); None: the step-time model's documented default.
+    goodput: float | None = None
+    #: Compute-NIC line rate per GPU in Gb/s overriding the node's; None: the design's.
+    nic_gbps: float | None = None
 
 
 @dataclass
@@ -282,6 +299,8 @@ class Design:
     versions: VersionMatrix = field(default_factory=VersionMatrix)
     #: Acceptance results the nodes' health checks reported (append-only, per import).
     acceptance: list[AcceptanceResult] = field(default_factory=list)
+    #: What the installed cluster reported (as-built captures, the latest import).
+    captures: list[CapturedLink] = field(default_factory=list)
     #: Built on first use and kept correct by :mod:`workbench.model.ops`.
     _index: DesignIndex | None = field(default=None, init=False, repr=False, compare=False)
 

@@ -21,6 +21,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.calc.design_hardware import FabricFigures, fabric_figures
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad, rack_load, summarize
 from workbench.calc.workload import WorkloadResult, evaluate_workload
 from workbench.model import Change, Design, Device, Rack, Workload
@@ -158,6 +159,9 @@ class RuleContext:
         self._loads = LoadCache()
         #: Anything a rule computes once per object per check (``memo``).
         self._memo: dict[tuple[str, str], Any] = {}
+        #: The compute plane's figures for the step-time model (half a second on a
+        #: 100,000-GPU design), kept until links, devices, networks or types change.
+        self._fabric: FabricFigures | None = None
 
     @property
     def summary(self) -> DesignSummary:
@@ -167,14 +171,27 @@ class RuleContext:
             self._summary = summarize(self.design)
         return self._summary
 
-    def forget(self, types: bool = False) -> None:
+    def forget(self, types: bool = False, only_workloads: bool = False) -> None:
         """Drop what was computed here (after the design changed); ``types`` also drops
-        the per-type figures (the catalog snapshot changed)."""
-        self._summary = None
+        the per-type figures (the catalog snapshot changed).  ``only_workloads``: the
+        change touched jobs and nothing else, so the design's own figures (the summary,
+        storage figures in ``memo``, the fabric) still hold and only the jobs' estimates
+        are dropped - a TP edit on a 100,000-GPU design then re-runs no storage maths."""
         self._results.clear()
+        if only_workloads:
+            return
+        self._summary = None
         self._memo.clear()
+        self._fabric = None
         if types:
             self._loads = LoadCache()
+
+    @property
+    def fabric(self) -> FabricFigures:
+        """The compute plane as the step-time model reads it (computed once)."""
+        if self._fabric is None:
+            self._fabric = fabric_figures(self.design)
+        return self._fabric
 
     def evaluate(self, workload: Workload) -> WorkloadResult:
         """The workload's estimate (computed once per check for all workload rules)."""
@@ -183,7 +200,7 @@ class RuleContext:
         cached = self._results.get(workload.id)
         if cached is not None and cached[0] is workload:
             return cached[1]
-        result = evaluate_workload(self.design, workload, self.summary)
+        result = evaluate_workload(self.design, workload, self.summary, self.fabric)
         self._results[workload.id] = (workload, result)
         return result
 
@@ -353,7 +370,11 @@ class Checker:
             before = self.findings()
             self.recheck_all()
             return before != self.findings()
-        self.ctx.forget(types=change.design or bool(change.types))
+        touched_kinds = _kinds_touched(change)
+        self.ctx.forget(
+            types=change.design or bool(change.types),
+            only_workloads=touched_kinds == {"workload"} and not change.types,
+        )
         index = self.design.index
         racks = set(change.racks)
         for device_id in change.devices:
@@ -361,7 +382,6 @@ class Checker:
             if rack is not None:
                 racks.add(rack.id)
         gone = change.removed
-        touched_kinds = _kinds_touched(change)
         differs = False
         for registered in self.rules.values():
             table = self._by_rule.setdefault(registered.id, {})

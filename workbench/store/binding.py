@@ -40,7 +40,7 @@ from workbench.model.design import (
     Waiver,
     Workload,
 )
-from workbench.store import acceptance_table, schema, version_tables
+from workbench.store import acceptance_table, capture_table, schema, version_tables
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,12 @@ LISTS: tuple[Binding, ...] = (
     _binding("networks", Network),
     _binding("links", Link),
     _binding("storage_tiers", StorageTier, json=("device_ids",)),
-    _binding("workloads", Workload, json_nullable=("model_config",)),
+    _binding(
+        "workloads",
+        Workload,
+        json=("sequence_parallel", "flash_attention"),
+        json_nullable=("model_config",),
+    ),
     _binding("software_stacks", SoftwareStack, json=("components",)),
     _binding("waivers", Waiver),
 )
@@ -144,11 +149,12 @@ UNBOUND_COLUMNS: dict[str, tuple[str, ...]] = {
     "catalog_snapshot": ("seq", "slug", "kind", "raw"),
     **version_tables.COLUMNS,
     **acceptance_table.COLUMNS,
+    **capture_table.COLUMNS,
 }
 
 #: Design fields stored by their own module rather than a binding: the version matrix
-#: (workbench.store.version_tables).
-OTHER_FIELDS: tuple[str, ...] = ("versions", "acceptance")
+#: (workbench.store.version_tables), acceptance results and as-built captures.
+OTHER_FIELDS: tuple[str, ...] = ("versions", "acceptance", "captures")
 
 
 def row_columns(table: str) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design
 from workbench.store import binding, header, schema
 from workbench.store.acceptance_table import read_acceptance
+from workbench.store.capture_table import read_captures
 from workbench.store.errors import ProjectFileError
 from workbench.store.header import _deserialize  # noqa: F401 - tests reach it here
 from workbench.store.value_table import Rows, shown
@@ -119,6 +120,7 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
         order[b.table] = _keyed(file, conn, b, rows, objects)
     design.versions = read_versions(file, conn)
     design.acceptance = read_acceptance(file, conn)
+    design.captures = read_captures(file, conn)
     design.device_types = _snapshot(
         file,
         [

@@ -27,10 +27,10 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-from workbench.store import acceptance_table, version_tables
+from workbench.store import acceptance_table, capture_table, version_tables
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 9
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -247,6 +247,44 @@ def _add_fabric_and_storage_fields(db: sqlite_utils.Database) -> None:
         workloads.add_column(name, kind)
 
 
+# The workload columns version 9 added: nullable ones, then those with a default.  Frozen.
+_V9_WORKLOAD_COLUMNS: dict[str, type] = {
+    "global_batch": int,
+    "goodput": float,
+    "nic_gbps": float,
+}
+_V9_WORKLOAD_DEFAULTS: dict[str, tuple[type, object]] = {
+    "virtual_stages": (int, 1),
+    # JSON text, like every boolean the reader decodes ("true"/"false").
+    "sequence_parallel": (str, "false"),
+    "flash_attention": (str, "true"),
+}
+
+
+def _add_step_time_fields(db: sqlite_utils.Database) -> None:
+    """8 -> 9: what the step-time model reads from a training job.
+
+    The MFU may now be NULL ("predict it from the design"), so the column loses its
+    NOT NULL; an older file's figure was typed or accepted by its user and stays as
+    given.  Global batch, goodput and NIC override NULL mean "the documented default";
+    a version-8 job ran without sequence parallelism (the calculators had it off) and
+    with one virtual stage, which is what the defaults of its rows say.  FlashAttention
+    is on: the old "no recompute" memory assumed stored attention scores, which no
+    current training stack keeps.
+    """
+    workloads = db.table("workloads")
+    workloads.transform(not_null={"mfu": False})
+    for name, kind in _V9_WORKLOAD_COLUMNS.items():
+        workloads.add_column(name, kind)
+    sql_types = {int: "INTEGER", str: "TEXT"}
+    for name, (kind, default) in _V9_WORKLOAD_DEFAULTS.items():
+        # Quoted by hand: sqlite-utils writes DEFAULT false, which SQLite reads as 0.
+        literal = f"'{default}'" if kind is str else f"{int(default)}"  # type: ignore[call-overload]
+        db.execute(
+            f"ALTER TABLE workloads ADD COLUMN {name} {sql_types[kind]} NOT NULL DEFAULT {literal}"
+        )
+
+
 #: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _create_v1,
@@ -256,6 +294,8 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _add_fabric_and_storage_fields,
     version_tables.create_tables,
     acceptance_table.create_tables,
+    capture_table.create_tables,
+    _add_step_time_fields,
 ]
 
 #: The columns of each table in the current schema.  Update with each migration that
@@ -272,6 +312,8 @@ COLUMNS["links"] += ("speed_gbps",)
 COLUMNS["workloads"] += tuple(_V5_WORKLOAD_COLUMNS)
 COLUMNS.update(version_tables.COLUMNS)
 COLUMNS.update(acceptance_table.COLUMNS)
+COLUMNS.update(capture_table.COLUMNS)
+COLUMNS["workloads"] += (*_V9_WORKLOAD_COLUMNS, *_V9_WORKLOAD_DEFAULTS)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

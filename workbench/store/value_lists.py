@@ -117,7 +117,7 @@ def _text_items(value: list[Any]) -> str | None:
 _WORKLOAD_NUMBERS: dict[str, bool] = {
     "params": True,
     "tokens": False,
-    "mfu": False,
+    "mfu": True,
     "tp": False,
     "pp": False,
     "micro_batch": False,
@@ -127,6 +127,8 @@ _WORKLOAD_NUMBERS: dict[str, bool] = {
     "concurrency": False,
     "target_days": True,
     "checkpoint_interval_min": True,
+    "goodput": True,
+    "nic_gbps": True,
 }
 
 #: The workload form's choices, from the calculators that define them.
@@ -158,8 +160,17 @@ def check_workloads(workloads: Table) -> None:
     for name, optional in _WORKLOAD_NUMBERS.items():
         workloads.typed(name, OPT_NUMBER if optional else NUMBER, _calculator_number(name))
     workloads.typed("model_config", (dict, type(None)))
+    for name in ("sequence_parallel", "flash_attention"):
+        workloads.typed(name, (bool,))
+    # Whole numbers the step-time model takes as counts (it judges the range).
+    workloads.typed("virtual_stages", WHOLE, _at_least_one)
+    workloads.typed("global_batch", OPT_WHOLE, _at_least_one)
     for name in ("gpu_type", "dataset_tier", "checkpoint_tier"):
         workloads.typed(name, OPT_TEXT)
+
+
+def _at_least_one(value: int) -> str | None:
+    return None if 1 <= value <= 1_000_000_000 else f"must be 1 to 1,000,000,000, got {value}"
 
 
 # -- software stacks and waivers ----------------------------------------------------------

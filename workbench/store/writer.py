@@ -26,6 +26,7 @@ from workbench.model.design import Design
 from workbench.store import binding, schema
 from workbench.store.acceptance_table import acceptance_rows
 from workbench.store.atomic import replace_atomically
+from workbench.store.capture_table import capture_rows
 from workbench.store.errors import ProjectFileError, os_reason
 from workbench.store.snapshot import checked_mappings
 from workbench.store.temps import TempSweep, sweep_temps
@@ -135,6 +136,7 @@ def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]
         )
     yield from version_rows(design)
     yield from acceptance_rows(design)
+    yield from capture_rows(design)
     yield (
         "catalog_snapshot",
         [

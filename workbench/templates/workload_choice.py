@@ -46,7 +46,7 @@ def _candidates(gpus_per_node: int) -> Iterator[Workload]:
                 model=model,
                 tokens=tokens,
                 precision="bf16",
-                mfu=0.4,
+                mfu=None,  # predicted from the design
                 tp=tp,
                 pp=pp,
                 zero=zero,

@@ -9,7 +9,12 @@ costs the racks it touched, not the hall:
   the racks it names and the summary is rebuilt from the counts (one step per type);
 * rack loads: only the named racks are recomputed, added ones computed, removed ones
   dropped; the order is renewed when racks came, went or moved;
-* workload results: dropped when their workload changed, or when the summary moved;
+* workload results: dropped when their workload changed, when the device counts or the
+  design's catalog types moved (the training prediction reads the node type and its
+  NICs), or when the cabling did (it reads the compute fabric);
+* fabric figures: the compute plane's oversubscription and leaf size for the step-time
+  model (~0.2-0.8 s at 100,000 GPUs), kept until the cabling changes: the design
+  index's ``fabric_version``, or a change naming links, networks or catalog types;
 * findings: the rules engine's :class:`~workbench.rules.Checker` re-runs only the rules
   that look at what changed (see :mod:`workbench.rules.engine`).
 
@@ -28,6 +33,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.calc import summary as calc_summary
 from workbench.calc import workload as calc_workload
+from workbench.calc.design_hardware import FabricFigures, fabric_figures
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad
 from workbench.calc.workload import WorkloadResult
 from workbench.model import Change, Design, Device, Rack, Workload
@@ -67,6 +73,7 @@ class LiveFigures(QObject):
             "rack_loads": 0,
             "rack_load": 0,
             "workload": 0,
+            "fabric": 0,
             "counts": 0,
             "check": 0,
         }
@@ -83,6 +90,9 @@ class LiveFigures(QObject):
         self._loads_version = getattr(self, "_loads_version", 0) + 1
         self._load_cache = LoadCache()
         self._results: dict[str, tuple[Workload, WorkloadResult]] = {}
+        #: The compute plane's figures and the (index, fabric_version) they were read at.
+        self._fabric: FabricFigures | None = None
+        self._fabric_key: tuple[object, int] | None = None
         self._checker: Checker | None = None
         self._pending: Change | None = None
         self._marks: tuple[dict[str, Severity], dict[str, Severity]] | None = None
@@ -147,15 +157,41 @@ class LiveFigures(QObject):
         workload = self.design.find_workload(workload_id)
         if workload is None:
             raise KeyError(workload_id)
+        # Only a training job reads the fabric; reading it first lets a moved fabric
+        # drop every result before the cache is consulted.
+        fabric = self.fabric if workload.kind == "training" else None
         cached = self._results.get(workload_id)
         # Commands replace a Workload on edit, so a different object is a changed one
         # even if a change forgot to name it.
         if cached is not None and cached[0] is workload:
             return cached[1]
-        result = calc_workload.evaluate_workload(self.design, workload, self.summary)
+        result = calc_workload.evaluate_workload(self.design, workload, self.summary, fabric)
         self.computed["workload"] += 1
         self._results[workload_id] = (workload, result)
         return result
+
+    @property
+    def fabric(self) -> FabricFigures:
+        """``design_hardware.fabric_figures`` of the design, kept until the cabling moves.
+
+        Only links, networks (a plane's role) and catalog items (what is a host) decide
+        the compute plane; device field edits, renames and moves cannot, and a removed
+        device names its links in the change.  The index's ``fabric_version`` is also
+        compared, so an edit whose change forgot its links is still seen.
+        """
+        index = self.design.index
+        key = self._fabric_key
+        if (
+            self._fabric is None
+            or key is None
+            or key[0] is not index
+            or key[1] != index.fabric_version
+        ):
+            self._fabric = fabric_figures(self.design)
+            self._fabric_key = (index, index.fabric_version)
+            self.computed["fabric"] += 1
+            self._results.clear()  # every training prediction read the old figures
+        return self._fabric
 
     @property
     def checker(self) -> Checker:
@@ -275,6 +311,10 @@ class LiveFigures(QObject):
             self._results.pop(workload_id, None)
         if change.design:
             self._summary = None  # the PUE (say) moved; counts and loads did not
+            self._results.clear()
+        if change.links or change.networks or change.types:
+            # The compute fabric (and so every training prediction) may have moved.
+            self._fabric = None
             self._results.clear()
         if change.types:
             for slug in change.types:

@@ -17,7 +17,7 @@ from workbench.model import Design, Workload
 from workbench.render import colors
 from workbench.rules import Severity, count
 from workbench.ui.document import Change, Document
-from workbench.units import format_count, format_flops, format_power
+from workbench.units import finite, format_count, format_flops, format_power
 
 #: Evaluates a workload (``evaluate_workload`` or the document's cached result).
 Evaluate = Callable[[Workload], object]
@@ -27,13 +27,15 @@ SEPARATOR = " · "
 
 def training_days(
     design: Design, evaluate: Evaluate, preferred: str | None = None
-) -> tuple[str, float | None] | None:
-    """(workload name, days) of the training workload to show, or None without one.
+) -> tuple[str, float | None, float | None, str | None] | None:
+    """(workload name, days, MFU, MFU source) of the training workload to show, or None
+    without one.
 
     That is ``preferred`` (the workload open in the Estimates view) when it is a training
     job, else the first training workload, so the strip follows what the user is editing
-    and still shows something before they open the Estimates view.  Days are None when
-    the estimate cannot be made (missing inputs).  ``evaluate`` gives a workload's result
+    and still shows something before they open the Estimates view.  Days and MFU are
+    None when the estimate cannot be made (missing inputs); the source is "predicted"
+    (from the design and the layout) or "given".  ``evaluate`` gives a workload's result
     (the window passes the document's cached one, so the strip never computes it).
     """
     training = [w for w in design.workloads if w.kind == "training"]
@@ -43,8 +45,10 @@ def training_days(
     try:
         result = evaluate(workload)
     except Exception:  # noqa: BLE001 - a bad workload must not break the status bar
-        return workload.name, None
-    return workload.name, getattr(result, "days", None)
+        return workload.name, None, None, None
+    days, mfu = getattr(result, "days", None), getattr(result, "mfu", None)
+    source = getattr(result, "mfu_source", None)
+    return workload.name, days if finite(days) else None, mfu if finite(mfu) else None, source
 
 
 def summary_parts(
@@ -80,16 +84,18 @@ def summary_parts(
     ]
     days = training_days(design, evaluate, preferred)
     if days is not None:
-        name, value = days
+        name, value, mfu, source = days
         text = f"{name}: {value:,.1f} days" if value is not None else f"{name}: days n/a"
-        parts.append(
-            (
-                "days",
-                text,
-                "Training time of the workload open in Estimates "
-                "(the first training workload until one is chosen)",
-            )
+        tip = (
+            "Training time of the workload open in Estimates "
+            "(the first training workload until one is chosen)"
         )
+        if value is not None and mfu is not None:
+            text += f" at MFU {mfu * 100:.0f} %"
+            tip += f"; MFU {mfu * 100:.1f} % {source or ''}".rstrip()
+            if source == "predicted":
+                tip += " from the design (GPUs, NVLink, NICs, fabric) and the layout"
+        parts.append(("days", text, tip))
     return parts
 
 

@@ -23,10 +23,13 @@ class ParseError(ValueError):
 class FieldSpec:
     """One row of the workload form.
 
-    ``kind`` is how the text is read: ``text``, ``choice`` (a combo box), ``quantity``
-    (a float that may carry a K/M/B/T suffix), ``percent`` (shown ×100), ``int``, or
-    ``optional_int`` and ``optional_quantity`` (blank means None).  ``applies`` lists the workload kinds the row is
-    shown for.
+    ``kind`` is how the text is read: ``text``, ``choice`` (a combo box), ``bool`` (a
+    check box), ``quantity`` (a float that may carry a K/M/B/T suffix), ``percent``
+    (shown ×100), ``int``, or ``optional_int``, ``optional_quantity`` and
+    ``optional_percent`` (blank means None: the calculators' default, which the box
+    shows as its placeholder).  ``applies`` lists the workload kinds the row is shown
+    for; ``section`` the heading it stands under (the form draws one per section, so
+    some twenty rows read as four short groups).
     """
 
     name: str
@@ -35,31 +38,38 @@ class FieldSpec:
     applies: tuple[str, ...] = ("training", "inference")
     choices: tuple[tuple[str, object], ...] = ()
     tooltip: str = ""
+    section: str = ""
 
 
 PRECISION_CHOICES = (("FP8", "fp8"), ("BF16", "bf16"), ("FP16", "fp16"), ("TF32", "tf32"))
 KV_PRECISION_CHOICES = (("FP8", "fp8"), ("BF16", "bf16"), ("FP16", "fp16"))
+TRAINING = ("training",)
+#: The section whose heading carries the "Auto layout…" button.
+LAYOUT_SECTION = "Parallel layout"
 
 FIELDS: tuple[FieldSpec, ...] = (
-    FieldSpec("name", "Name", "text"),
+    FieldSpec("name", "Name", "text", section="Model and data"),
     FieldSpec(
         "model",
         "Model",
         "choice",
         tooltip="A published model preset, or Custom to give N yourself.",
+        section="Model and data",
     ),
     FieldSpec(
         "params",
         "Parameters (N)",
         "quantity",
         tooltip="Parameter count; suffixes K, M, B, T allowed (70B = 70e9).",
+        section="Model and data",
     ),
     FieldSpec(
         "tokens",
         "Tokens (D)",
         "quantity",
-        ("training",),
+        TRAINING,
         tooltip="Training tokens; suffixes allowed (15T = 15e12).",
+        section="Model and data",
     ),
     FieldSpec(
         "precision",
@@ -67,67 +77,138 @@ FIELDS: tuple[FieldSpec, ...] = (
         "choice",
         choices=PRECISION_CHOICES,
         tooltip="Precision whose dense peak TFLOPS the estimate uses.",
+        section="Model and data",
     ),
+    FieldSpec(
+        "gpu_type",
+        "GPU model",
+        "choice",
+        tooltip="The GPU the estimate runs on; by default the design's most common GPU.",
+        section="Hardware and run",
+    ),
+    FieldSpec("gpus", "GPUs", "optional_int", section="Hardware and run"),
     FieldSpec(
         "mfu",
         "MFU (%)",
-        "percent",
-        ("training",),
-        tooltip="Model FLOPs utilisation in percent: 30-50 % is typical; plan at 30 % until measured.",
+        "optional_percent",
+        TRAINING,
+        tooltip="Model FLOPs utilisation in percent.  Blank: predicted from the design "
+        "(GPUs, NVLink, NICs, fabric) and the layout; type a measured figure to "
+        "override it, clear the box to go back to the prediction.",
+        section="Hardware and run",
     ),
     FieldSpec(
-        "recompute",
-        "Activation recompute",
-        "choice",
-        ("training",),
-        choices=(("None", "none"), ("Selective", "selective"), ("Full", "full")),
+        "nic_gbps",
+        "NIC per GPU (Gb/s)",
+        "optional_quantity",
+        TRAINING,
+        tooltip="Compute-fabric line rate per GPU; blank: the node's compute* ports "
+        "divided by its GPUs.",
+        section="Hardware and run",
+    ),
+    FieldSpec(
+        "goodput",
+        "Goodput (%)",
+        "optional_percent",
+        TRAINING,
+        tooltip="Share of the run's wall-clock time that trains (restarts, evaluation "
+        "and checkpoints take the rest); blank: the documented default (Llama 3 paper: "
+        "above 90 % on 16K H100).",
+        section="Hardware and run",
+    ),
+    FieldSpec(
+        "target_days",
+        "Target (days)",
+        "optional_quantity",
+        TRAINING,
+        tooltip="The business window for the job: the design checks warn when the "
+        "estimated training time runs past it.  Blank: no target.",
+        section="Hardware and run",
     ),
     FieldSpec(
         "tp",
         "Tensor parallel (TP)",
         "int",
         tooltip="GPUs one layer is split across (within a node).",
+        section=LAYOUT_SECTION,
     ),
     FieldSpec(
         "pp",
         "Pipeline parallel (PP)",
         "int",
-        ("training",),
-        tooltip="Pipeline stages (training; serving here shards by TP only).",
+        TRAINING,
+        tooltip="Pipeline stages (training; serving here shards by TP only).  Stages "
+        "may differ by one layer.",
+        section=LAYOUT_SECTION,
+    ),
+    FieldSpec(
+        "virtual_stages",
+        "Virtual stages",
+        "int",
+        TRAINING,
+        tooltip="Model chunks per GPU of the interleaved 1F1B schedule (1: plain "
+        "1F1B); more chunks shrink the pipeline bubble and add sends.",
+        section=LAYOUT_SECTION,
     ),
     FieldSpec(
         "zero",
         "ZeRO stage",
         "choice",
-        ("training",),
+        TRAINING,
         choices=(
             ("0 (none)", 0),
             ("1 (optimizer)", 1),
             ("2 (+ gradients)", 2),
             ("3 (+ weights)", 3),
         ),
+        section=LAYOUT_SECTION,
     ),
-    FieldSpec("micro_batch", "Micro-batch (sequences)", "int", ("training",)),
-    FieldSpec("seq_len", "Sequence length (tokens)", "int", ("training",)),
     FieldSpec(
-        "gpu_type",
-        "GPU model",
+        "recompute",
+        "Activation recompute",
         "choice",
-        tooltip="The GPU the estimate runs on; by default the design's most common GPU.",
+        TRAINING,
+        choices=(("None", "none"), ("Selective", "selective"), ("Full", "full")),
+        section=LAYOUT_SECTION,
     ),
-    FieldSpec("gpus", "GPUs (blank = all in design)", "optional_int"),
+    FieldSpec("micro_batch", "Micro-batch (sequences)", "int", TRAINING, section=LAYOUT_SECTION),
     FieldSpec(
-        "target_days",
-        "Target (days, blank = none)",
-        "optional_quantity",
-        ("training",),
-        tooltip="The business window for the job: the design checks warn when the "
-        "estimated training time runs past it.",
+        "global_batch",
+        "Global batch (sequences)",
+        "optional_int",
+        TRAINING,
+        tooltip="Sequences per optimizer step; blank: about 4M tokens in whole "
+        "micro-batches on every data-parallel rank.",
+        section=LAYOUT_SECTION,
     ),
-    FieldSpec("context", "Context (tokens)", "int", ("inference",)),
-    FieldSpec("concurrency", "Concurrent sequences", "int", ("inference",)),
+    FieldSpec("seq_len", "Sequence length (tokens)", "int", TRAINING, section=LAYOUT_SECTION),
     FieldSpec(
-        "kv_precision", "KV cache precision", "choice", ("inference",), choices=KV_PRECISION_CHOICES
+        "sequence_parallel",
+        "Sequence parallel",
+        "bool",
+        TRAINING,
+        tooltip="Megatron sequence parallelism alongside TP (Korthikanti et al. 2022): "
+        "norms and dropout split across the TP GPUs; applies when TP > 1.",
+        section=LAYOUT_SECTION,
+    ),
+    FieldSpec(
+        "flash_attention",
+        "FlashAttention",
+        "bool",
+        TRAINING,
+        tooltip="Attention scores are never stored (Dao et al. 2022), so activation "
+        "memory and the recompute cost drop.",
+        section=LAYOUT_SECTION,
+    ),
+    FieldSpec("context", "Context (tokens)", "int", ("inference",), section="Serving"),
+    FieldSpec("concurrency", "Concurrent sequences", "int", ("inference",), section="Serving"),
+    FieldSpec(
+        "kv_precision",
+        "KV cache precision",
+        "choice",
+        ("inference",),
+        choices=KV_PRECISION_CHOICES,
+        section="Serving",
     ),
 )
 
@@ -185,13 +266,13 @@ def to_text(spec: FieldSpec, value: object) -> str:
     if value is None:
         return ""
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if spec.kind in ("quantity", "optional_quantity", "percent") and not (
+    if spec.kind in ("quantity", "optional_quantity", "percent", "optional_percent") and not (
         numeric and math.isfinite(value)  # type: ignore[arg-type]
     ):
         return str(value)
     if spec.kind in ("quantity", "optional_quantity"):
         return format_quantity(float(value))  # type: ignore[arg-type]
-    if spec.kind == "percent":
+    if spec.kind in ("percent", "optional_percent"):
         return format_percent(float(value))  # type: ignore[arg-type]
     if spec.kind in ("int", "optional_int"):
         return f"{value:g}" if isinstance(value, float) else str(value)
@@ -212,4 +293,7 @@ def from_text(spec: FieldSpec, text: str) -> object:
         return None if not text.strip() else parse_int(text)
     if spec.kind == "optional_quantity":
         return None if not text.strip() else parse_quantity(text)
+    if spec.kind == "optional_percent":
+        cleaned = text.replace("%", "")
+        return None if not cleaned.strip() else parse_quantity(cleaned) / 100.0
     raise ValueError(f"no text form for field kind {spec.kind!r}")

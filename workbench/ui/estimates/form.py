@@ -1,35 +1,44 @@
 """The form for one workload: every box mirrors a Workload field.
 
 Edits become :class:`UpdateWorkloadCommand` pushes (one undo step per field, merged while
-the same field is retyped); the form re-reads the model on every ``Document.changed`` and
-writes the boxes under a QSignalBlocker, so undo/redo refills it without pushing anything.
-Whether a value makes sense is decided by the calculators: the view passes their
-``InputError`` list to :meth:`WorkloadForm.show_errors`, which paints the named field red
-and prints the message under the form.
+the same field is retyped, but never across a switch between a typed value and the
+default: clearing a typed MFU is its own step, so undo brings the override back); the
+form re-reads the model on every ``Document.changed`` and writes the boxes under a
+QSignalBlocker, so undo/redo refills it without pushing anything.  Whether a value makes
+sense is decided by the calculators: the view passes their ``InputError`` list to
+:meth:`WorkloadForm.show_errors`, which paints the named field red and prints the
+message under the form, and the defaults they used to :meth:`WorkloadForm.show_hints`,
+which the blank boxes show as placeholder text ("predicted 43 %").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtGui import QFont, QUndoCommand
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
-from workbench.calc.presets import PRESETS
+from workbench.calc.presets import PRESET_TITLES, PRESETS
 from workbench.model import Workload
 from workbench.ui.commands import UpdateWorkloadCommand
 from workbench.ui.document import Document
 from workbench.ui.estimates.fields import (
     FIELD_BY_NAME,
     FIELDS,
+    LAYOUT_SECTION,
     FieldSpec,
     ParseError,
     format_quantity,
@@ -44,7 +53,12 @@ _ERROR_STYLE = "border: 1px solid #c62828; background: #fdecea;"
 
 
 def preset_title(name: str) -> str:
-    """``llama3-70b`` → ``Llama 3 70B``, ``gpt3-175b`` → ``GPT-3 175B`` (display only)."""
+    """``llama3-70b`` → ``Llama 3 70B``, ``gpt3-175b`` → ``GPT-3 175B`` (display only).
+
+    A preset with a title of its own (``PRESET_TITLES``: "LLaMA 65B", "Megatron-LM
+    175B") keeps it: the pattern cannot know how a family spells its name."""
+    if name in PRESET_TITLES:
+        return PRESET_TITLES[name]
     match = re.fullmatch(r"([a-z]+)(\d+)-(\w+)", name)
     if not match:
         return name
@@ -62,7 +76,7 @@ def percent_message(spec: FieldSpec | None, message: str) -> str:
     ``calc`` checks MFU as a fraction ("must be a fraction in (0, 1], got 1.5"); a planner
     who typed 150 into "MFU (%)" reads "must be above 0 % and at most 100 %, got 150 %".
     """
-    if spec is None or spec.kind != "percent":
+    if spec is None or spec.kind not in ("percent", "optional_percent"):
         return message
     match = _FRACTION_MESSAGE.search(message)
     if match is None:
@@ -73,6 +87,36 @@ def percent_message(spec: FieldSpec | None, message: str) -> str:
     except ValueError:
         got = match.group(2)
     return f"must be {low} and at most 100 %, got {got}"
+
+
+class WorkloadEdit(UpdateWorkloadCommand):
+    """The form's edit of one field: merges with the previous edit of that field (typing
+    35 then 45 is one undo step) unless it switches between a typed value and the
+    default (None), so "clear the MFU box" can be undone back to the override."""
+
+    def __init__(self, document: Document, workload: Workload, **changes: object):
+        super().__init__(document, workload.id, **changes)
+        self.switches = any(
+            (value is None) != (getattr(workload, name, None) is None)
+            for name, value in changes.items()
+        )
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        if isinstance(other, WorkloadEdit) and other.switches:
+            return False
+        return super().mergeWith(other)
+
+
+class LayoutEdit(UpdateWorkloadCommand):
+    """Several layout fields set at once (the auto layout's choice): one undo step that
+    never merges with a neighbour."""
+
+    def __init__(self, document: Document, workload_id: str, text: str, **changes: object):
+        super().__init__(document, workload_id, **changes)
+        self.setText(text)
+
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return -1
 
 
 def find_workload(document: Document, workload_id: str | None) -> Workload | None:
@@ -90,6 +134,8 @@ class WorkloadForm(QWidget):
 
     #: A field name whose text could not be read as a number (the view shows it).
     parseErrorsChanged = Signal()
+    #: The "Auto layout…" button was pressed.
+    autoLayoutRequested = Signal()
 
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
@@ -102,7 +148,21 @@ class WorkloadForm(QWidget):
 
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.form.setVerticalSpacing(4)
+        #: Section heading widgets, and the fields under each.
+        self.sections: dict[str, QWidget] = {}
+        self._section_fields: dict[str, list[str]] = {}
+        self.auto_layout_button = QPushButton("Auto layout…")
+        self.auto_layout_button.setObjectName("autoLayout")
+        self.auto_layout_button.setToolTip(
+            "Propose the fastest TP / PP / recompute / ZeRO split that fits the GPUs' "
+            "memory, with the alternatives weighed (applied as one undo step)"
+        )
+        self.auto_layout_button.clicked.connect(self.autoLayoutRequested)
         for spec in FIELDS:
+            if spec.section and spec.section not in self.sections:
+                self._add_section(spec.section)
+            self._section_fields.setdefault(spec.section, []).append(spec.name)
             editor = self._make_editor(spec)
             label = QLabel(spec.label)
             label.setBuddy(editor)
@@ -127,7 +187,30 @@ class WorkloadForm(QWidget):
         self.setEnabled(False)
 
     # -- building ------------------------------------------------------------------
+    def _add_section(self, title: str) -> None:
+        """A bold heading row; the layout section's carries the "Auto layout…" button."""
+        heading = QWidget()
+        heading.setObjectName(f"section_{title}")
+        row = QHBoxLayout(heading)
+        row.setContentsMargins(0, 6 if self.sections else 0, 0, 0)
+        label = QLabel(title)
+        font = label.font()
+        font.setWeight(QFont.Weight.DemiBold)
+        label.setFont(font)
+        label.setStyleSheet("color: #37474f;")
+        row.addWidget(label)
+        row.addStretch(1)
+        if title == LAYOUT_SECTION:
+            row.addWidget(self.auto_layout_button)
+        self.sections[title] = heading
+        self.form.addRow(heading)
+
     def _make_editor(self, spec: FieldSpec) -> QWidget:
+        if spec.kind == "bool":
+            box = QCheckBox()
+            box.setObjectName(f"field_{spec.name}")
+            box.clicked.connect(lambda _checked, n=spec.name: self._commit(n))
+            return box
         if spec.kind == "choice":
             combo = QComboBox()
             combo.setObjectName(f"field_{spec.name}")
@@ -144,8 +227,8 @@ class WorkloadForm(QWidget):
             return combo
         line = QLineEdit()
         line.setObjectName(f"field_{spec.name}")
-        if spec.name == "gpus":
-            line.setPlaceholderText("all GPUs in the design")
+        placeholder = {"gpus": "all GPUs in the design", "target_days": "none"}
+        line.setPlaceholderText(placeholder.get(spec.name, ""))
         line.editingFinished.connect(lambda n=spec.name: self._commit(n))
         return line
 
@@ -186,6 +269,8 @@ class WorkloadForm(QWidget):
                 if index < 0 and spec.name == "model":
                     index = editor.findData(CUSTOM)
                 editor.setCurrentIndex(index)
+            elif isinstance(editor, QCheckBox):
+                editor.setChecked(bool(value))
             elif isinstance(editor, QLineEdit):
                 text = to_text(spec, value)
                 if spec.name == "params" and workload.model != CUSTOM:
@@ -201,6 +286,13 @@ class WorkloadForm(QWidget):
             del blocker
             visible = workload.kind in spec.applies
             self.form.setRowVisible(editor, visible)
+        for title, heading in self.sections.items():
+            shown = any(
+                workload.kind in FIELD_BY_NAME[name].applies
+                for name in self._section_fields.get(title, ())
+            )
+            self.form.setRowVisible(heading, shown)
+        self.auto_layout_button.setVisible(workload.kind == "training")
         params = self.editors["params"]
         assert isinstance(params, QLineEdit)
         params.setReadOnly(workload.model != CUSTOM)
@@ -240,6 +332,8 @@ class WorkloadForm(QWidget):
             value = editor.currentData()
             if name == "gpu_type" and value == DESIGN_GPU:
                 value = None
+        elif isinstance(editor, QCheckBox):
+            value = editor.isChecked()
         else:
             assert isinstance(editor, QLineEdit)
             if name == "params" and editor.isReadOnly():
@@ -264,12 +358,32 @@ class WorkloadForm(QWidget):
             if preset is not None:
                 changes["params"] = preset.params
         if changes:
-            self.document.push(UpdateWorkloadCommand(self.document, workload.id, **changes))
+            self.document.push(WorkloadEdit(self.document, workload, **changes))
         elif had_error:
             self.refresh()
             self.parseErrorsChanged.emit()
 
-    # -- errors --------------------------------------------------------------------
+    def apply_layout(self, changes: Mapping[str, object], text: str) -> bool:
+        """Set several fields of the workload as ONE undo step (the auto layout's
+        choice); False when nothing would change."""
+        workload = self.workload()
+        if workload is None:
+            return False
+        moved = {k: v for k, v in changes.items() if getattr(workload, k) != v}
+        if not moved:
+            return False
+        self.document.push(LayoutEdit(self.document, workload.id, text, **moved))
+        return True
+
+    # -- hints and errors ------------------------------------------------------------
+    def show_hints(self, hints: Mapping[str, str]) -> None:
+        """Placeholder text of the blank boxes: the default the calculators used
+        ("predicted 43 %" in the MFU box); a box without a hint keeps its own."""
+        for name, text in hints.items():
+            editor = self.editors.get(name)
+            if isinstance(editor, QLineEdit) and editor.placeholderText() != text:
+                editor.setPlaceholderText(text)
+
     def show_errors(self, errors: list[tuple[str, str]]) -> None:
         """The calculators' complaints as (field, message) pairs; [] clears them."""
         self._calc_errors = list(errors)

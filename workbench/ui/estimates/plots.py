@@ -1,4 +1,5 @@
-"""The three pyqtgraph plots of the Estimates view.
+"""The pyqtgraph plots of the Estimates view: days against GPUs, the step time, memory
+per GPU and power per rack.
 
 Each plot owns a fixed set of items created once and only fed new arrays on update
 (``setData`` / ``setOpts``), so a live edit costs a few numpy operations, not item churn.
@@ -14,7 +15,7 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 import numpy as np  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt, Signal  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget  # noqa: E402
 
@@ -29,6 +30,17 @@ MEMORY_PARTS: tuple[tuple[str, str, str], ...] = (
     ("kv_cache", "KV cache", "#56B4E9"),
 )
 _MFU_PENS = {0.3: "#d55e00", 0.4: "#0072B2", 0.5: "#009E73"}
+#: The predicted curve: the design's own answer, drawn over the MFU band.
+PREDICTED_PEN = "#222222"
+#: Colours of the step-time terms (estimate.STEP_TERMS order; Okabe-Ito, the bubble in
+#: grey because it is idle time).
+STEP_COLOURS: dict[str, str] = {
+    "compute": "#0072B2",
+    "tp_comm": "#E69F00",
+    "pipeline_bubble": "#9E9E9E",
+    "p2p": "#CC79A7",
+    "dp_exposed": "#D55E00",
+}
 
 
 def _style(plot: pg.PlotWidget, title: str, left: str, bottom: str) -> None:
@@ -104,16 +116,26 @@ def _message(plot: pg.PlotWidget) -> pg.TextItem:
 
 
 class DaysPlot(pg.PlotWidget):
-    """Training days against GPU count (log-log) for MFU 30/40/50 %, design point marked."""
+    """Training days against GPU count (log-log): the step-time model's prediction for
+    the job's layout, the band of MFU 30/40/50 %, and the design's point."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         _style(self, "Training time vs GPU count", "Training time (days)", "GPUs")
         self.setLogMode(x=True, y=True)
         self.legend = _legend(self)
+        # Gaps (NaN) where a GPU count cannot hold the layout are left undrawn.
+        self.predicted = self.plot(
+            [],
+            [],
+            pen=pg.mkPen(PREDICTED_PEN, width=2.5),
+            name="Predicted (this layout)",
+            connect="finite",
+        )
+        self.predicted.setZValue(3)
         self.curves: dict[float, pg.PlotDataItem] = {}
         for mfu, colour in _MFU_PENS.items():
-            width = 2.5 if mfu == 0.4 else 1.5
+            width = 1.8 if mfu == 0.4 else 1.2
             style = Qt.PenStyle.SolidLine if mfu == 0.4 else Qt.PenStyle.DashLine
             curve = self.plot(
                 [], [], pen=pg.mkPen(colour, width=width, style=style), name=f"MFU {mfu:.0%}"
@@ -146,11 +168,14 @@ class DaysPlot(pg.PlotWidget):
         days: dict[float, np.ndarray],
         point: tuple[float, float] | None,
         note: str = "",
+        predicted: np.ndarray | None = None,
     ) -> None:
-        """Feed the curves (GPU counts, days per MFU) and the design's own point."""
+        """Feed the curves (GPU counts, days per MFU, the predicted days) and the
+        design's own point."""
         if gpus is None or not days:
             for curve in self.curves.values():
                 curve.setData([], [])
+            self.predicted.setData([], [])
             self.band.setVisible(False)
             self.point.setData([], [])
             self.point_label.setText("")
@@ -158,6 +183,12 @@ class DaysPlot(pg.PlotWidget):
             _centre(self, self.message)
             return
         self.message.setText("")
+        if predicted is None:
+            self.predicted.setData([], [])
+        else:
+            self.predicted.setData(
+                np.asarray(gpus, dtype=float), np.asarray(predicted, dtype=float)
+            )
         self.band.setVisible(0.3 in days and 0.5 in days)
         for mfu, curve in self.curves.items():
             values = days.get(mfu)
@@ -201,7 +232,7 @@ class MemoryPlot(pg.PlotWidget):
             angle=0,
             movable=False,
             pen=pg.mkPen("#c62828", width=2),
-            label="HBM {value:.0f} GB",
+            label="HBM {value:.1f} GB",
             labelOpts={"position": 0.02, "color": "#c62828", "anchors": [(0, 1), (0, 1)]},
         )
         self.usable_line = pg.InfiniteLine(
@@ -302,3 +333,94 @@ class RackPowerPlot(pg.PlotWidget):
         self.message.setText("" if n else "No racks in the design")
         self.enableAutoRange()
         _centre(self, self.message)
+
+
+class StepPlot(pg.PlotWidget):
+    """One training step as a horizontal stacked bar of the step-time model's terms.
+
+    The legend underneath names each term with its seconds; a term's name is a link
+    that asks for its explanation (``termClicked``), so the bar needs no hit-testing.
+    """
+
+    termClicked = Signal(str)
+
+    def __init__(self, terms: tuple[tuple[str, str], ...], parent: QWidget | None = None):
+        super().__init__(parent)
+        _style(self, "Step time", "", "seconds")
+        self.terms = terms
+        item = self.getPlotItem()
+        item.hideAxis("left")
+        item.showGrid(x=True, y=False, alpha=0.25)
+        item.setTitle("Step time", color="#222", size="10pt")
+        self.setMouseEnabled(x=False, y=False)
+        self.setMenuEnabled(False)
+        self.hideButtons()
+        self.setMinimumSize(180, 70)
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        for key, _label in terms:
+            bar = pg.BarGraphItem(
+                x0=[0.0],
+                width=[0.0],
+                y=[0.0],
+                height=0.7,
+                brush=STEP_COLOURS.get(key, "#607d8b"),
+                pen=pg.mkPen("w", width=1),
+            )
+            self.addItem(bar)
+            self.bars[key] = bar
+        self.message = _message(self)
+        self.seconds: dict[str, float] = {}
+        self.legend_label = QLabel()
+        self.legend_label.setObjectName("stepLegend")
+        self.legend_label.setWordWrap(True)
+        self.legend_label.setTextFormat(Qt.TextFormat.RichText)
+        self.legend_label.setStyleSheet(
+            "QLabel { background: white; color: #222; padding: 0 8px 4px 8px; }"
+        )
+        self.legend_label.linkActivated.connect(self.termClicked)
+        self.legend_label.setToolTip("Click a term for its formula, numbers and source")
+        self.set_step({}, "", "Add a training job to see its step")
+
+    def set_step(self, seconds: dict[str, float], title: str, note: str = "") -> None:
+        """Stack ``seconds`` per term left to right (missing terms are empty)."""
+        self.seconds = {key: float(seconds.get(key, 0.0)) for key, _label in self.terms}
+        base = 0.0
+        for key, _label in self.terms:
+            width = self.seconds[key]
+            self.bars[key].setOpts(x0=[base], width=[width], y=[0.0], height=0.7)
+            base += width
+        total = base
+        self.getPlotItem().setTitle(title or "Step time", color="#222", size="10pt")
+        self.message.setText("" if total > 0 else note)
+        self.setXRange(0, total * 1.02 if total > 0 else 1.0, padding=0)
+        self.setYRange(-0.6, 0.6, padding=0)
+        self.message.setPos((total * 1.02 if total > 0 else 1.0) / 2, 0)
+        self.legend_label.setText(self._legend_html() if total > 0 else "")
+        self.legend_label.setVisible(total > 0)
+
+    def _legend_html(self) -> str:
+        parts = []
+        for key, label in self.terms:
+            colour = STEP_COLOURS.get(key, "#607d8b")
+            seconds = self.seconds.get(key, 0.0)
+            parts.append(
+                f'<span style="color:{colour}; font-size:large">■</span>&nbsp;'
+                f'<a href="{key}" style="color:#1565c0; text-decoration:none">'
+                f"{label.replace(' ', '&nbsp;')}</a>&nbsp;{_seconds(seconds)}"
+            )
+        return " &nbsp;&nbsp; ".join(parts)
+
+    def total(self) -> float:
+        """The bar's right end in seconds (the sum of the segments), for tests."""
+        return float(sum(float(bar.opts["width"][0]) for bar in self.bars.values()))
+
+
+def _seconds(value: float) -> str:
+    """3.15 s, 0.0134 s, 850 ms: three significant figures, never '0.00 s'."""
+    if value >= 1:
+        return f"{value:,.3g}&nbsp;s" if value < 1000 else f"{value:,.0f}&nbsp;s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.3g}&nbsp;ms"
+    if value > 0:
+        return f"{value * 1e6:.3g}&nbsp;µs"
+    return "0&nbsp;s"

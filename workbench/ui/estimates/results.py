@@ -215,7 +215,7 @@ class ExplainDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Explain")
         self.setModal(False)
-        self.resize(620, 300)
+        self.resize(720, 420)
         self.key: str | None = None
         self.title = QLabel()
         font = self.title.font()
@@ -233,8 +233,17 @@ class ExplainDialog(QDialog):
         layout.addWidget(self.body)
         layout.addWidget(buttons)
 
-    def show_figure(self, key: str, label: str, explained: Explained | None) -> None:
-        """Fill the dialog; a figure without explanation says so (never blank)."""
+    def show_figure(
+        self,
+        key: str,
+        label: str,
+        explained: Explained | None,
+        parts: tuple[tuple[str, Explained], ...] = (),
+    ) -> None:
+        """Fill the dialog; a figure without explanation says so (never blank).
+
+        ``parts`` are the terms the figure sums (the step time's five), each shown
+        below it with its own formula, numbers and source."""
         self.key = key
         self.title.setText(label)
         if explained is None:
@@ -253,6 +262,15 @@ class ExplainDialog(QDialog):
         ]
         if explained.source:
             lines += ["", "Source:", f"    {explained.source}"]
+        for name, part in parts:
+            lines += [
+                "",
+                f"── {name}: {num(part.value)} {part.unit}".rstrip(),
+                f"    {part.formula}",
+                f"    = {part.substituted}",
+            ]
+            if part.source:
+                lines.append(f"    Source: {part.source}")
         self.body.setPlainText("\n".join(lines))
 
     def text(self) -> str:

@@ -1,5 +1,6 @@
 """The Estimates view: workloads on the left, the selected one's form and results in the
-middle, the plots on the right.
+middle, the plots on the right (days against GPUs, the step time as a stacked bar,
+memory per GPU and power per rack).
 
 Everything is refreshed synchronously in the ``Document.changed`` slot, in the same
 event-loop turn as the edit, so the figures and plots are never a frame behind the
@@ -12,7 +13,9 @@ plot when some rack's load differs (a device rename redraws nothing here).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from dataclasses import replace
+
+from PySide6.QtCore import QSignalBlocker, QSize, Qt
 from PySide6.QtWidgets import (
     QFrame,
     QGroupBox,
@@ -26,12 +29,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.calc.layout_proposal import layout_changes, propose
+from workbench.calc.layout_search import Candidate
 from workbench.model import Workload
 from workbench.ui.commands import AddWorkloadCommand, RemoveWorkloadCommand
 from workbench.ui.document import Change, Document
 from workbench.ui.estimates import estimate as est
 from workbench.ui.estimates.form import WorkloadForm, find_workload, preset_title
-from workbench.ui.estimates.plots import DaysPlot, MemoryPlot, RackPowerPlot, with_legend
+from workbench.ui.estimates.layout_dialog import AutoLayoutDialog, describe
+from workbench.ui.estimates.plots import (
+    DaysPlot,
+    MemoryPlot,
+    RackPowerPlot,
+    StepPlot,
+    with_legend,
+)
 from workbench.ui.estimates.results import ExplainDialog, ResultsPanel
 
 _KIND_TITLE = {"training": "Training", "inference": "Inference"}
@@ -39,14 +51,35 @@ _KIND_TITLE = {"training": "Training", "inference": "Inference"}
 
 class _AdaptiveSplitter(QSplitter):
     """Side by side when there is room, stacked when the window is narrow, so neither
-    plot is squeezed to a sliver in a laptop-sized main window."""
+    plot (nor the form and the results) is squeezed to a sliver in a laptop-sized main
+    window.  ``shares`` split the width side by side (the height splits evenly)."""
 
-    def __init__(self, min_side_by_side: int, parent: QWidget | None = None):
+    def __init__(
+        self,
+        min_side_by_side: int | None,
+        parent: QWidget | None = None,
+        shares: tuple[int, int] = (2, 3),
+    ):
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.min_side_by_side = min_side_by_side
+        self.shares = shares
         self.setChildrenCollapsible(False)
 
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """The stacked minimum: side by side is only chosen where there is room, so a
+        narrow window may always stack the panes (a horizontal minimum would keep the
+        view too wide to ever stack them)."""
+        widgets = [self.widget(i) for i in range(self.count())]
+        hints = [w.minimumSizeHint() for w in widgets if w is not None]
+        if not hints:
+            return super().minimumSizeHint()
+        handles = self.handleWidth() * (len(hints) - 1)
+        return QSize(max(h.width() for h in hints), sum(h.height() for h in hints) + handles)
+
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if self.min_side_by_side is None:  # its owner decides (EstimatesView.resizeEvent)
+            super().resizeEvent(event)
+            return
         wanted = (
             Qt.Orientation.Horizontal
             if event.size().width() >= self.min_side_by_side
@@ -59,12 +92,30 @@ class _AdaptiveSplitter(QSplitter):
                 if wanted == Qt.Orientation.Horizontal
                 else event.size().height()
             )
+            first, second = self.shares
             self.setSizes(
-                [extent * 2 // 5, extent * 3 // 5]
+                [extent * first // (first + second), extent * second // (first + second)]
                 if wanted == Qt.Orientation.Horizontal
                 else [extent // 2, extent // 2]
             )
         super().resizeEvent(event)
+
+
+def _scrolled(*widgets: QWidget, minimum_width: int) -> QScrollArea:
+    """``widgets`` stacked top-down in a frameless vertical scroll area."""
+    column = QWidget()
+    column_layout = QVBoxLayout(column)
+    column_layout.setContentsMargins(6, 6, 6, 6)
+    for widget in widgets:
+        column_layout.addWidget(widget)
+    column_layout.addStretch(1)
+    scroll = QScrollArea()
+    scroll.setWidget(column)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    scroll.setMinimumWidth(minimum_width)
+    return scroll
 
 
 class EstimatesView(QWidget):
@@ -76,6 +127,7 @@ class EstimatesView(QWidget):
         self.current_id: str | None = None
         self.estimate: est.Estimate | None = None
         self._explain: ExplainDialog | None = None
+        self._layout_dialog: AutoLayoutDialog | None = None
         #: What the shown estimate was made from: (result, deadline text, SU text).
         self._estimate_inputs: tuple[object, str, str] | None = None
         #: ``LiveFigures.rack_loads_version`` the power plot shows (None: never drawn).
@@ -114,28 +166,27 @@ class EstimatesView(QWidget):
         # -- form and results ----------------------------------------------------------
         self.form = WorkloadForm(document)
         self.form.parseErrorsChanged.connect(self._refresh_errors)
+        self.form.autoLayoutRequested.connect(self.open_auto_layout)
         form_box = QGroupBox("Workload")
         form_layout = QVBoxLayout(form_box)
         form_layout.addWidget(self.form)
         self.results = ResultsPanel()
         self.results.explainRequested.connect(self.explain)
         self.results.deadlineChanged.connect(self._recompute)
-        column = QWidget()
-        column_layout = QVBoxLayout(column)
-        column_layout.setContentsMargins(6, 6, 6, 6)
-        column_layout.addWidget(list_box)
-        column_layout.addWidget(form_box)
-        column_layout.addWidget(self.results)
-        column_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(column)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        scroll.setMinimumWidth(360)
+        # The form and the results side by side when there is room (the results are
+        # what a planner reads, so they must not sit below some twenty form rows),
+        # stacked in a narrow window; each scrolls on its own.
+        columns = _AdaptiveSplitter(min_side_by_side=None, shares=(5, 6))
+        self.columns = columns
+        #: Whether the form and the results stand side by side (None: not laid out yet).
+        self._wide: bool | None = None
+        columns.addWidget(_scrolled(list_box, form_box, minimum_width=330))
+        columns.addWidget(_scrolled(self.results, minimum_width=430))
 
         # -- right: plots ----------------------------------------------------------------
         self.days_plot = DaysPlot()
+        self.step_plot = StepPlot(est.STEP_TERMS)
+        self.step_plot.termClicked.connect(self.explain)
         self.memory_plot = MemoryPlot()
         self.power_plot = RackPowerPlot()
         bottom = _AdaptiveSplitter(min_side_by_side=520)
@@ -143,19 +194,26 @@ class EstimatesView(QWidget):
         bottom.addWidget(with_legend(self.power_plot))
         bottom.setStretchFactor(0, 2)
         bottom.setStretchFactor(1, 3)
+        step_pane = with_legend(self.step_plot)
+        step_pane.setMinimumHeight(110)
+        step_pane.setMaximumHeight(190)
+        self.step_pane = step_pane
         plots = QSplitter(Qt.Orientation.Vertical)
         plots.addWidget(self.days_plot)
+        plots.addWidget(step_pane)
         plots.addWidget(bottom)
-        plots.setStretchFactor(0, 2)
-        plots.setStretchFactor(1, 3)
+        plots.setStretchFactor(0, 4)
+        plots.setStretchFactor(1, 0)
+        plots.setStretchFactor(2, 5)
+        plots.setSizes([400, 140, 460])
         plots.setChildrenCollapsible(False)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(scroll)
+        splitter.addWidget(columns)
         splitter.addWidget(plots)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([460, 1000])
+        splitter.setSizes([820, 780])
         splitter.setChildrenCollapsible(False)
         self.splitter = splitter
         layout = QHBoxLayout(self)
@@ -167,6 +225,25 @@ class EstimatesView(QWidget):
         self._rebuild_list()
         self._refresh_power()
         self._recompute()
+
+    #: View width from which the form and the results stand side by side: both columns
+    #: (~820 px) and plots still ~600 px wide; narrower, they stack and scroll.
+    SIDE_BY_SIDE_WIDTH = 1420
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        width = event.size().width()
+        wide = width >= self.SIDE_BY_SIDE_WIDTH
+        if wide != self._wide:
+            self._wide = wide
+            self.columns.setOrientation(
+                Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+            )
+            left = 820 if wide else 440
+            self.splitter.setSizes([left, max(1, width - left)])
+            if not wide:
+                height = max(1, event.size().height())
+                self.columns.setSizes([height * 3 // 5, height * 2 // 5])
+        super().resizeEvent(event)
 
     # -- workloads list ----------------------------------------------------------------
     def _rebuild_list(self) -> None:
@@ -234,11 +311,51 @@ class EstimatesView(QWidget):
                 concurrency=32,
             )
         else:
-            workload = Workload(id=workload_id, name=f"Training job {same_kind + 1}")
+            workload = self._fitted(Workload(id=workload_id, name=f"Training job {same_kind + 1}"))
         self.current_id = workload_id
         self.document.push(AddWorkloadCommand(self.document, workload))
         self.select_workload(workload_id)
         return workload_id
+
+    def _fitted(self, workload: Workload) -> Workload:
+        """``workload`` in the fastest layout that fits the design's GPUs (the auto
+        layout's choice), or as it is when the search finds none."""
+        figures = self.document.figures
+        proposal = propose(self.document.design, workload, figures.summary, figures.fabric)
+        choice = proposal.choice
+        if choice is None or choice.best is None:
+            return workload
+        return replace(workload, **layout_changes(choice.best, workload, proposal.global_batch))
+
+    @property
+    def layout_dialog(self) -> AutoLayoutDialog:
+        """The (single, non-modal) auto layout dialog, created on first use."""
+        if self._layout_dialog is None:
+            self._layout_dialog = AutoLayoutDialog(self)
+            self._layout_dialog.applyRequested.connect(self.apply_layout)
+        return self._layout_dialog
+
+    def open_auto_layout(self) -> None:
+        """Search the layouts of the selected training job and show the answer."""
+        workload = find_workload(self.document, self.current_id)
+        if workload is None or workload.kind != "training":
+            return
+        figures = self.document.figures
+        proposal = propose(self.document.design, workload, figures.summary, figures.fabric)
+        dialog = self.layout_dialog
+        dialog.show_proposal(proposal)
+        dialog.show()
+        dialog.raise_()
+
+    def apply_layout(self, candidate: Candidate) -> None:
+        """Put ``candidate``'s layout into the selected job as ONE undo step."""
+        workload = find_workload(self.document, self.current_id)
+        if workload is None:
+            return
+        proposal = self.layout_dialog.proposal
+        batch = proposal.global_batch if proposal is not None else None
+        changes = layout_changes(candidate, workload, batch)
+        self.form.apply_layout(changes, f"Auto layout: {describe(candidate)}")
 
     def remove_current(self) -> None:
         """Push one RemoveWorkloadCommand for the selected workload."""
@@ -297,6 +414,7 @@ class EstimatesView(QWidget):
             self.results.set_estimate(None)
             self.form.show_errors([])
             self.days_plot.set_curves(None, {}, None, "Add a training job to see its curve")
+            self.step_plot.set_step({}, "", "Add a training job to see its step")
             self.memory_plot.set_breakdown({}, None, None, "No workload selected")
         else:
             self.estimate = est.estimate(
@@ -309,8 +427,14 @@ class EstimatesView(QWidget):
             self.results.set_estimate(self.estimate)
             self.form.show_errors(self.estimate.errors)
             e = self.estimate
-            self.days_plot.set_curves(e.curve_gpus, e.curve_days, e.point, e.curve_note)
+            self.form.show_hints(e.hints)
+            self.days_plot.set_curves(
+                e.curve_gpus, e.curve_days, e.point, e.curve_note, e.curve_predicted
+            )
+            self.step_plot.set_step(e.step_s, e.step_title, e.step_note)
             self.memory_plot.set_breakdown(e.memory_gb, e.hbm_gb, e.usable_gb, e.memory_note)
+        # Serving has no training step: the pane would only say so, taking room.
+        self.step_pane.setVisible(workload is None or workload.kind == "training")
         self._refresh_explain()
 
     def _refresh_errors(self) -> None:
@@ -344,7 +468,7 @@ class EstimatesView(QWidget):
         if figure is None:
             self.explain_dialog.show_figure(key, key, None)
         else:
-            self.explain_dialog.show_figure(key, figure.label, figure.explained)
+            self.explain_dialog.show_figure(key, figure.label, figure.explained, figure.parts)
 
     def _refresh_explain(self) -> None:
         """Keep an open explain dialog in step with the live numbers."""

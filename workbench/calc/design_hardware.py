@@ -1,0 +1,169 @@
+"""What the step-time model reads from the design: the node, its links and the fabric.
+
+Why a module of its own: the Estimates view, the command line and the report must
+derive the same NVLink, NIC and oversubscription figures from a design, and each of
+them must say where a figure came from or that a documented default stood in for it
+(issue: "where the design lacks an input the model needs, the estimate says which").
+
+* The **node** is the GPU server type of the design that carries the job's GPU (the
+  most common one when several do); its ``gpu_count`` is the NVLink domain.
+* **NVLink** is the GPU item's ``nvlink_gbs`` (bidirectional, as datasheets quote it).
+* The **compute NIC per GPU** is the summed line rate of the node's interfaces named
+  ``compute*`` (the catalog's convention for the GPU-rail ports: DGX H100 has eight
+  400G OSFP ``compute0..7``) divided by its GPUs; a job's ``nic_gbps`` overrides it.
+* The **oversubscription** is the compute plane's worst tier ratio (Σ down / Σ up,
+  :func:`workbench.calc.fabric_analysis.oversubscription`), never below 1.0 (spare
+  uplinks do not make a ring faster than its NICs); ``gpus_per_leaf`` the host ports
+  per leaf switch, which bounds the data-parallel groups that stay below one leaf.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from workbench.calc.fabric_analysis import oversubscription
+from workbench.calc.fabric_graph import plane_graph
+from workbench.catalog.item import CatalogItem
+from workbench.catalog.netbox import interface_speed_gbps
+from workbench.model.design import Design
+
+#: GPUs per node assumed when the job's GPU is in no server of the design.
+DEFAULT_GPUS_PER_NODE = 8
+
+
+@dataclass(frozen=True)
+class FabricFigures:
+    """The compute plane as the step-time model sees it (None: the design has none)."""
+
+    oversubscription: float | None = None
+    gpus_per_leaf: int | None = None
+    source: str = ""
+
+
+def fabric_figures(design: Design) -> FabricFigures:
+    """Oversubscription and leaf size of the compute plane.
+
+    A 100,000-GPU plane takes about half a second, so callers that refresh live cache
+    the result until the links change (:mod:`workbench.ui.live_figures`)."""
+    if not design.links:
+        return FabricFigures()
+    graph = plane_graph(design, "compute")
+    structure = graph.structure
+    if not structure.host_links or not structure.tiers:
+        return FabricFigures()
+    ratios = oversubscription(graph)
+    worst = max(ratios.values(), default=1.0)
+    leaves = sum(1 for tier in structure.tiers.values() if tier == 1)
+    per_leaf = max(1, round(len(structure.host_links) / leaves)) if leaves else None
+    shown = ", ".join(f"{tier} {ratio:.2f}:1" for tier, ratio in ratios.items()) or "one tier"
+    return FabricFigures(
+        oversubscription=max(1.0, worst),
+        gpus_per_leaf=per_leaf,
+        source=f"the design's compute plane ({shown}; {per_leaf} host ports per leaf)",
+    )
+
+
+@dataclass(frozen=True)
+class NodeFigures:
+    """The node a job runs on, and what the design could not say about it."""
+
+    gpus_per_node: int
+    nvlink_gbs: float | None
+    nic_gbps_per_gpu: float | None
+    node_slug: str | None = None
+    nvlink_source: str = ""
+    nic_source: str = ""
+    missing: list[str] = field(default_factory=list)
+
+
+def node_of(
+    design: Design,
+    gpu: CatalogItem,
+    wanted: str | None = None,
+    servers: Mapping[str, int] | None = None,
+) -> CatalogItem | None:
+    """The server type carrying ``gpu``: ``wanted`` when it is a server slug, else the
+    design's most common server with that GPU.  ``servers`` (GPU-server slug → count,
+    the design summary's ``gpu_servers``) saves walking every device."""
+    if wanted:
+        item = design.device_types.get(wanted)
+        if item is not None and item.kind != "gpu" and item.gpu_count:
+            return item
+    counts: Counter[str] = Counter()
+    if servers is None:
+        servers = Counter(device.device_type for _rack, device in design.iter_devices())
+    for slug, count in servers.items():
+        item = design.device_types.get(slug)
+        if item is not None and item.gpu == gpu.slug and item.gpu_count:
+            counts[item.slug] += count
+    if not counts:
+        return None
+    return design.device_types.get(counts.most_common(1)[0][0])
+
+
+def compute_nic_gbps(node: CatalogItem) -> float | None:
+    """Compute-rail line rate per GPU in Gb/s: Σ speed of ``compute*`` ports / GPUs."""
+    total = 0.0
+    for interface in node.interfaces:
+        if interface.name.lower().startswith("compute") and not interface.mgmt_only:
+            total += interface_speed_gbps(interface.type) or 0.0
+    if total <= 0 or node.gpu_count <= 0:
+        return None
+    return total / node.gpu_count
+
+
+def node_figures(
+    design: Design,
+    gpu: CatalogItem,
+    wanted: str | None = None,
+    nic_override: float | None = None,
+    servers: Mapping[str, int] | None = None,
+) -> NodeFigures:
+    """GPUs per node, NVLink and compute NIC per GPU for a job on ``gpu`` in ``design``."""
+    return figures_of(gpu, node_of(design, gpu, wanted, servers), nic_override)
+
+
+def figures_of(
+    gpu: CatalogItem, node: CatalogItem | None, nic_override: float | None = None
+) -> NodeFigures:
+    """GPUs per node, NVLink and compute NIC per GPU of ``gpu`` in server type ``node``
+    (None: no server known, the default node size applies and the figures say so)."""
+    missing: list[str] = []
+    if node is None:
+        per_node = DEFAULT_GPUS_PER_NODE
+        missing.append(
+            f"no GPU server carrying {gpu.slug} is known: {per_node} GPUs per node assumed"
+        )
+    else:
+        per_node = node.gpu_count
+    nvlink = gpu.nvlink_gbs
+    nvlink_source = gpu.sources.get("nvlink_gbs", f"{gpu.slug} catalog entry")
+    if not nvlink:
+        nvlink = None
+        nvlink_source = ""
+        missing.append(f"{gpu.slug} has no NVLink figure: tensor parallelism runs over the NIC")
+    if nic_override is not None:
+        nic: float | None = nic_override
+        nic_source = "the job's NIC figure"
+    else:
+        nic = compute_nic_gbps(node) if node is not None else None
+        nic_source = (
+            f"{node.slug}: compute* ports / {node.gpu_count} GPUs"
+            if nic is not None and node is not None
+            else ""
+        )
+        if nic is None and node is not None:  # no node at all: the step model says it
+            missing.append(
+                "the node names no compute* NIC ports: the step-time model's default NIC applies"
+            )
+    return NodeFigures(
+        gpus_per_node=per_node,
+        nvlink_gbs=nvlink,
+        nic_gbps_per_gpu=nic,
+        node_slug=node.slug if node is not None else None,
+        nvlink_source=nvlink_source,
+        nic_source=nic_source,
+        missing=missing,
+    )

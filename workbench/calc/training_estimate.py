@@ -1,0 +1,410 @@
+"""A training job on the design: FLOPs, the predicted step, MFU, days and memory.
+
+Why it is its own module: the days used to be FLOPs over a typed utilisation, so the
+design never mattered.  Here the job's step is predicted from the design
+(:mod:`workbench.calc.design_hardware` reads the node, NVLink, NICs and the compute
+fabric; :mod:`workbench.calc.step_time` builds the step) unless the user states an MFU,
+in which case that figure wins and says so (``mfu_source`` "given").
+
+* FLOPs follow the published accounting when the architecture is known
+  (:mod:`workbench.calc.flops`: attention, the output layer, gated MLPs, GQA); a model
+  known only by N keeps ``6·N·D`` (``8·N·D`` with full recompute) and needs an MFU.
+* Days are wall-clock for the whole run: compute time / goodput.  Goodput is the share
+  of the run that trains (restarts, evaluation, checkpoints take the rest); its default
+  is :data:`workbench.calc.step_time.DEFAULT_GOODPUT`.  ``compute_days`` leaves it out,
+  which is the domain brief's ``C / rate``.
+* The global batch defaults to :data:`DEFAULT_GLOBAL_BATCH_TOKENS` tokens in whole
+  micro-batches on every data-parallel rank.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from workbench.calc import compute, memory, step_time
+from workbench.calc import flops as fl
+from workbench.calc.design_hardware import FabricFigures, node_figures
+from workbench.calc.errors import InputError, fraction, positive, positive_int
+from workbench.calc.explain import Explained, num
+from workbench.calc.presets import ModelConfig
+from workbench.catalog.item import CatalogItem
+from workbench.model.design import Design, Workload
+
+#: Tokens per optimizer step when the job does not say: 4M (2**22), the batch Llama 2
+#: trained with throughout (Touvron et al. 2023, §2.2) and Llama 3 405B started with
+#: (Dubey et al. 2024, §3.4.1).
+DEFAULT_GLOBAL_BATCH_TOKENS = 2**22
+#: Where the default goodput comes from (step_time.DEFAULT_GOODPUT).
+GOODPUT_SOURCE = (
+    "default 0.90: Dubey et al. 2024 (Llama 3) §3.3.4, higher than 90 % effective "
+    "training time on 16K H100"
+)
+_KAPLAN = "Kaplan et al. 2020 §2.1 (C = 6ND); 8ND with full recompute (Narayanan et al. 2021)"
+_PALM = "Chowdhery et al. 2022 (PaLM) Appendix B: MFU = model FLOP/s / (gpus · peak)"
+
+Attempt = Callable[..., Any]
+
+
+def default_global_batch(seq_len: int, dp: int, micro_batch: int) -> int:
+    """Sequences per step: about 4M tokens, in whole micro-batches on each DP rank."""
+    per_step = dp * micro_batch
+    return max(1, round(DEFAULT_GLOBAL_BATCH_TOKENS / seq_len / per_step)) * per_step
+
+
+def hardware(
+    design: Design,
+    w: Workload,
+    gpu: CatalogItem,
+    peak_tflops: float,
+    fabric: FabricFigures,
+    servers: Mapping[str, int] | None = None,
+) -> tuple[step_time.Hardware, list[str]]:
+    """The step-time model's view of the design, and what it had to assume."""
+    nic = None if w.nic_gbps is None else positive("nic_gbps", w.nic_gbps, 1e5)
+    node = node_figures(design, gpu, w.gpu_type, nic, servers)
+    notes = list(node.missing)
+    if fabric.oversubscription is None:
+        notes.append("the design has no compute fabric: a non-blocking one is assumed")
+    hw = step_time.Hardware(
+        peak_tflops=peak_tflops,
+        gpus_per_node=node.gpus_per_node,
+        nvlink_gbs=node.nvlink_gbs,
+        nic_gbps_per_gpu=node.nic_gbps_per_gpu,
+        oversubscription=fabric.oversubscription or 1.0,
+        gpus_per_leaf=fabric.gpus_per_leaf,
+        hbm_tbs=gpu.hbm_bw_tbs,
+        peak_source=gpu.sources.get("tflops", f"{gpu.slug} catalog entry"),
+        nvlink_source=node.nvlink_source,
+        nic_source=node.nic_source,
+        fabric_source=fabric.source,
+    )
+    return hw, notes
+
+
+def layout_of(w: Workload, gpus: int, tp: int, pp: int, dp: int) -> step_time.Layout:
+    """The job's layout (InputError naming the field when it cannot run)."""
+    micro = positive_int("micro_batch", w.micro_batch, 100_000)
+    seq = positive_int("seq_len", w.seq_len, 10_000_000)
+    batch = w.global_batch
+    if batch is None:
+        batch = default_global_batch(seq, dp, micro)
+    return step_time.Layout(
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        virtual_stages=w.virtual_stages,
+        micro_batch=micro,
+        global_batch=batch,
+        seq_len=seq,
+        recompute=w.recompute,
+        zero=w.zero,
+        sequence_parallel=bool(w.sequence_parallel) and tp > 1,
+        flash_attention=bool(w.flash_attention),
+    )
+
+
+def flops_per_token(model: ModelConfig, w: Workload) -> tuple[float, float, Explained]:
+    """(model FLOPs, hardware FLOPs) per token and the explanation of the first.
+
+    The published accounting when the architecture is known, else 6·N (8·N with full
+    recompute for the hardware figure)."""
+    if model.has_architecture and model.ffn and model.vocab:
+        shape = fl.shape_of(model)
+        model_f = fl.model_flops_per_token(shape, w.seq_len)
+        hardware_f = fl.hardware_flops_per_token(
+            shape, w.seq_len, w.recompute, flash_attention=bool(w.flash_attention)
+        )
+        return model_f, hardware_f, fl.explain_model_flops(shape, w.seq_len)
+    factor = compute.RECOMPUTE_FLOPS_FACTOR.get(w.recompute, 6.0)
+    n = positive("params", model.params, compute.MAX_PARAMS)
+    explained = Explained(6 * n, "FLOPs/token", "6·N", f"6·{num(n)}", _KAPLAN)
+    return 6 * n, factor * n, explained
+
+
+def train(
+    result: Any,
+    design: Design,
+    w: Workload,
+    gpu: CatalogItem | None,
+    fabric: FabricFigures,
+    attempt: Attempt,
+    servers: Mapping[str, int] | None = None,
+) -> None:
+    """Fill ``result`` (a WorkloadResult) for a training job; problems go to its errors.
+    ``servers`` is the summary's GPU-server counts (the node type without a device walk)."""
+    model, gpus = result.model, result.gpus
+    if gpu is not None:
+        result.peak_tflops_per_gpu = attempt(result, compute.peak_tflops, gpu, w.precision)
+    given = None if w.mfu is None else attempt(result, fraction, "mfu", w.mfu)
+    goodput = step_time.DEFAULT_GOODPUT if w.goodput is None else w.goodput
+    result.goodput = attempt(result, fraction, "goodput", goodput)
+    peak = result.peak_tflops_per_gpu
+    per_token = hw_per_token = tokens = None
+    if model is not None:
+        found = attempt(result, flops_per_token, model, w)
+        if found is not None:
+            per_token, hw_per_token, explained = found
+            result.explanations["model_flops_per_token"] = explained
+            tokens = attempt(result, positive, "tokens", w.tokens, compute.MAX_TOKENS)
+        if found is not None and tokens is not None and per_token is not None:
+            result.total_flops = per_token * tokens
+            result.explanations["total_flops"] = Explained(
+                result.total_flops,
+                "FLOPs",
+                "C = model FLOPs per token · D",
+                f"{num(per_token)}·{num(w.tokens)}",
+                explained.source,
+            )
+    layout = _layout(result, w, attempt)
+    if gpu is not None and peak and gpus and layout is not None and model is not None:
+        _predict(result, design, w, gpu, peak, fabric, layout, attempt, servers)
+    if given is not None:
+        result.mfu, result.mfu_source = given, "given"
+        if hw_per_token is not None and per_token:
+            result.hfu = given * hw_per_token / per_token
+            result.explanations["hfu"] = Explained(
+                result.hfu,
+                "",
+                "HFU = MFU · hardware FLOPs per token / model FLOPs per token",
+                f"{num(given)}·{num(hw_per_token)} / {num(per_token)}",
+                "PaLM Appendix B: HFU counts the recomputed FLOPs, MFU does not",
+            )
+    elif result.step is not None and w.mfu is None:  # a bad typed MFU is an error, not "predict"
+        result.mfu, result.mfu_source = result.step.mfu, "predicted"
+        result.hfu = result.step.hfu
+    elif w.mfu is None and model is not None and not model.has_architecture:
+        result.errors.append(
+            InputError(
+                "mfu",
+                "give an MFU, or the model's layers, hidden size and heads so the "
+                "design can predict it",
+            )
+        )
+    _days(result, per_token)
+    _memory(result, w, gpu, layout, attempt)
+
+
+def _layout(result: Any, w: Workload, attempt: Attempt) -> step_time.Layout | None:
+    tp = attempt(result, positive_int, "tp", w.tp, 1024)
+    pp = attempt(result, positive_int, "pp", w.pp, 1024)
+    if tp is None or pp is None:
+        return None
+    gpus = result.gpus
+    if not gpus:
+        result.dp = 1
+        return None
+    dp = attempt(result, memory.data_parallel, gpus, tp, pp)
+    if dp is None:
+        return None
+    result.dp = dp
+    layout = attempt(result, layout_of, w, gpus, tp, pp, dp)
+    if layout is not None:
+        result.layout = layout
+        result.global_batch = layout.global_batch
+    return layout
+
+
+def _predict(
+    result: Any,
+    design: Design,
+    w: Workload,
+    gpu: CatalogItem,
+    peak: float,
+    fabric: FabricFigures,
+    layout: step_time.Layout,
+    attempt: Attempt,
+    servers: Mapping[str, int] | None,
+) -> None:
+    model = result.model
+    if not (model.has_architecture and model.ffn and model.vocab):
+        if w.mfu is None:
+            result.warnings.append(
+                "MFU not predicted: the step-time model needs layers, hidden, heads, "
+                "FFN width and vocabulary"
+            )
+        return
+    found = attempt(result, hardware, design, w, gpu, peak, fabric, servers)
+    if found is None:
+        return
+    hw, notes = found
+    result.hardware = hw
+    result.warnings.extend(notes)
+    step = attempt(result, step_time.predict_step, model, layout, hw, w.precision)
+    if step is None:
+        return
+    result.step = step
+    result.step_time_s = step.step_time_s
+    result.step_breakdown_s = dict(step.breakdown_s)
+    result.warnings.extend(step.warnings)
+    for key, explained in step.explanations.items():
+        result.explanations.setdefault(key, explained)
+
+
+def _days(result: Any, per_token: float | None) -> None:
+    gpus, peak, mfu = result.gpus, result.peak_tflops_per_gpu, result.mfu
+    if not (gpus and peak and mfu and per_token):
+        return
+    rate = compute.effective_flops_per_s(gpus, peak, mfu)
+    result.effective_pflops = rate / 1e15
+    result.tokens_per_s = rate / per_token
+    source = "the step-time model" if result.mfu_source == "predicted" else "the MFU you gave"
+    result.explanations["effective_pflops"] = Explained(
+        result.effective_pflops,
+        "PFLOP/s",
+        "rate = gpus·peak·MFU / 1e15",
+        f"{gpus}·{num(peak * 1e12)}·{num(mfu)} / 1e15 (MFU from {source})",
+        _PALM,
+    )
+    result.explanations["mfu"] = Explained(
+        mfu,
+        "",
+        "MFU = model FLOPs per token · tokens/s / (gpus · peak)",
+        f"{num(per_token)}·{num(result.tokens_per_s)} / ({gpus}·{num(peak * 1e12)})",
+        f"{_PALM}; {source}",
+    )
+    result.explanations["tokens_per_s"] = Explained(
+        result.tokens_per_s,
+        "tokens/s",
+        "tokens/s = rate / model FLOPs per token",
+        f"{num(rate)} / {num(per_token)}",
+        _PALM,
+    )
+    if result.total_flops is None or result.goodput is None:
+        return
+    compute_s, result.seconds, result.gpu_hours = run_time(
+        result.total_flops, gpus, peak, mfu, result.goodput
+    )
+    result.compute_days = compute_s / compute.SECONDS_PER_DAY
+    result.days = result.seconds / compute.SECONDS_PER_DAY
+    result.explanations["days"] = Explained(
+        result.days,
+        "days",
+        "days = C / (gpus·peak·MFU) / goodput / 86400",
+        f"{num(result.total_flops)} / ({gpus}·{num(peak * 1e12)}·{num(mfu)}) / "
+        f"{num(result.goodput)} / 86400",
+        f"{_PALM}; goodput: {GOODPUT_SOURCE}",
+    )
+    result.explanations["gpu_hours"] = Explained(
+        result.gpu_hours,
+        "GPU-hours",
+        "GPU-hours = gpus · wall-clock seconds / 3600",
+        f"{gpus}·{num(result.seconds)} / 3600",
+        "definition; the wall-clock includes the goodput",
+    )
+
+
+def run_time(
+    total_flops: float, gpus: int, peak_tflops: float, mfu: float, goodput: float
+) -> tuple[float, float, float]:
+    """(compute seconds ``C / (gpus·peak·MFU)``, wall-clock seconds ``/ goodput``,
+    GPU-hours of the wall-clock): the one formula the window, report and CLI share."""
+    compute_s = compute.training_seconds(total_flops, gpus, peak_tflops, mfu)
+    wall = compute_s / fraction("goodput", goodput)
+    return compute_s, wall, compute.gpu_hours(gpus, wall)
+
+
+def _memory(
+    result: Any,
+    w: Workload,
+    gpu: CatalogItem | None,
+    layout: step_time.Layout | None,
+    attempt: Attempt,
+) -> None:
+    model = result.model
+    if model is None or result.dp is None:
+        return
+    tp = attempt(result, positive_int, "tp", w.tp, 1024)
+    pp = attempt(result, positive_int, "pp", w.pp, 1024)
+    if tp is None or pp is None:
+        return
+    arch = model.has_architecture
+    if not arch:
+        result.warnings.append(
+            "activations not estimated: the model is given by its parameter count only"
+        )
+    usable = None
+    if gpu is not None and (gpu.hbm_gb or gpu.props.get("hbm_total_mib")):
+        usable, result.hbm_source = memory.usable_hbm_bytes(gpu)
+        result.hbm_usable_gb = usable / memory.GB
+    breakdown = attempt(
+        result,
+        memory.training_memory,
+        model.params,
+        w.precision,
+        w.zero,
+        result.dp,
+        tp,
+        pp,
+        layers=model.layers if arch else None,
+        hidden=model.hidden,
+        heads=model.heads,
+        seq_len=w.seq_len,
+        micro_batch=w.micro_batch,
+        recompute=w.recompute,
+        sequence_parallel=bool(w.sequence_parallel) and tp > 1,
+        hbm_gb=gpu.hbm_gb if gpu is not None and gpu.hbm_gb else None,
+        flash_attention=bool(w.flash_attention),
+        vocab=model.vocab,
+        virtual_stages=w.virtual_stages,
+        ffn=model.ffn,
+        kv_heads=model.kv_heads,
+        hbm_usable_bytes=usable,
+        gated_mlp=model.gated_mlp,
+        microbatches=layout.micro_batches if layout is not None else None,
+    )
+    if breakdown is None:
+        return
+    result.memory = breakdown
+    parts = breakdown.gb()
+    notes = "; ".join(getattr(breakdown, "notes", ()) or ())
+    result.explanations["memory_gb_per_gpu"] = Explained(
+        parts["total"],
+        "GB",
+        "M = weights + gradients + optimizer of the heaviest stage (ZeRO over dp) + activations",
+        f"{parts['weights']:.1f} + {parts['gradients']:.1f} + {parts['optimizer']:.1f} + "
+        f"{(parts['activations'] or 0):.1f} (ZeRO-{w.zero}, tp {tp}, pp {pp}, dp {result.dp})"
+        + (f"; {notes}" if notes else ""),
+        "Rajbhandari et al. 2020 (ZeRO) §3.1, §5; Korthikanti et al. 2022 Table 2",
+    )
+
+
+def curve_days(result: Any, w: Workload, gpu_counts: list[int]) -> list[float | None]:
+    """Predicted days at each GPU count, the layout and hardware of ``result`` kept and
+    the global batch kept (rounded to whole micro-batches per DP rank).  None where the
+    count cannot hold the layout (not a multiple of tp·pp)."""
+    step, hw, layout = result.step, result.hardware, result.layout
+    if step is None or hw is None or layout is None or result.total_flops is None:
+        return [None] * len(gpu_counts)
+    out: list[float | None] = []
+    per_replica = layout.tp * layout.pp
+    for count in gpu_counts:
+        dp = count // per_replica
+        if dp < 1 or count > compute.MAX_GPUS:
+            out.append(None)
+            continue
+        share = dp * layout.micro_batch
+        batch = max(share, round(layout.global_batch / share) * share)
+        try:
+            lay = step_time.Layout(
+                tp=layout.tp,
+                pp=layout.pp,
+                dp=dp,
+                virtual_stages=layout.virtual_stages,
+                micro_batch=layout.micro_batch,
+                global_batch=batch,
+                seq_len=layout.seq_len,
+                recompute=layout.recompute,
+                zero=layout.zero,
+                sequence_parallel=layout.sequence_parallel,
+                flash_attention=layout.flash_attention,
+            )
+            predicted = step_time.predict_step(result.model, lay, hw, w.precision, explain=False)
+        except InputError:
+            out.append(None)
+            continue
+        rate = dp * per_replica * hw.peak_tflops * 1e12 * predicted.mfu
+        seconds = result.total_flops / rate / (result.goodput or 1.0)
+        out.append(seconds / compute.SECONDS_PER_DAY if math.isfinite(seconds) else None)
+    return out

@@ -1,0 +1,240 @@
+"""The training part of ``workbench estimate``: FLOPs, predicted step time, MFU, days.
+
+Why apart from :mod:`workbench.cli.estimate_cmd`: the flags of a full architecture and
+a parallel layout are many, and the predicted estimate must use exactly the functions
+the window and ``workbench report`` use (:mod:`workbench.calc.step_time`,
+:mod:`workbench.calc.flops`, :func:`workbench.calc.training_estimate.run_time`), so
+this module only turns flags into their inputs and their results into JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.calc import compute, step_time
+from workbench.calc import flops as fl
+from workbench.calc.design_hardware import figures_of
+from workbench.calc.errors import InputError, fraction, positive, positive_int
+from workbench.calc.presets import ModelConfig, model_from_config
+from workbench.calc.training_estimate import default_global_batch, run_time
+from workbench.catalog.item import CatalogItem
+from workbench.cli.errors import CliError
+
+EXIT_BAD_INPUT = 2
+#: Architecture flags and the model-config field each fills.
+ARCH_FLAGS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The architecture, layout and hardware flags of the training estimate."""
+    arch = p.add_argument_group("architecture (instead of --model)")
+    arch.add_argument("--layers", type=float, help="transformer layers")
+    arch.add_argument("--hidden", type=float, help="hidden size")
+    arch.add_argument("--heads", type=float, help="attention heads")
+    arch.add_argument("--kv-heads", type=float, help="key/value heads (GQA; default --heads)")
+    arch.add_argument("--ffn", type=float, help="MLP width (default 4 x hidden)")
+    arch.add_argument("--vocab", type=float, help="vocabulary size (default 32000)")
+    arch.add_argument(
+        "--gated-mlp", action="store_true", help="SwiGLU/gated MLP (three FFN matrices)"
+    )
+    lay = p.add_argument_group("layout and run")
+    lay.add_argument(
+        "--global-batch", type=float, help="sequences per optimizer step (default ~4M tokens)"
+    )
+    lay.add_argument(
+        "--virtual-stages", type=float, default=1, help="interleaved pipeline chunks per GPU"
+    )
+    lay.add_argument(
+        "--sequence-parallel",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Megatron sequence parallelism with TP (default on)",
+    )
+    lay.add_argument(
+        "--flash-attention",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="FlashAttention: scores never stored (default on)",
+    )
+    lay.add_argument(
+        "--goodput",
+        type=float,
+        default=step_time.DEFAULT_GOODPUT,
+        help=f"share of wall-clock that trains (default {step_time.DEFAULT_GOODPUT:g})",
+    )
+    hw = p.add_argument_group("hardware (beyond --gpu)")
+    hw.add_argument(
+        "--nic-gbps", type=float, help="compute NIC Gb/s per GPU (overrides the node's)"
+    )
+    hw.add_argument(
+        "--oversubscription",
+        type=float,
+        default=1.0,
+        help="compute fabric oversubscription, e.g. 2 for 2:1 (default 1, non-blocking)",
+    )
+
+
+def architecture_model(args: argparse.Namespace) -> ModelConfig | None:
+    """A custom model from the architecture flags (None when none is given)."""
+    given = {f: getattr(args, f) for f in ARCH_FLAGS if getattr(args, f) is not None}
+    if not given and not args.gated_mlp:
+        return None
+    if args.model:
+        raise InputError("layers", "give either --model or the architecture flags, not both")
+    missing = [f for f in ("layers", "hidden", "heads") if f not in given]
+    if missing:
+        raise InputError(missing[0], "the architecture needs --layers, --hidden and --heads")
+    config: dict[str, Any] = {}
+    for name, value in given.items():
+        if not math.isfinite(value) or value != int(value):
+            raise InputError(name, f"must be a whole number, got {value:g}")
+        config[name] = int(value)
+    config.setdefault("ffn", 4 * config["hidden"])
+    config.setdefault("vocab", 32_000)
+    config["gated_mlp"] = bool(args.gated_mlp)
+    shape_model = model_from_config({**config, "params": 1.0})
+    counted = fl.parameter_count(fl.shape_of(shape_model))
+    config["params"] = counted if args.params is None else args.params
+    return model_from_config(config, name="custom")
+
+
+@dataclass(frozen=True)
+class GpuChoice:
+    """What --gpu named: the GPU item and the server type it sits in (if a server)."""
+
+    gpu: CatalogItem | None
+    node: CatalogItem | None
+
+
+def hardware(
+    args: argparse.Namespace, tflops: float, choice: GpuChoice
+) -> tuple[step_time.Hardware, list[str]]:
+    """The step-time model's hardware from --gpu (a server gives NVLink and NICs)."""
+    nic = None if args.nic_gbps is None else positive("nic_gbps", args.nic_gbps, 1e5)
+    notes: list[str] = []
+    if choice.gpu is not None:
+        figures = figures_of(choice.gpu, choice.node, nic)
+        notes.extend(figures.missing)
+        per_node, nvlink, nic_gbps = (
+            figures.gpus_per_node,
+            figures.nvlink_gbs,
+            figures.nic_gbps_per_gpu,
+        )
+    else:
+        per_node, nvlink, nic_gbps = 8, None, nic
+        notes.append("--gpu-tflops gives no NVLink or node size: 8 GPUs per node, TP over the NIC")
+    return (
+        step_time.Hardware(
+            peak_tflops=tflops,
+            gpus_per_node=per_node,
+            nvlink_gbs=nvlink,
+            nic_gbps_per_gpu=nic_gbps,
+            oversubscription=positive("oversubscription", args.oversubscription, 1000),
+            hbm_tbs=choice.gpu.hbm_bw_tbs if choice.gpu is not None else None,
+        ),
+        notes,
+    )
+
+
+def layout(args: argparse.Namespace, gpus: int, tp: int, pp: int, dp: int) -> step_time.Layout:
+    """The layout from the flags (InputError naming the flag when it cannot run)."""
+    micro = positive_int("micro_batch", args.micro_batch, 100_000)
+    seq = positive_int("seq_len", args.seq_len, 10_000_000)
+    if args.global_batch is None:
+        batch = default_global_batch(seq, dp, micro)
+    else:
+        batch = positive_int("global_batch", args.global_batch, 100_000_000)
+    zero = args.zero
+    if zero is None or not math.isfinite(zero) or zero != int(zero):
+        raise InputError("zero", f"ZeRO stage must be 0, 1, 2 or 3; got {zero!r}")
+    return step_time.Layout(
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        virtual_stages=positive_int("virtual_stages", args.virtual_stages, 1024),
+        micro_batch=micro,
+        global_batch=batch,
+        seq_len=seq,
+        recompute=args.recompute,
+        zero=int(zero),
+        sequence_parallel=bool(args.sequence_parallel) and tp > 1,
+        flash_attention=bool(args.flash_attention),
+    )
+
+
+def training(
+    args: argparse.Namespace,
+    model: ModelConfig,
+    tflops: float | None,
+    gpus: int | None,
+    dp: int,
+    choice: GpuChoice,
+) -> dict[str, Any]:
+    """The training figures: predicted from the hardware and layout unless --mfu is given."""
+    if tflops is None:
+        raise CliError(
+            "--gpu: give --gpu SLUG or --gpu-tflops for a training estimate", EXIT_BAD_INPUT
+        )
+    if gpus is None:
+        raise CliError("--gpus: give the number of GPUs", EXIT_BAD_INPUT)
+    goodput = fraction("goodput", args.goodput)
+    tokens = positive("tokens", args.tokens, compute.MAX_TOKENS)
+    out: dict[str, Any] = {"tokens": tokens, "gpus": gpus, "gpu_tflops": tflops}
+    known = model.has_architecture and model.ffn and model.vocab
+    tp, pp = positive_int("tp", args.tp, 1024), positive_int("pp", args.pp, 1024)
+    prediction = None
+    if known:
+        shape = fl.shape_of(model)
+        per_token = fl.model_flops_per_token(shape, args.seq_len)
+        hw_per_token = fl.hardware_flops_per_token(
+            shape, args.seq_len, args.recompute, flash_attention=bool(args.flash_attention)
+        )
+        hw, notes = hardware(args, tflops, choice)
+        if tp > hw.gpus_per_node and hw.nic_gbps_per_gpu is None:
+            raise InputError(
+                "tp",
+                f"{tp} spans more than one {hw.gpus_per_node}-GPU node and no NIC figure is "
+                "known: give --nic-gbps or a GPU server with --gpu",
+            )
+        lay = layout(args, gpus, tp, pp, dp)
+        prediction = step_time.predict_step(model, lay, hw, args.precision)
+        out["warnings"] = [*notes, *prediction.warnings]
+        out["global_batch"] = lay.global_batch
+        out["step_time_s"] = prediction.step_time_s
+        out["step_breakdown_s"] = dict(prediction.breakdown_s)
+    else:
+        per_token = 6.0 * model.params
+        hw_per_token = compute.RECOMPUTE_FLOPS_FACTOR[args.recompute] * model.params
+    if args.mfu is not None:
+        mfu, source = fraction("mfu", args.mfu), "given"
+    elif prediction is not None:
+        mfu, source = prediction.mfu, "predicted"
+    else:
+        raise InputError(
+            "mfu",
+            "give --mfu, or the architecture (--model or --layers/--hidden/--heads) so it "
+            "can be predicted",
+        )
+    total = per_token * tokens
+    compute_s, wall_s, gpu_hours = run_time(total, gpus, tflops, mfu, goodput)
+    out.update(
+        mfu=mfu,
+        hfu=mfu * hw_per_token / per_token,
+        mfu_source=source,
+        precision=args.precision,
+        recompute=args.recompute,
+        model_flops_per_token=per_token,
+        hardware_flops_per_token=hw_per_token,
+        total_flops=total,
+        effective_pflops=compute.effective_flops_per_s(gpus, tflops, mfu) / 1e15,
+        goodput=goodput,
+        compute_days=compute_s / compute.SECONDS_PER_DAY,
+        training_seconds=wall_s,
+        days=wall_s / compute.SECONDS_PER_DAY,
+        gpu_hours=gpu_hours,
+        tokens_per_s=compute.effective_flops_per_s(gpus, tflops, mfu) / per_token,
+    )
+    return out

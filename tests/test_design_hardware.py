@@ -16,6 +16,8 @@ from workbench.calc.design_hardware import (
     fabric_figures,
     node_figures,
 )
+from workbench.calc.errors import InputError
+from workbench.calc.training_estimate import curve_days, predicted_gpus_for_deadline
 from workbench.calc.workload import evaluate_workload
 from workbench.catalog import load_catalog
 from workbench.model import ops
@@ -97,3 +99,31 @@ def test_a_slower_nic_or_a_typed_mfu_moves_the_days_the_right_way() -> None:
     assert slow_nic.days > base.days and slow_nic.hardware.nic_gbps_per_gpu == 25.0
     given = evaluate_workload(design, job(tp=8, pp=1, mfu=base.mfu / 2))
     assert given.mfu_source == "given" and given.days == pytest.approx(2 * base.days)
+
+
+@pytest.mark.parametrize("deadline", [30.0, 100.0, 500.0])
+def test_the_deadline_answer_comes_from_the_same_predictions_as_the_curve(deadline) -> None:
+    # The predicted MFU falls as GPUs are added at a fixed global batch, so the answer is
+    # searched on the predicted curve: whole 32-node SUs of DGX H100 (256 GPUs), the
+    # fewest whose predicted days meet the deadline.
+    design = build_template("dgx-h100-superpod")
+    workload = design.workloads[0]
+    result = evaluate_workload(design, workload)
+    assert result.mfu_source == "predicted"
+    sizing = predicted_gpus_for_deadline(result, workload, deadline, 8, 32)
+    assert sizing is not None and sizing.gpus_needed % 256 == 0
+    assert sizing.nodes == sizing.gpus_needed // 8 == sizing.scalable_units * 32
+    (at,) = curve_days(result, workload, [sizing.gpus_needed])
+    (fewer,) = curve_days(result, workload, [sizing.gpus_needed - 256])
+    assert at <= deadline and (fewer is None or fewer > deadline)
+    # Physical rate = effective / the MFU predicted at that size, below the GPUs' peak.
+    assert sizing.physical_pflops_needed <= sizing.gpus_needed * 989.5 / 1000
+
+
+def test_an_unreachable_deadline_names_the_field() -> None:
+    design = build_template("hgx-h100-air")
+    workload = design.workloads[0]
+    result = evaluate_workload(design, workload)
+    with pytest.raises(InputError) as raised:
+        predicted_gpus_for_deadline(result, workload, 1e-6, 8, 32)
+    assert raised.value.field == "deadline_days"

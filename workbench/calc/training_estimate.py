@@ -408,3 +408,75 @@ def curve_days(result: Any, w: Workload, gpu_counts: list[int]) -> list[float | 
         seconds = result.total_flops / rate / (result.goodput or 1.0)
         out.append(seconds / compute.SECONDS_PER_DAY if math.isfinite(seconds) else None)
     return out
+
+
+def predicted_gpus_for_deadline(
+    result: Any, w: Workload, deadline_days: float, gpus_per_node: int, nodes_per_su: int
+) -> compute.DeadlineSizing | None:
+    """The fewest whole scalable units whose *predicted* run ends within the deadline.
+
+    The MFU-based inverse (:func:`workbench.calc.compute.gpus_for_deadline`) keeps one
+    MFU at every size, but the predicted MFU falls as GPUs are added at a fixed global
+    batch (fewer micro-batches per replica, a larger bubble), so the answer must come
+    from the same predictions as the curve: :func:`curve_days` at multiples of one SU
+    (and of the layout's tp·pp), doubling until the deadline is met, then bisecting.
+    None when the job has no prediction (the caller falls back to the MFU inverse).
+    """
+    layout, hw = result.layout, result.hardware
+    if result.step is None or layout is None or hw is None or result.total_flops is None:
+        return None
+    days_limit = positive("deadline_days", deadline_days, 36_500)
+    per_node = positive_int("gpus_per_node", gpus_per_node, 1024)
+    per_su = positive_int("nodes_per_su", nodes_per_su, 100_000)
+    unit = math.lcm(per_node * per_su, layout.tp * layout.pp)
+
+    def days_at(k: int) -> float | None:
+        return curve_days(result, w, [k * unit])[0]
+
+    k = 1
+    while True:
+        found = days_at(k)
+        if found is not None and found <= days_limit:
+            break
+        if (2 * k) * unit > compute.MAX_GPUS:
+            raise InputError(
+                "deadline_days",
+                f"not reachable: even {k * unit:,} GPUs take "
+                f"{'too long' if found is None else f'{found:,.1f} days'} with this layout",
+            )
+        k *= 2
+    low, high = k // 2 + 1, k  # the first k known to meet it is ``high``
+    while low < high:
+        mid = (low + high) // 2
+        found = days_at(mid)
+        if found is not None and found <= days_limit:
+            high = mid
+        else:
+            low = mid + 1
+    gpus = high * unit
+    days = days_at(high) or days_limit
+    rate = result.total_flops / (days_limit * compute.SECONDS_PER_DAY * (result.goodput or 1.0))
+    mfu = (
+        result.total_flops
+        / (days * compute.SECONDS_PER_DAY * (result.goodput or 1.0))
+        / (gpus * hw.peak_tflops * 1e12)
+    )
+    nodes = gpus // per_node
+    explanation = Explained(
+        float(nodes),
+        "nodes",
+        "the fewest whole SUs (and multiples of tp·pp) whose predicted days ≤ the deadline",
+        f"{gpus:,} GPUs = {high} × {unit:,}: predicted {days:,.1f} days ≤ {days_limit:g} "
+        f"(MFU {mfu:.1%} at that size, goodput {num(result.goodput or 1.0)})",
+        "the step-time model at each size (calc/step_time.py), the global batch kept; "
+        "NVIDIA DGX SuperPOD reference architectures build in scalable units",
+    )
+    return compute.DeadlineSizing(
+        effective_pflops_needed=rate / 1e15,
+        physical_pflops_needed=rate / mfu / 1e15,
+        gpus_needed=gpus,
+        nodes=nodes,
+        scalable_units=nodes // per_su,
+        gpus_provisioned=gpus,
+        explanation=explanation,
+    )

@@ -26,7 +26,7 @@ from workbench.calc.explain import Explained, num
 from workbench.calc.memory import DEFAULT_HEADROOM, GB
 from workbench.calc.step_time import DEFAULT_GOODPUT, DEFAULT_NIC_GBPS
 from workbench.calc.summary import RackLoad
-from workbench.calc.training_estimate import curve_days
+from workbench.calc.training_estimate import curve_days, predicted_gpus_for_deadline
 from workbench.calc.workload import WorkloadResult, training_days_curve
 from workbench.model import Design, Workload
 from workbench.render.rack_geometry import as_text
@@ -383,15 +383,19 @@ def _deadline(
         field_name = ""
         if not finite(r.mfu):
             raise InputError("mfu", "no MFU to size by")
-        sizing = gpus_for_deadline(
-            r.total_flops,
-            days,
-            r.peak_tflops_per_gpu,
-            r.mfu,
-            per_node,
-            per_su,
-            goodput=r.goodput or 1.0,
-        )
+        sizing = None
+        if r.mfu_source == "predicted":  # the MFU moves with the size: ask the model
+            sizing = predicted_gpus_for_deadline(r, w, days, per_node, per_su)
+        if sizing is None:
+            sizing = gpus_for_deadline(
+                r.total_flops,
+                days,
+                r.peak_tflops_per_gpu,
+                r.mfu,
+                per_node,
+                per_su,
+                goodput=r.goodput or 1.0,
+            )
     except (InputError, ParseError) as exc:
         field_name = getattr(exc, "field", field_name) or "deadline_days"
         if field_name in DEADLINE_LABELS:

@@ -15,15 +15,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QSignalBlocker, QSize, Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -37,6 +35,7 @@ from workbench.ui.document import Change, Document
 from workbench.ui.estimates import estimate as est
 from workbench.ui.estimates.form import WorkloadForm, find_workload, preset_title
 from workbench.ui.estimates.layout_dialog import AutoLayoutDialog, describe
+from workbench.ui.estimates.panes import AdaptiveSplitter, scrolled
 from workbench.ui.estimates.plots import (
     DaysPlot,
     MemoryPlot,
@@ -47,75 +46,6 @@ from workbench.ui.estimates.plots import (
 from workbench.ui.estimates.results import ExplainDialog, ResultsPanel
 
 _KIND_TITLE = {"training": "Training", "inference": "Inference"}
-
-
-class _AdaptiveSplitter(QSplitter):
-    """Side by side when there is room, stacked when the window is narrow, so neither
-    plot (nor the form and the results) is squeezed to a sliver in a laptop-sized main
-    window.  ``shares`` split the width side by side (the height splits evenly)."""
-
-    def __init__(
-        self,
-        min_side_by_side: int | None,
-        parent: QWidget | None = None,
-        shares: tuple[int, int] = (2, 3),
-    ):
-        super().__init__(Qt.Orientation.Horizontal, parent)
-        self.min_side_by_side = min_side_by_side
-        self.shares = shares
-        self.setChildrenCollapsible(False)
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        """The stacked minimum: side by side is only chosen where there is room, so a
-        narrow window may always stack the panes (a horizontal minimum would keep the
-        view too wide to ever stack them)."""
-        widgets = [self.widget(i) for i in range(self.count())]
-        hints = [w.minimumSizeHint() for w in widgets if w is not None]
-        if not hints:
-            return super().minimumSizeHint()
-        handles = self.handleWidth() * (len(hints) - 1)
-        return QSize(max(h.width() for h in hints), sum(h.height() for h in hints) + handles)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        if self.min_side_by_side is None:  # its owner decides (EstimatesView.resizeEvent)
-            super().resizeEvent(event)
-            return
-        wanted = (
-            Qt.Orientation.Horizontal
-            if event.size().width() >= self.min_side_by_side
-            else Qt.Orientation.Vertical
-        )
-        if wanted != self.orientation():
-            self.setOrientation(wanted)
-            extent = (
-                event.size().width()
-                if wanted == Qt.Orientation.Horizontal
-                else event.size().height()
-            )
-            first, second = self.shares
-            self.setSizes(
-                [extent * first // (first + second), extent * second // (first + second)]
-                if wanted == Qt.Orientation.Horizontal
-                else [extent // 2, extent // 2]
-            )
-        super().resizeEvent(event)
-
-
-def _scrolled(*widgets: QWidget, minimum_width: int) -> QScrollArea:
-    """``widgets`` stacked top-down in a frameless vertical scroll area."""
-    column = QWidget()
-    column_layout = QVBoxLayout(column)
-    column_layout.setContentsMargins(6, 6, 6, 6)
-    for widget in widgets:
-        column_layout.addWidget(widget)
-    column_layout.addStretch(1)
-    scroll = QScrollArea()
-    scroll.setWidget(column)
-    scroll.setWidgetResizable(True)
-    scroll.setFrameShape(QFrame.Shape.NoFrame)
-    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-    scroll.setMinimumWidth(minimum_width)
-    return scroll
 
 
 class EstimatesView(QWidget):
@@ -176,12 +106,12 @@ class EstimatesView(QWidget):
         # The form and the results side by side when there is room (the results are
         # what a planner reads, so they must not sit below some twenty form rows),
         # stacked in a narrow window; each scrolls on its own.
-        columns = _AdaptiveSplitter(min_side_by_side=None, shares=(5, 6))
+        columns = AdaptiveSplitter(min_side_by_side=None, shares=(5, 6))
         self.columns = columns
         #: Whether the form and the results stand side by side (None: not laid out yet).
         self._wide: bool | None = None
-        columns.addWidget(_scrolled(list_box, form_box, minimum_width=330))
-        columns.addWidget(_scrolled(self.results, minimum_width=430))
+        columns.addWidget(scrolled(list_box, form_box, minimum_width=330))
+        columns.addWidget(scrolled(self.results, minimum_width=430))
 
         # -- right: plots ----------------------------------------------------------------
         self.days_plot = DaysPlot()
@@ -189,7 +119,7 @@ class EstimatesView(QWidget):
         self.step_plot.termClicked.connect(self.explain)
         self.memory_plot = MemoryPlot()
         self.power_plot = RackPowerPlot()
-        bottom = _AdaptiveSplitter(min_side_by_side=520)
+        bottom = AdaptiveSplitter(min_side_by_side=520)
         bottom.addWidget(with_legend(self.memory_plot))
         bottom.addWidget(with_legend(self.power_plot))
         bottom.setStretchFactor(0, 2)

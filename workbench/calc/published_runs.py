@@ -328,9 +328,46 @@ def _llama3() -> list[PublishedRun]:
     return runs
 
 
+def _llama1() -> PublishedRun:
+    """LLaMA-1 65B: the one run of a different team, stack and data centre on A100."""
+    model = ModelConfig(
+        "llama1-65b", 65.2e9, 80, 8192, 64, 64, 128, 22016, 32000, 2048,
+        "Touvron et al. 2023 (arXiv 2302.13971) Table 2", True,
+    )  # fmt: skip
+    tokens_per_s_per_gpu = 380.0
+    return PublishedRun(
+        key="llama1-65b",
+        model=model,
+        hardware=A100_DGX,
+        layout=st.Layout(
+            tp=8,
+            pp=4,
+            dp=64,
+            micro_batch=1,
+            global_batch=2048,
+            seq_len=2048,
+            recompute="selective",
+            zero=1,
+            sequence_parallel=True,
+            flash_attention=True,
+        ),  # fmt: skip
+        precision="bf16",
+        target_step_s=2048 * 2048 / (tokens_per_s_per_gpu * 2048),
+        citation=(
+            "Touvron et al. 2023 (LLaMA) §2.4: 'around 380 tokens/sec/GPU on 2048 A100 GPU "
+            "with 80GB of RAM' for 65B; 4M-token batches of 2,048-token sequences (Table 2); "
+            "model and sequence parallelism (Korthikanti et al.), activations saved "
+            "selectively, xformers memory-efficient attention"
+        ),
+        target_note="measured throughput: step = 4M tokens / (380 tokens/s × 2048 GPUs)",
+        assumed="TP 8 and PP 4 (not stated; PP 2-8 predict within 3 % of each other, PP 1 "
+        "+13 %); interconnect as DGX A100 (Meta RSC: 8× 200 Gb/s HDR per node)",
+    )
+
+
 def runs() -> list[PublishedRun]:
     """All published runs, in a fixed order."""
-    return [*_megatron_2021(), *_korthikanti(), _bloom(), *_llama3()]
+    return [*_megatron_2021(), *_korthikanti(), _bloom(), _llama1(), *_llama3()]
 
 
 def reference_runs() -> list[PublishedRun]:
@@ -389,7 +426,8 @@ def _golden(loss, lo: float, hi: float, rounds: int = 32) -> float:
 
 #: Exponent of the fit's loss, Σ |log(predicted / published)|^p.  8 rather than 2 because
 #: the acceptance bound is on the worst run as well as the mean: p = 8 is close to a
-#: minimax fit while still using every run (least squares: LOO mean 7.1 %, worst 15.6 %).
+#: minimax fit while still using every run (least squares, on the first 21 runs: LOO mean
+#: 7.1 %, worst 15.6 %).
 LOSS_POWER = 8
 
 

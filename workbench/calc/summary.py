@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.calc.power import BTU_H_PER_TON, BTU_H_PER_W, DEFAULT_PUE, facility_kw
-from workbench.catalog.item import PASSIVE_KINDS, CatalogItem
+from workbench.catalog.item import PASSIVE_KINDS, CatalogItem, power_unknown
 from workbench.model.design import Design, Rack
 from workbench.model.placement import rack_height
 
@@ -84,7 +84,7 @@ def _figures(design: Design, item: CatalogItem | None) -> _TypeFigures:
         # PDUs (and cables or racks, should one be placed) pass power on rather than
         # draw it, and patch panels or CDUs are no IT load: no figure is expected, so
         # they are not flagged as missing one.
-        has_power=max_w is not None or item.kind in _PASSIVE_KINDS,
+        has_power=not power_unknown(item),
         gpus=gpus,
         gpu_slug=slug if gpus else None,
         tflops={k: float(v) for k, v in source.tflops.items() if v} if gpus else {},

@@ -42,6 +42,19 @@ RACKABLE_KINDS: frozenset[str] = frozenset({"server", "switch", "storage", "pdu"
 PASSIVE_KINDS: frozenset[str] = frozenset({"pdu", "rack", "cable", "infrastructure"})
 
 
+def power_unknown(item: CatalogItem) -> bool:
+    """True for a rack device that draws IT power and states no figure (neither maximum
+    nor typical): the one test the budgets, the RACK-POWER-UNKNOWN rule, the palette,
+    the fill dialog and the importers all ask, so they cannot disagree about an item.
+    GPUs, NICs and optics draw through the server they sit in."""
+    return (
+        item.max_power_w is None
+        and item.typical_power_w is None
+        and item.kind in RACKABLE_KINDS
+        and item.kind not in PASSIVE_KINDS
+    )
+
+
 @dataclass(frozen=True)
 class PowerPort:
     """A NetBox power-port: draws are watts per port (per PSU), as NetBox defines them."""

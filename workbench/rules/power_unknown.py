@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from workbench.catalog.item import PASSIVE_KINDS
+from workbench.catalog.item import power_unknown
 from workbench.model import Rack
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
@@ -34,8 +34,7 @@ def rack_power_unknown(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Findi
     types: Counter[str] = Counter()
     for device in rack.devices:
         item = ctx.design.device_types.get(device.device_type)
-        unknown = item is not None and item.max_power_w is None and item.typical_power_w is None
-        if unknown and item is not None and item.kind not in PASSIVE_KINDS:
+        if item is not None and power_unknown(item):
             types[device.device_type] += 1
     named = ", ".join(f"{count} x {slug}" for slug, count in sorted(types.items()))
     yield me.finding(

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.catalog.item import PASSIVE_KINDS, RACKABLE_KINDS, CatalogItem
+from workbench.catalog.item import RACKABLE_KINDS, CatalogItem, power_unknown
 from workbench.catalog.vocabulary import item_role
 from workbench.render.colors import role_color
 
@@ -77,17 +77,6 @@ def _real(value: object) -> TypeGuard[float]:
         and value == value
         and abs(value) != float("inf")
         and value != 0
-    )
-
-
-def power_unknown(item: CatalogItem) -> bool:
-    """True for an item that should have a power figure and has none (a NetBox file
-    without ``allocated_draw``): the palette says so, and offers "Set power figure…"."""
-    return (
-        item.max_power_w is None
-        and item.typical_power_w is None
-        and item.kind not in PASSIVE_KINDS
-        and item.kind in RACKABLE_KINDS
     )
 
 

@@ -31,7 +31,7 @@ from workbench.catalog.design_import import (
     read_candidate,
 )
 from workbench.catalog.errors import CatalogError
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import CatalogItem, power_unknown
 from workbench.model import Change, Design, ops
 from workbench.model.requests import ItemSource, snapshot_ops
 from workbench.ui.commands import EditCommand
@@ -178,7 +178,7 @@ class DeviceTypeImport(QObject):
         replaced = sum(isinstance(s, ops.ReplaceDeviceType) for s in op.ops)
         added = len(built) - replaced
         self.document.push(EditCommand(self.document, op, f"Import {len(built)} device type(s)"))
-        unknown = sum(1 for b in built if b.item.max_power_w is None and b.item.kind != "gpu")
+        unknown = sum(1 for b in built if power_unknown(b.item))
         text = f"Imported {added} new and {replaced} replaced device type(s)"
         if unknown:
             text += f"; {unknown} without a power figure (right-click it in the catalog)"

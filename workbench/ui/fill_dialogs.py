@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.catalog.item import PASSIVE_KINDS, RACKABLE_KINDS, CatalogItem
+from workbench.catalog.item import RACKABLE_KINDS, CatalogItem, power_unknown
 from workbench.catalog.vocabulary import item_role
 from workbench.model.errors import EditError
 from workbench.model.placement import rack_height
@@ -72,8 +72,8 @@ def item_text(item: CatalogItem) -> str:
     a rack full of them."""
     size = f"{item.u_height:g}U" if item.u_height > 0 else "0U"
     watts = item.max_power_w if item.max_power_w is not None else item.typical_power_w
-    if watts is None:
-        power = "" if item.kind in PASSIVE_KINDS else ", power unknown"
+    if power_unknown(item):
+        power = ", power unknown"
     else:
         power = f", {watts / 1000:.1f} kW" if watts else ""
     return f"{item.label} — {size}{power}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.calc.design_hardware import fabric_figures
 from workbench.calc.errors import InputError, positive
 from workbench.calc.fabric_analysis import fabric_report
 from workbench.calc.storage_tiers import storage_report
@@ -40,8 +41,10 @@ def design_report(
     report: dict[str, Any] = {"name": design.name, "schema_version": schema_version}
     report.update(summary.to_dict())
     workloads = []
+    # The compute plane's figures once for every job (half a second at 100,000 GPUs).
+    fabric = fabric_figures(design) if design.workloads else None
     for workload in design.workloads:
-        result = evaluate_workload(design, workload, summary=summary)
+        result = evaluate_workload(design, workload, summary=summary, fabric=fabric)
         entry = {"name": workload.name}
         entry.update(result.to_dict())
         workloads.append(entry)

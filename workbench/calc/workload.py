@@ -30,9 +30,6 @@ from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design, Workload
 
 KINDS = ("training", "inference")
-_KAPLAN = "Kaplan et al. 2020 §2.1 (C = 6ND); 8ND with full recompute (Narayanan et al. 2021)"
-_PALM = "Chowdhery et al. 2022 (PaLM) Appendix B: rate = gpus · peak · MFU"
-_ZERO = "Rajbhandari et al. 2020 (ZeRO, SC20) §3.1, §5; Korthikanti et al. 2022 Table 2"
 _KV = "NVIDIA Technical Blog 'Mastering LLM Techniques: Inference Optimization' (GQA: kv_heads)"
 
 

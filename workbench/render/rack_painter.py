@@ -639,6 +639,11 @@ def _paint_footer(
         u_used = sum(b.u_height for b in blocks if not b.zero_u and not b.other_face)
         text, over = geo.footer_text(u_used, u_total, None, None), False
     font = _font(scale * 1.0)
+    # A footer that says "+ N unknown" is longer than the rack is wide: shrink it to at
+    # most three quarters before eliding, so the words that matter stay on the page.
+    wide = QFontMetricsF(font).horizontalAdvance(text)
+    if wide > text_rect.width() > 0:
+        font = _font(scale * max(0.75, text_rect.width() / wide))
     painter.setFont(font)
     painter.setPen(qcolor(colors.LOAD_OVER if over else colors.TEXT_MUTED))
     painter.drawText(

@@ -5,7 +5,11 @@ read this one shape, so they cannot disagree about a node.
 For a node (a device *name*, as the reports know it):
 
 * ``expected``: the current revision of the baseline whose assignment matches the node
-  last (assignments are fnmatch globs; the last match wins);
+  last (assignments are fnmatch globs; the last match wins); a node no assignment
+  matches falls back to the software stack its device record names
+  (``Device.software_stack``: what a template or a NetBox import gives each server),
+  so a design that only ever set stacks still hands its pins to the inventory, the
+  checklist and the health check;
 * ``observed``: per layer, the newest observation (by ``observed_at``; a later row wins a
   tie, so a re-import of the same file is the current one), with its file and line;
 * ``drift``: the pinned layers whose reported value does not satisfy the pin
@@ -27,7 +31,7 @@ from dataclasses import dataclass, field
 from fnmatch import translate
 from typing import Any, cast
 
-from workbench.model import Design, Device
+from workbench.model import Design, Device, SoftwareStack
 from workbench.model.versions import (
     LAYER_KEYS,
     Assignment,
@@ -252,6 +256,8 @@ class VersionIndex:
         }
         self._nodes: dict[tuple[str, str | None], object] = {}
         self._pins: dict[int, dict[str, str]] = {}
+        self._design = design
+        self._stacks = {s.id: s for s in design.software_stacks}
 
     def node(self, name: str, device_id: str | None = None) -> NodeVersions | None:
         """The node's versions; None when it has neither a baseline nor a report."""
@@ -270,6 +276,24 @@ class VersionIndex:
             self._pins[id(revision)] = found
         return found
 
+    def _stack_of(self, device_id: str | None) -> SoftwareStack | None:
+        """The software stack the device record names, if the design has it."""
+        if device_id is None or not self._stacks:
+            return None
+        found = self._design.find_device(device_id)
+        if found is None or not found[1].software_stack:
+            return None
+        return self._stacks.get(found[1].software_stack)
+
+    def _stack_pins(self, stack: SoftwareStack) -> dict[str, str]:
+        """A stack's components that are layers of the matrix, in layer order (one dict
+        per stack, shared by its nodes)."""
+        found = self._pins.get(id(stack))
+        if found is None:
+            found = {k: stack.components[k] for k in LAYER_KEYS if stack.components.get(k)}
+            self._pins[id(stack)] = found
+        return found
+
     def reported_nodes(self) -> Iterable[str]:
         return self._obs.newest.keys()
 
@@ -279,10 +303,14 @@ class VersionIndex:
     def _build(self, name: str, device_id: str | None) -> NodeVersions | None:
         layers = self._obs.newest.get(name)
         baseline_id = self._resolver.baseline_of(name)
-        if layers is None and baseline_id is None:
+        stack = self._stack_of(device_id) if baseline_id is None else None
+        if layers is None and baseline_id is None and stack is None:
             return None
         found = self._baselines.get(baseline_id) if baseline_id is not None else None
         baseline_name, revision, expected = "", None, _NO_PINS
+        if stack is not None:
+            baseline_id, baseline_name, revision = stack.id, stack.name, stack.revision
+            expected = self._stack_pins(stack)
         if found is not None:
             baseline, current = found
             baseline_name = baseline.name
@@ -308,7 +336,7 @@ class VersionIndex:
             observed=layers or {},
             drift=drift,
             gpu_models=gpus,
-            baseline_missing=baseline_id is not None and found is None,
+            baseline_missing=baseline_id is not None and found is None and stack is None,
         )
 
 

@@ -41,6 +41,7 @@ EXPECTED_RULES = {
     "RACK-OUTSIDE",
     "RACK-POWER",
     "RACK-COOLING",
+    "DEVICE-COOLING",
     "RACK-WEIGHT",
     "RACK-FEED",
     "RACK-POWER-UNKNOWN",
@@ -410,6 +411,11 @@ def test_cooling_fires_for_two_dgx_h100_in_an_air_rack(catalog) -> None:
     assert finding.severity is Severity.ERROR
     assert finding.objects == ("r1",)
     assert "A01 needs 20.4 kW, air limit 12 kW" in finding.message
+    # The finding names the remedies whose limit covers the heat.
+    assert (
+        "fewer servers, a rear-door heat exchanger (50 kW) or direct liquid (120 kW)"
+        in finding.message
+    )
     assert run(design, "RACK-POWER") == []
 
 
@@ -435,6 +441,45 @@ def test_cooling_reads_the_racks_own_cooling(catalog) -> None:
     finding = only(make_design(catalog, five), "RACK-COOLING")
     assert "51.0 kW" in finding.message and "50 kW" in finding.message
     assert "rear-door heat exchanger" in finding.message
+
+
+LIQUID_TRAY = CatalogItem(
+    slug="liquid-tray",
+    kind="server",
+    manufacturer="Generic",
+    model="cold-plate GPU tray",
+    u_height=1,
+    max_power_w=5000,
+    props={"cooling": "liquid"},
+)
+
+
+def test_a_liquid_cooled_device_in_an_air_rack_is_an_error_naming_the_remedy(catalog) -> None:
+    design = make_design(
+        catalog, rack(devices=[dev("t1", LIQUID_TRAY.slug, 1)]), extra=(LIQUID_TRAY,)
+    )
+    finding = only(design, "DEVICE-COOLING")
+    assert finding.severity is Severity.ERROR
+    assert finding.objects == ("t1", "r1")
+    assert "liquid-cooled" in finding.message and "cooled by air" in finding.message
+    assert "set A01's cooling to direct liquid" in finding.message
+    liquid = rack(cooling="liquid", devices=[dev("t1", LIQUID_TRAY.slug, 1)])
+    assert run(make_design(catalog, liquid, extra=(LIQUID_TRAY,)), "DEVICE-COOLING") == []
+    # An air-cooled server in any rack is fine.
+    assert run(make_design(catalog, two_dgx()), "DEVICE-COOLING") == []
+
+
+def test_the_drop_of_a_liquid_cooled_device_on_an_air_rack_is_amber_with_the_remedy(
+    catalog,
+) -> None:
+    from workbench.model.hall_edits import Slot
+    from workbench.rules.drops import DropState, judge_drop
+
+    design = make_design(catalog, rack(), extra=(LIQUID_TRAY,))
+    target = design.find_rack("r1")
+    verdict = judge_drop(design, target, [Slot(LIQUID_TRAY, 1, "front")])
+    assert verdict.state is DropState.OVER_BUDGET
+    assert "set A01's cooling to direct liquid" in verdict.reason
 
 
 def test_cooling_warns_about_an_unknown_cooling_type(catalog) -> None:

@@ -166,3 +166,38 @@ def test_rubber_band_selects_the_devices_it_touches(qtbot, window):
         Qt.KeyboardModifier.ShiftModifier,
     )
     assert set(document.selected) == {"d1", "d2"}
+
+
+def _drag_event(kind, where, mime):
+    from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent
+
+    cls = QDragEnterEvent if kind == "enter" else QDragMoveEvent
+    return cls(where, Qt.DropAction.CopyAction, mime, LEFT, NONE)
+
+
+def test_a_drag_that_enters_over_the_margin_is_taken_and_drops_where_the_pointer_is(window):
+    """A person's drag crosses the view's margin before it reaches a rack: the enter
+    must be accepted there, or Qt sends the view no move and no drop for the drag."""
+    from PySide6.QtGui import QDragLeaveEvent
+    from qt_helpers import palette_mime
+
+    view = window.rack_view
+    mime = palette_mime(window, "nvidia-dgx-h100")
+    margin = QPoint(3, 3)
+    assert view.rack_and_u_at(margin) is None  # the margin, not a rack
+    enter = _drag_event("enter", margin, mime)
+    QApplication.sendEvent(view.viewport(), enter)
+    assert enter.isAccepted()
+    assert "drop it onto a rack" in window.statusBar().currentMessage()
+    # Out of the view and back in over the background, then onto B01's U2.
+    QApplication.sendEvent(view.viewport(), QDragLeaveEvent())
+    again = _drag_event("enter", margin, mime)
+    QApplication.sendEvent(view.viewport(), again)
+    assert again.isAccepted()
+    where = at_unit(view, "r2", 2)
+    move = _drag_event("move", where, mime)
+    QApplication.sendEvent(view.viewport(), move)
+    assert move.isAccepted()
+    assert drop(window, mime, where)
+    (device,) = window.document.design.find_rack("r2").devices
+    assert device.position == 2

@@ -59,9 +59,12 @@ def test_cut_removes_and_paste_puts_back_elsewhere(window):
     document.select("d2")
     actions.cut()
     assert document.design.find_device("d2") is None
+    assert window.statusBar().currentMessage() == "Cut 1 device."
+    assert document.undo_stack.text(document.undo_stack.index() - 1) == "Cut 1 device"
     assert actions.paste("r2", 20)
     (pasted,) = document.design.find_rack("r2").devices
     assert (pasted.device_type, pasted.position, pasted.name) == (DGX, 20, "dgx-002")
+    assert document.selected == (pasted.id,)  # the pasted devices are selected
 
 
 def test_a_paste_that_does_not_fit_says_why(window):

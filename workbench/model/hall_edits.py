@@ -22,7 +22,10 @@ from workbench.model.placement import Placement, can_place, rack_height
 from workbench.model.requests import (
     ItemSource,
     TakenNames,
+    device_name,
+    follows_pattern,
     lookup_item,
+    name_after_move,
     snapshot_ops,
     taken_names,
 )
@@ -288,7 +291,19 @@ def move_devices(
     verdict = judge_slots(design, rack, slots)
     if not verdict.ok:
         raise EditError(verdict.reason)
-    return ops.Batch(tuple(ops.MoveDevice(d, rack_id, u, f) for d, u, f in moves))
+    # A name the pattern made ("gpu-server-A01-u2") follows the device; the moving
+    # devices' old names are free for each other (a group moved up by its own height).
+    taken = taken_names(design)
+    for slot in slots:
+        assert slot.device is not None
+        taken.free(slot.device.name)
+    steps = []
+    for slot in slots:
+        assert slot.device is not None
+        name = name_after_move(design, slot.device, slot.item, rack, slot.u, taken)
+        taken.add(name if name is not None else slot.device.name)
+        steps.append(ops.MoveDevice(slot.device.id, rack_id, slot.u, slot.face, name=name))
+    return ops.Batch(tuple(steps))
 
 
 @dataclass(frozen=True)
@@ -301,6 +316,8 @@ class Copied:
     role: str
     face: str
     offset: int | None
+    #: The name is the pattern's for where the device stood: a paste names it afresh.
+    patterned: bool = False
 
 
 def copy_devices(design: Design, device_ids: Iterable[str]) -> list[Copied]:
@@ -310,9 +327,15 @@ def copy_devices(design: Design, device_ids: Iterable[str]) -> list[Copied]:
     base = min(positions) if positions else 0
     return [
         Copied(
-            d.device_type, d.name, d.role, d.face, None if d.position is None else d.position - base
+            d.device_type,
+            d.name,
+            d.role,
+            d.face,
+            None if d.position is None else d.position - base,
+            (item := design.device_types.get(d.device_type)) is not None
+            and follows_pattern(design, d.name, item, rack, d.position),
         )
-        for _, d in found
+        for rack, d in found
     ]
 
 
@@ -367,7 +390,10 @@ def paste(
     taken = taken_names(design)  # and none repeats within the paste itself
     ids = _new_ids(design, "device", len(slots))
     for slot, entry, device_id in zip(slots, copied, ids, strict=True):
-        name = _unique(entry.name, taken)
+        if entry.patterned:
+            name = device_name(design, slot.item, rack, slot.u, taken)
+        else:
+            name = _unique(entry.name, taken)
         taken.add(name)
         device = Device(device_id, name, entry.device_type, slot.u, slot.face, role=entry.role)
         steps.append(ops.AddDevice(rack.id, device))

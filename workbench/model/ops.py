@@ -25,7 +25,7 @@ from workbench.catalog.item import CatalogItem
 from workbench.model.change import Change
 from workbench.model.design import Design, Device, Link, Rack, Row, Waiver
 from workbench.model.errors import EditError
-from workbench.model.names import text_problem
+from workbench.model.names import clean_name, text_problem
 from workbench.model.placement import placement_problem
 
 if TYPE_CHECKING:
@@ -129,7 +129,9 @@ class MoveDevice:
     """Put a device at ``position``/``face`` in ``rack_id`` (its own rack or another).
 
     ``index`` is its place in the rack's device list; None keeps it (same rack) or
-    appends it (another rack).
+    appends it (another rack).  ``name``, when given, is the device's name after the
+    move: a name made from the design's pattern (``gpu-server-A01-u2``) follows the
+    device, in the same edit, so its undo puts the old name back with the old place.
     """
 
     device_id: str
@@ -137,6 +139,7 @@ class MoveDevice:
     position: int | None
     face: str
     index: int | None = None
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -543,6 +546,9 @@ def _move_device(design: Design, op: MoveDevice) -> Applied:
         raise EditError(f"{device.name} cannot move there: {problem}.")
     old_index = _position(rack.devices, device)
     old = (rack.id, device.position, device.face)
+    old_name = device.name if op.name is not None and op.name != device.name else None
+    if old_name is not None:
+        clean_name(op.name, "device")
     if new_rack is not rack or op.index is not None:
         del rack.devices[old_index]
         try:
@@ -552,12 +558,15 @@ def _move_device(design: Design, op: MoveDevice) -> Applied:
             raise
         design.index.devices[device.id] = (new_rack, device)
     device.position, device.face = op.position, op.face
+    if old_name is not None and op.name is not None:
+        device.name = op.name
+        design.index.rename_device(old_name, op.name)
     change = Change(
         racks=frozenset({rack.id, new_rack.id}),
         devices=frozenset({device.id}),
         moved=frozenset({device.id}),
     )
-    return Applied(MoveDevice(device.id, old[0], old[1], old[2], old_index), change)
+    return Applied(MoveDevice(device.id, old[0], old[1], old[2], old_index, old_name), change)
 
 
 # -- links, snapshot, waivers -----------------------------------------------------------------

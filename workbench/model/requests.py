@@ -12,7 +12,9 @@ name pattern (:func:`device_name`), the same way whichever request placed them.
 
 from __future__ import annotations
 
+import re
 import string
+from collections import Counter
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -121,12 +123,21 @@ class TakenNames:
     def __init__(self, design: Design):
         self._design_names = design.index.device_names
         self._added: set[str] = set()
+        self._freed: Counter[str] = Counter()
 
     def __contains__(self, name: object) -> bool:
-        return name in self._added or self._design_names.get(name, 0) > 0  # type: ignore[call-overload]
+        if name in self._added:
+            return True
+        held = self._design_names.get(name, 0)  # type: ignore[call-overload]
+        return bool(held - self._freed.get(name, 0) > 0)  # type: ignore[call-overload]
 
     def add(self, name: str) -> None:
         self._added.add(name)
+
+    def free(self, name: str) -> None:
+        """A device that holds ``name`` is being renamed by the same request: its old
+        name no longer stands in the way of the others."""
+        self._freed[name] += 1
 
     def __len__(self) -> int:
         return len(self._design_names) + len(self._added)
@@ -135,6 +146,61 @@ class TakenNames:
 def taken_names(design: Design) -> TakenNames:
     """Every device name in the design (what a new name must avoid)."""
     return TakenNames(design)
+
+
+def _name_values(item: CatalogItem, rack: Rack, u: int | None) -> dict[str, object]:
+    """What the pattern's fields stand for, for ``item`` at ``u`` in ``rack``."""
+    return {
+        "role": item_role(item),
+        "rack": _word(rack.name) or rack.id,
+        "u": u if u is not None else 0,
+        "model": "-".join(item.model.lower().split()) or item.slug,
+        "slug": item.slug,
+        "n": 1,
+    }
+
+
+def follows_pattern(
+    design: Design, name: str, item: CatalogItem, rack: Rack, u: int | None
+) -> bool:
+    """Is ``name`` what the design's pattern gives ``item`` at ``u`` in ``rack`` (with
+    any ``{n}`` and any ``-2`` suffix that made it unique)?  Such a name was made by the
+    workbench, not typed, so it follows the device when it moves."""
+    values = _name_values(item, rack, u)
+    parts = []
+    for text, field, spec, conv in string.Formatter().parse(name_pattern(design)):
+        parts.append(re.escape(text))
+        if field is None:
+            continue
+        if field == "n":
+            parts.append(r"\d+")
+            continue
+        fmt = "{0" + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}"
+        parts.append(re.escape(fmt.format(values[field])))
+    return re.fullmatch("".join(parts).strip() + r"(?:-\d+)?", name) is not None
+
+
+def name_after_move(
+    design: Design,
+    device: Device,
+    item: CatalogItem,
+    to_rack: Rack,
+    to_u: int | None,
+    taken: TakenNames,
+) -> str | None:
+    """The name ``device`` takes when it moves to ``to_u`` of ``to_rack``: a new one
+    from the pattern when its present name is the pattern's for where it stands now,
+    None when it keeps its name (a name the user typed, or one already right there).
+
+    ``taken`` holds the names the request has handed out so far; the caller frees the
+    moving devices' old names in it first.
+    """
+    found = design.find_device(device.id)
+    if found is None or not follows_pattern(design, device.name, item, found[0], device.position):
+        return None
+    if follows_pattern(design, device.name, item, to_rack, to_u):
+        return None
+    return device_name(design, item, to_rack, to_u, taken)
 
 
 def device_name(
@@ -153,14 +219,7 @@ def device_name(
     """
     taken = taken_names(design) if taken is None else taken
     pattern = name_pattern(design)
-    values: dict[str, object] = {
-        "role": item_role(item),
-        "rack": _word(rack.name) or rack.id,
-        "u": u if u is not None else 0,
-        "model": "-".join(item.model.lower().split()) or item.slug,
-        "slug": item.slug,
-        "n": 1,
-    }
+    values = _name_values(item, rack, u)
     uses_n = any(f == "n" for _t, f, _s, _c in string.Formatter().parse(pattern))
     if uses_n:
         # Some number up to len(taken) + 1 is free unless the pattern ignores {n}'s value.

@@ -7,7 +7,8 @@ Three answers, as the highlight colours them:
   full-depth device on the other face, above the rack's top), from
   :func:`workbench.model.hall_edits.judge_slots`;
 * **over budget** (amber): it fits, but the rack would then break its power, cooling,
-  weight or feed budget (:mod:`workbench.rules.budgets`).  The drop is allowed; the
+  weight or feed budget (:mod:`workbench.rules.budgets`), or the device needs liquid
+  cooling the rack lacks (:mod:`workbench.rules.cooling`).  The drop is allowed; the
   reason goes to the status bar and the Checks view will list the finding.
 """
 
@@ -21,6 +22,7 @@ from workbench.calc.summary import LoadCache, rack_load
 from workbench.model import Design, Rack
 from workbench.model.hall_edits import Slot, judge_slots, trial_rack
 from workbench.rules.budgets import BudgetState, rack_budgets
+from workbench.rules.cooling import device_cooling_problem
 from workbench.units import format_limit, short_number
 
 #: How a budget reads in the reason ("power budget", "cooling limit" ...).
@@ -66,13 +68,16 @@ def judge_drop(
         for name, budget in budgets.named().items()
         if name in _BUDGET_WORDS and budget.state is BudgetState.OVER
     ]
+    problems = list(
+        dict.fromkeys(p for s in slots if (p := device_cooling_problem(s.item, rack)) is not None)
+    )
     if broken:
         parts = ", ".join(
             f"{_BUDGET_WORDS[name]} {format_limit(b.limit, b.unit)} "
             f"(would be {short_number(b.used)} {b.unit})"
             for name, b in broken
         )
-        return DropVerdict(
-            DropState.OVER_BUDGET, f"{room.reason} It breaks the {parts}.", room.units
-        )
+        problems.insert(0, f"It breaks the {parts}.")
+    if problems:
+        return DropVerdict(DropState.OVER_BUDGET, " ".join([room.reason, *problems]), room.units)
     return DropVerdict(DropState.FITS, room.reason, room.units)

@@ -14,6 +14,7 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model import Design, Device, Feed, Rack
 from workbench.model.placement import clashes, out_of_rack, rack_height, units_label
 from workbench.rules.budgets import BudgetState, RackBudgets, feed_limit_kw, rack_budgets
+from workbench.rules.cooling import cooling_remedy, device_cooling_problem
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
 from workbench.units import format_kw, format_limit, short_number
@@ -153,9 +154,24 @@ def rack_cooling(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
         label = COOLING_TYPES[rack.cooling].label.lower()
         yield me.finding(
             f"{rack.name} needs {format_kw(budget.used)}, {label} limit "
-            f"{format_limit(budget.limit, 'kW')}.",
+            f"{format_limit(budget.limit, 'kW')}: {cooling_remedy(rack, budget.used)}.",
             rack.id,
         )
+
+
+@rule(
+    "DEVICE-COOLING",
+    title="A liquid-cooled device in a rack without liquid cooling",
+    severity=Severity.ERROR,
+    scope="rack",
+    looks_at={"rack", "device", "design"},
+    source=f"{COOLING_TYPES['liquid'].source}; the catalog item's props.cooling",
+)
+def device_cooling(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
+    for device in rack.devices:
+        problem = device_cooling_problem(ctx.design.device_types.get(device.device_type), rack)
+        if problem is not None:
+            yield me.finding(f"{device.name}: {problem}", device.id, rack.id)
 
 
 @rule(

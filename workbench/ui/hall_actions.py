@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.model import hall_edits, requests
+from workbench.model import hall_edits, ops, requests
 from workbench.model.errors import EditError
 from workbench.ui.commands import EditCommand
 from workbench.ui.document import Document
@@ -141,7 +141,8 @@ class HallActions(QObject):
         self.window.statusBar().showMessage(text, timeout_ms)
 
     def _push(self, make, text: str) -> bool:
-        """Push the batch ``make()`` builds as one command; False (and why) if refused."""
+        """Push the batch ``make()`` builds as one command; False (and why) if refused.
+        Devices the batch adds (a paste) become the selection, so they can be moved on."""
         try:
             batch = make()
         except EditError as exc:
@@ -150,6 +151,11 @@ class HallActions(QObject):
         if not batch.ops:
             return False
         self.document.push(EditCommand(self.document, batch, text))
+        devices = self.document.design.index.devices
+        added = [o.device.id for o in batch.ops if isinstance(o, ops.AddDevice)]
+        added = [i for i in added if i in devices]
+        if added:
+            self.document.select_many(added)
         return True
 
     def selected_rack(self) -> str | None:
@@ -167,11 +173,11 @@ class HallActions(QObject):
         return selection if selection in self.document.design.index.rows else None
 
     # -- clipboard ------------------------------------------------------------------------
-    def copy(self) -> int:
+    def copy(self, verb: str = "copy") -> int:
         """Put the selected devices on the clipboard; returns how many."""
         devices = [i for i in self.document.selected if i in self.document.design.index.devices]
         if not devices:
-            self._say("Select devices to copy.")
+            self._say(f"Select devices to {verb}.")
             return 0
         copied = hall_edits.copy_devices(self.document.design, devices)
         mime = QMimeData()
@@ -184,8 +190,14 @@ class HallActions(QObject):
         return len(copied)
 
     def cut(self) -> None:
-        if self.copy():
-            self.document.delete_selected()
+        """Copy the selected devices, then take them out: one undo step named "Cut"."""
+        count = self.copy("cut")
+        if not count:
+            return
+        devices = [i for i in self.document.selected if i in self.document.design.index.devices]
+        what = format_count(count, "device")
+        if self._push(lambda: requests.delete(self.document.design, devices), f"Cut {what}"):
+            self._say(f"Cut {what}.", 4000)
 
     def clipboard_devices(self) -> list[hall_edits.Copied]:
         mime = QGuiApplication.clipboard().mimeData()

@@ -113,8 +113,11 @@ class DropController:
             event.ignore()
             return
         self._cache = LoadCache()
-        event.acceptProposedAction()
         self.move(event)
+        # Take the drag wherever it enters (a person's pointer crosses the margin or the
+        # floor between racks first): Qt sends no move or drop to a view that refused
+        # the enter.  Each move then judges the slot under the pointer.
+        event.acceptProposedAction()
 
     def move(self, event) -> None:
         slug = self.slug_of(event.mimeData())
@@ -122,6 +125,8 @@ class DropController:
         hit = self.view.rack_and_u_at(event.position().toPoint())
         if item is None or hit is None:
             self.leave()
+            if item is not None:
+                self.view.say(f"{item.label} → drop it onto a rack's units.")
             event.ignore()
             return
         rack_id, u = hit

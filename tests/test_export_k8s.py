@@ -3,12 +3,17 @@ valid labels, and its counts equal the design."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
+from handoff_designs import mixed_h100_a100
 
 from workbench.export.handoff import gpu_nodes
 from workbench.export.k8s import label_value, write_k8s
@@ -115,3 +120,66 @@ def test_uppercase_node_name_refused_before_writing(tmp_path):
     with pytest.raises(ExportError, match="not a valid Kubernetes node name"):
         write_k8s(design, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+# -- issue 24: ready for RDMA, checked by the Kubernetes schema ----------------------------
+HAVE_VALIDATOR = (
+    shutil.which("kubernetes-validate") is not None
+    or (Path(sys.executable).parent / "kubernetes-validate").exists()
+)
+
+
+def _validate(folder: Path) -> subprocess.CompletedProcess[str]:
+    tool = shutil.which("kubernetes-validate") or str(
+        Path(sys.executable).parent / "kubernetes-validate"
+    )
+    files = sorted(str(p) for p in folder.glob("*.yaml"))
+    return subprocess.run(
+        [tool, "--strict", "--quiet", *files], capture_output=True, text=True, timeout=120
+    )
+
+
+def _container(folder: Path) -> dict:
+    docs = _docs(folder / "pod-template.yaml")
+    return docs[0]["template"]["spec"]["containers"][0]
+
+
+def test_pod_template_requests_rdma_and_ipc_lock(exported):
+    """Before: no RDMA device, no IPC_LOCK, no NCCL environment: NCCL fell back to TCP."""
+    container = _container(exported)
+    assert container["resources"]["limits"]["rdma/rdma_compute"] == "1"
+    assert container["securityContext"]["capabilities"]["add"] == ["IPC_LOCK"]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}" for i in range(8))
+    assert env["NCCL_SOCKET_IFNAME"] == "mgmt0"
+    assert "NCCL_IB_GID_INDEX" not in env
+    (plugin,) = _docs(exported / "rdma-shared-device-plugin.yaml")
+    config = json.loads(plugin["data"]["config.json"])
+    assert config["configList"][0]["resourceName"] == "rdma_compute"
+
+
+def test_roce_pod_template_sets_the_gid_index(tmp_path):
+    design = build_template("hgx-h100-air")
+    write_k8s(design, tmp_path / "out")
+    env = {e["name"]: e["value"] for e in _container(tmp_path / "out")["env"]}
+    assert env["NCCL_IB_GID_INDEX"] == "3" and env["NCCL_IB_TC"] == "104"
+
+
+@pytest.mark.skipif(not HAVE_VALIDATOR, reason="pip install kubernetes-validate")
+@pytest.mark.parametrize("template", ["dgx-h100-superpod", "hgx-h100-air", "mixed"])
+def test_kubernetes_validate_strict_accepts_every_file(template, tmp_path):
+    design = mixed_h100_a100() if template == "mixed" else build_template(template)
+    write_k8s(design, tmp_path / "out", teams={"team-a": 16, "team-b": 8})
+    assert {p.name for p in (tmp_path / "out").glob("*.yaml")} >= {
+        "nodes.yaml", "quotas.yaml", "pod-template.yaml", "rdma-shared-device-plugin.yaml"}  # fmt: skip
+    result = _validate(tmp_path / "out")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.skipif(not HAVE_VALIDATOR, reason="pip install kubernetes-validate")
+def test_kubernetes_validate_strict_catches_a_wrong_field(tmp_path):
+    """The consumer is real: a misspelt field fails it."""
+    write_k8s(build_template("hgx-h100-air"), tmp_path / "out")
+    path = tmp_path / "out" / "pod-template.yaml"
+    path.write_text(path.read_text().replace("securityContext:", "securityContxt:"))
+    assert _validate(tmp_path / "out").returncode != 0

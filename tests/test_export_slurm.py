@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from handoff_designs import mixed_h100_a100
 
 from workbench.export.handoff import Team, gpu_nodes, split_pools
 from workbench.export.hostlist import compress, expand
@@ -93,7 +94,7 @@ def test_nodes_and_gres_match_design(superpod, exported):
     listed = [name for line in lines for name in expand(_field(line, "NodeName"))]
     assert sorted(listed) == sorted(n.name for n in nodes)
     assert all(_field(line, "Gres") == "gpu:h100:8" for line in lines)
-    assert all(_field(line, "CPUs") == "112" for line in lines)
+    assert all(_field(line, "CPUs") == "224" for line in lines)
     # 2048 GiB less the 5 % OS margin, in MiB.
     assert all(int(_field(line, "RealMemory")) == int(2048 * 1024 * 0.95) for line in lines)
     assert len(lines) == 1, "identical servers share one NodeName line"
@@ -194,7 +195,7 @@ PrivateData=cloud
     for line in (exported / "slurm.conf").read_text().splitlines():
         body.append(line + " State=CLOUD" if line.startswith("NodeName=") else line)
     (work / "slurm.conf").write_text(preamble + "\n".join(body) + "\n")
-    for name in ("gres.conf", "topology.conf"):
+    for name in ("gres.conf", "topology.conf", "cgroup.conf"):
         shutil.copy(exported / name, work / name)
     env = dict(os.environ, SLURM_CONF=str(work / "slurm.conf"))
     daemon = subprocess.Popen(
@@ -243,7 +244,7 @@ def test_slurmctld_reads_the_export(superpod, exported, tmp_path):
     assert sorted(shown) == sorted(nodes)
     for line in shown.values():
         assert _field(line, "Gres") == "gpu:h100:8", line
-        assert _field(line, "CPUTot") == "112", line
+        assert _field(line, "CPUTot") == "224", line  # 2 x 56 cores x 2 threads
     sizes = dict(line.split() for line in partitions.splitlines())
     assert sizes == {"training": "108", "inference": "16", "dev": "4"}
     expected = {
@@ -276,3 +277,89 @@ def test_single_leaf_fabric_keeps_switch_names_and_lists_uncabled_nodes(tmp_path
     (leaf,) = [line for line in text.splitlines() if " Nodes=" in line]
     assert leaf == "SwitchName=cmp-leaf-su01-r1 Nodes=gpu[00002-00008]"
     assert f"single-node jobs only): {first.name}" in text
+
+
+# -- issue 24: a cluster admin's Slurm ---------------------------------------------------
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory) -> Path:
+    """A DGX H100 SuperPOD plus a rack of DGX A100 nodes, exported."""
+    folder = tmp_path_factory.mktemp("mixed") / "out"
+    write_slurm(mixed_h100_a100(), folder, inference_nodes=2, dev_nodes=1)
+    return folder
+
+
+def test_partitions_split_by_gpu_model(mixed):
+    """Before: one partition held both models (Nodes=gpu[00001-00008],gpu-a100-0)."""
+    nodes = {
+        _field(n, "NodeName"): _field(n, "Gres") for n in _lines(mixed / "slurm.conf", "NodeName")
+    }
+    model_of = {name: gres for hostlist, gres in nodes.items() for name in expand(hostlist)}
+    parts = _lines(mixed / "slurm.conf", "PartitionName")
+    names = [_field(p, "PartitionName") for p in parts]
+    assert names == ["training-h100", "training-a100", "inference-a100", "dev-a100"]
+    for line in parts:
+        members = expand(_field(line, "Nodes"))
+        assert len({model_of[m] for m in members}) == 1, line
+        assert _field(line, "PartitionName").split("-")[-1] in model_of[members[0]]
+    assert [p for p in parts if " Default=YES " in p] == [parts[0]]
+
+
+def test_cpu_layout_from_the_catalog_with_threads(mixed):
+    """Before: CPUs=112 ThreadsPerCore=1 on a DGX H100, which has 224 threads."""
+    lines = {_field(n, "Gres"): n for n in _lines(mixed / "slurm.conf", "NodeName")}
+    h100, a100 = lines["gpu:h100:8"], lines["gpu:a100:8"]
+    assert [_field(h100, k) for k in ("CPUs", "Sockets", "CoresPerSocket", "ThreadsPerCore")] == [
+        "224", "2", "56", "2"]  # fmt: skip
+    assert [_field(a100, k) for k in ("CPUs", "Sockets", "CoresPerSocket", "ThreadsPerCore")] == [
+        "256", "2", "64", "2"]  # fmt: skip
+    item = build_template("dgx-h100-superpod", gpus=8).device_types["nvidia-dgx-h100"]
+    assert all(item.sources.get(k) for k in ("cpu_sockets", "cores_per_socket", "threads_per_core"))
+
+
+def test_cgroup_conf_constrains_devices_and_cores(mixed):
+    """Before: no cgroup.conf, so a job could see every GPU of its node."""
+    conf = dict(
+        line.split("=", 1)
+        for line in (mixed / "cgroup.conf").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    assert conf["ConstrainDevices"] == "yes" and conf["ConstrainCores"] == "yes"
+    text = (mixed / "slurm.conf").read_text()
+    assert "ProctrackType=proctrack/cgroup" in text and "TaskPlugin=task/cgroup" in text
+
+
+def test_nccl_env_names_the_compute_hcas(mixed):
+    """Before: no NCCL environment for Slurm jobs (NCCL would pick any interface)."""
+    env = {}
+    for line in (mixed / "nccl.env").read_text().splitlines():
+        if line.startswith("export "):
+            key, value = line[len("export ") :].split("=", 1)
+            env[key] = value.strip('"')
+    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}" for i in range(8))
+    assert env["NCCL_SOCKET_IFNAME"] == "mgmt0" and env["NCCL_IB_DISABLE"] == "0"
+    assert "NCCL_IB_GID_INDEX" not in env  # InfiniBand: no RoCE GID
+    assert (mixed / "nccl-nvidia-dgx-a100.env").exists()
+
+
+@pytest.mark.skipif(
+    not HAVE_SLURMCTLD, reason="slurmctld not installed (apt-get install slurmctld slurm-client)"
+)
+def test_slurmctld_reads_the_mixed_export(mixed, tmp_path):
+    with _slurmctld(mixed, tmp_path) as env:
+        shown = {}
+        for line in _scontrol(env, "-o", "show", "nodes").splitlines():
+            shown[_field(line, "NodeName")] = line
+        partitions = subprocess.run(
+            ["sinfo", "-h", "-o", "%R %D %G"], env=env, capture_output=True, text=True, check=True
+        ).stdout
+    assert len(shown) == 36
+    assert _field(shown["gpu00001"], "CPUTot") == "224"
+    assert _field(shown["gpu00001"], "ThreadsPerCore") == "2"
+    assert _field(shown["gpu-a100-0"], "CPUTot") == "256"
+    sizes = {line.split()[0]: line.split()[1:] for line in partitions.splitlines()}
+    assert sizes == {
+        "training-h100": ["32", "gpu:h100:8"],
+        "training-a100": ["1", "gpu:a100:8"],
+        "inference-a100": ["2", "gpu:a100:8"],
+        "dev-a100": ["1", "gpu:a100:8"],
+    }

@@ -185,15 +185,52 @@ def gpu_type(gpu: CatalogItem | None, fallback: str) -> str:
     return text or re.sub(r"[^a-z0-9]", "", gpu.slug.lower()) or "gpu"
 
 
-def cpu_layout(server: CatalogItem) -> tuple[int, int] | None:
-    """(sockets, cores) from the catalog's ``cpu`` text (``2x Xeon 8480C (112 cores)``);
-    None when the catalog does not say how many cores."""
-    text = str(server.props.get("cpu", ""))
+@dataclass(frozen=True)
+class CpuLayout:
+    """A server's processors as a scheduler counts them (Slurm's NodeName fields)."""
+
+    sockets: int
+    cores_per_socket: int
+    #: None when the catalog does not say (the ``cpu`` text names cores, not threads).
+    threads_per_core: int | None
+
+    @property
+    def cores(self) -> int:
+        """Physical cores of the node."""
+        return self.sockets * self.cores_per_socket
+
+    @property
+    def cpus(self) -> int:
+        """Logical CPUs (what Slurm's ``CPUs`` and Kubernetes' ``cpu`` count)."""
+        return self.cores * (self.threads_per_core or 1)
+
+
+def _whole(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return None
+    return value
+
+
+def cpu_layout(server: CatalogItem) -> CpuLayout | None:
+    """The node's processors: the catalog's ``cpu_sockets``, ``cores_per_socket`` and
+    ``threads_per_core`` props (each with a source) where given, else sockets and cores
+    read from the ``cpu`` text (``2x Xeon 8480C (112 cores)``, threads unknown); None
+    when the catalog does not say how many cores."""
+    props = server.props
+    sockets, per_socket = _whole(props.get("cpu_sockets")), _whole(props.get("cores_per_socket"))
+    threads = _whole(props.get("threads_per_core"))
+    if sockets is not None and per_socket is not None:
+        return CpuLayout(sockets, per_socket, threads)
+    text = str(props.get("cpu", ""))
     cores = re.search(r"(\d+)\s*cores?\b", text)
     if cores is None:
         return None
-    sockets = re.match(r"\s*(\d+)\s*x\b", text)
-    return (int(sockets.group(1)) if sockets else 1, int(cores.group(1)))
+    found = re.match(r"\s*(\d+)\s*x\b", text)
+    count = int(found.group(1)) if found else 1
+    total = int(cores.group(1))
+    if count < 1 or total % count:
+        return CpuLayout(1, total, threads)
+    return CpuLayout(count, total // count, threads)
 
 
 def host_ram_mib(server: CatalogItem) -> int | None:

@@ -18,8 +18,18 @@ accelerator=a100-80g pool=train`` and ``kubectl taint node ... dedicated=train:N
   ``requests.nvidia.com/gpu`` (extended resources are quota'd by requests only).
 - **pod-template.yaml**: a ``PodTemplate`` per training server type: whole node GPUs,
   requests equal to limits (QoS class Guaranteed, so a training pod is the last to be
-  evicted) and ``/dev/shm`` as a memory ``emptyDir`` (the 64 MiB default makes
-  PyTorch DataLoader workers die with a bus error).
+  evicted), ``/dev/shm`` as a memory ``emptyDir`` (the 64 MiB default makes
+  PyTorch DataLoader workers die with a bus error), and, on an InfiniBand or RoCE
+  compute fabric, the RDMA devices: ``rdma/<resource>: 1`` from the RDMA shared device
+  plugin, the ``IPC_LOCK`` capability (RDMA pins memory; without it the verbs
+  registration fails and NCCL falls back to TCP sockets) and the NCCL environment of
+  :mod:`workbench.export.nccl` (``NCCL_IB_HCA``, ``NCCL_SOCKET_IFNAME``, for RoCE
+  ``NCCL_IB_GID_INDEX``).
+- **rdma-shared-device-plugin.yaml** (RDMA fabrics only): the plugin's ``ConfigMap``
+  (``kube-system/rdma-devices``, ``config.json``) in the form the NVIDIA Network
+  Operator's ``rdmaSharedDevicePlugin`` and the standalone plugin read: one resource,
+  :data:`RDMA_RESOURCE`, selecting the NVIDIA (vendor ``15b3``) adapters, shared by up
+  to :data:`RDMA_HCA_MAX` pods per node.
 
 The text is written directly, not through a YAML dumper: 12,500 Node documents then
 take a fraction of a second; every value is quoted as a JSON string, which YAML reads
@@ -44,6 +54,7 @@ from workbench.export.handoff import (
     make_teams,
     split_pools,
 )
+from workbench.export.nccl import NcclSetup, nccl_setup, server_types
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
 from workbench.model.design import Design
 
@@ -52,6 +63,11 @@ PREFIX = "gpu.workbench"
 
 #: A Node name: an RFC 1123 subdomain.
 _NODE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+#: The RDMA shared device plugin's resource for the compute ports (``rdma/<name>``).
+RDMA_RESOURCE = "rdma_compute"
+#: How many pods of a node may share the RDMA devices (the plugin's ``rdmaHcaMax``).
+RDMA_HCA_MAX = 64
 
 #: The taint that keeps ordinary pods off training nodes.
 TRAINING_TAINT = {"key": "dedicated", "value": "training", "effect": "NoSchedule"}
@@ -137,10 +153,42 @@ def quotas_yaml(teams: Sequence[Team]) -> str:
     return "\n".join(out) + "\n"
 
 
-def pod_templates_yaml(nodes: Sequence[Node]) -> str:
+def rdma_plugin_yaml() -> str:
+    """rdma-shared-device-plugin.yaml: the plugin's ConfigMap (see the module docstring)."""
+    config = {
+        "configList": [
+            {
+                "resourceName": RDMA_RESOURCE,
+                "rdmaHcaMax": RDMA_HCA_MAX,
+                "selectors": {"vendors": ["15b3"]},
+            }
+        ]
+    }
+    return (
+        "\n".join(
+            [
+                "# RDMA shared device plugin configuration (NVIDIA Network Operator:",
+                "# NicClusterPolicy.spec.rdmaSharedDevicePlugin.config takes the same JSON).",
+                "# Narrow the selectors (ifNames) to the compute ports if storage ports are",
+                "# NVIDIA adapters too; apply with: kubectl apply -f rdma-shared-device-plugin.yaml",
+                "---",
+                "apiVersion: v1",
+                "kind: ConfigMap",
+                "metadata:",
+                '  name: "rdma-devices"',
+                '  namespace: "kube-system"',
+                "data:",
+                f"  config.json: {_q(json.dumps(config, sort_keys=True))}",
+            ]
+        )
+        + "\n"
+    )
+
+
+def pod_templates_yaml(nodes: Sequence[Node], design: Design | None = None) -> str:
     """pod-template.yaml: one training PodTemplate per server type of the training pool.
 
-    CPU and memory leave room for the kubelet and system daemons (8 cores, 10 % of
+    CPU and memory leave room for the kubelet and system daemons (8 logical CPUs, 10 % of
     memory); ``/dev/shm`` is a quarter of the pod's memory, 32–256 GiB.
     """
     out = ["# A training pod that takes a whole node; copy into your Job or PyTorchJob."]
@@ -150,9 +198,13 @@ def pod_templates_yaml(nodes: Sequence[Node]) -> str:
             continue
         seen.add(node.server.slug)
         resources = [f"nvidia.com/gpu: {_q(str(node.gpu_count))}"]
+        setup = nccl_setup(design, node.server) if design is not None else None
+        rdma = setup is not None and setup.rdma and setup.compute_ports > 0
+        if rdma:
+            resources.append(f"rdma/{RDMA_RESOURCE}: {_q('1')}")
         layout = cpu_layout(node.server)
         if layout is not None:
-            resources.append(f"cpu: {_q(str(max(1, layout[1] - 8)))}")
+            resources.append(f"cpu: {_q(str(max(1, layout.cpus - 8)))}")
         ram = host_ram_mib(node.server)
         memory_gib = int(ram / 1024 * 0.9) if ram else 0
         if memory_gib:
@@ -181,6 +233,7 @@ def pod_templates_yaml(nodes: Sequence[Node]) -> str:
             "    containers:",
             '    - name: "trainer"',
             '      image: "registry.local/ai/pytorch:latest"',
+            *_nccl_lines(setup, rdma),
             "      resources:",
             "        requests:",
             *[f"          {r}" for r in resources],
@@ -198,6 +251,23 @@ def pod_templates_yaml(nodes: Sequence[Node]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _nccl_lines(setup: NcclSetup | None, rdma: bool) -> list[str]:
+    """The container's env and, for RDMA, its IPC_LOCK capability."""
+    if setup is None:
+        return []
+    out = [f"      # {note}" for note in setup.notes]
+    out.append("      env:")
+    for key, value in setup.env.items():
+        out += [f"      - name: {_q(key)}", f"        value: {_q(value)}"]
+    if rdma:
+        out += [
+            "      securityContext:",
+            "        capabilities:",
+            '          add: ["IPC_LOCK"]',
+        ]
+    return out
+
+
 def write_k8s(
     design: Design,
     folder: Path,
@@ -207,7 +277,8 @@ def write_k8s(
     inference_nodes: int | None = None,
     dev_nodes: int | None = None,
 ) -> list[Path]:
-    """Write nodes.yaml, quotas.yaml and pod-template.yaml into ``folder``.
+    """Write nodes.yaml, quotas.yaml, pod-template.yaml and (RDMA fabrics)
+    rdma-shared-device-plugin.yaml into ``folder``.
 
     Options as :func:`workbench.export.slurm.write_slurm`, so both handoffs agree on
     pools and teams.  Everything is checked before a file is written.
@@ -225,8 +296,10 @@ def write_k8s(
     files = {
         "nodes.yaml": nodes_yaml(pools, progress),
         "quotas.yaml": quotas_yaml(team_list),
-        "pod-template.yaml": pod_templates_yaml(pools["training"] or nodes),
+        "pod-template.yaml": pod_templates_yaml(pools["training"] or nodes, design),
     }
+    if any(nccl_setup(design, s).rdma for s in server_types(nodes)):
+        files["rdma-shared-device-plugin.yaml"] = rdma_plugin_yaml()
     written = write_folder(folder, files)
     progress(1.0, "done")
     return written

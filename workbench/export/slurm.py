@@ -9,12 +9,12 @@ tests):
   comes back by itself, ``TopologyPlugin=topology/tree``, ``select/cons_tres`` with
   ``CR_Core_Memory`` so GPUs, cores and memory are all allocatable), then one
   ``NodeName`` line per set of identical servers with Slurm hostlist ranges
-  (``gpu[00001-12500]``), then the three partitions.  ``RealMemory`` is the installed
+  (``gpu[00001-12500]``), then the partitions of the three pools.  ``RealMemory`` is the installed
   memory less :data:`OS_MEMORY_SHARE` (5 %): the kernel reports 1–3 % less than is
   installed and a node whose real memory is below ``RealMemory`` is drained by Slurm,
   so the margin keeps nodes in service and leaves room for the OS and daemons.
-  ``CPUs`` come from the catalog's ``cpu`` text (one CPU per core; a line says so when
-  the catalog does not know the cores, and ``slurmd -C`` on a node prints them).
+  The CPU layout comes from the catalog (below); without threads per core, or without
+  cores at all, a comment says so (``slurmd -C`` on a node prints them).
 - **gres.conf** names the device files (``File=/dev/nvidia[0-7]``) rather than
   ``AutoDetect=nvml``: it works with every Slurm build (Debian's has no NVML) and lets
   the controller check the count against ``slurm.conf``; NVML detection can replace it
@@ -32,6 +32,17 @@ tests):
   slurm.conf, so per-team limits are a ``sacctmgr`` script: one QOS and one account
   per team, ``GrpTRES=gres/gpu=N`` (the TRES name sacctmgr wants for the brief's
   ``gpu=N``), ``MaxSubmitJobsPerUser`` and ``MaxWall``.  It can be run again.
+- **cgroup.conf** (``ConstrainDevices``, ``ConstrainCores``, ``ConstrainRAMSpace``) with
+  ``ProctrackType=proctrack/cgroup`` and ``TaskPlugin=task/cgroup,task/affinity`` in
+  slurm.conf: GPU isolation (seed article: a job given 8 GPUs that sees 4, or one that
+  sees a neighbour's, is a cgroup left open).
+- **nccl.env**: the NCCL environment for job scripts (``source nccl.env``), from the
+  design's compute ports and plane technology (:mod:`workbench.export.nccl`).
+
+Partitions are split by GPU model when the cluster has more than one
+(:func:`partition_lines`); ``CPUs``, ``Sockets``, ``CoresPerSocket`` and
+``ThreadsPerCore`` come from the catalog's ``cpu_sockets``, ``cores_per_socket`` and
+``threads_per_core`` props (each with its source).
 """
 
 from __future__ import annotations
@@ -55,6 +66,7 @@ from workbench.export.handoff import (
     split_pools,
 )
 from workbench.export.hostlist import compress
+from workbench.export.nccl import nccl_env_files
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
 from workbench.model.design import Design
 
@@ -90,13 +102,17 @@ def _node_attributes(node: Node, gres: str) -> tuple[str, list[str]]:
     notes: list[str] = []
     layout = cpu_layout(node.server)
     if layout is not None:
-        sockets, cores = layout
-        if sockets > 0 and cores % sockets == 0:
-            parts.append(
-                f"CPUs={cores} Sockets={sockets} CoresPerSocket={cores // sockets} ThreadsPerCore=1"
-            )
+        fields = (
+            f"CPUs={layout.cpus} Sockets={layout.sockets} CoresPerSocket={layout.cores_per_socket}"
+        )
+        if layout.threads_per_core is not None:
+            fields += f" ThreadsPerCore={layout.threads_per_core}"
         else:
-            parts.append(f"CPUs={cores}")
+            notes.append(
+                f"{node.server.slug}: the catalog gives no threads_per_core; CPUs counts "
+                "cores only ('slurmd -C' on a node prints the real layout)"
+            )
+        parts.append(fields)
     else:
         notes.append(f"{node.server.slug}: the catalog gives no core count ('slurmd -C' does)")
     ram = host_ram_mib(node.server)
@@ -108,12 +124,46 @@ def _node_attributes(node: Node, gres: str) -> tuple[str, list[str]]:
     return " ".join(parts), notes
 
 
+def _gpu_slug(node: Node) -> str:
+    return node.gpu.slug if node.gpu else node.server.gpu or node.server.slug
+
+
+def partition_lines(pools: Mapping[str, list[Node]], gres_of: Mapping[str, str]) -> list[str]:
+    """The PartitionName lines: one partition per pool, split by GPU model when the
+    cluster has more than one (``training-h100``, ``training-a100``).
+
+    The seed article's rule: never put every GPU node in one partition, or small jobs
+    take the big cards and big jobs queue; a job asking ``-p training-a100`` gets the
+    card it was sized for, and ``--gres=gpu:h100:8`` cannot land on an A100 node.
+    ``gres_of``: device id → gres type.  The first training partition is the default.
+    """
+    models = list(dict.fromkeys(gres_of.values()))  # node order: the main model first
+    out: list[str] = []
+    default_given = False
+    for pool in POOLS:
+        members = pools[pool]
+        if not members:
+            out.append(f"# PartitionName={pool}: no nodes in this pool (see the export options)")
+            continue
+        by_model: dict[str, list[str]] = {}
+        for node in members:
+            by_model.setdefault(gres_of[node.device_id], []).append(node.name)
+        for model in sorted(by_model, key=models.index):
+            name = pool if len(models) == 1 else f"{pool}-{model}"
+            settings = PARTITIONS[pool]
+            if pool == "training":
+                settings = settings.replace("Default=YES ", "" if default_given else "Default=YES ")
+                default_given = True
+            out.append(f"PartitionName={name} Nodes={compress(by_model[model])} {settings}")
+    return out
+
+
 def _gres_types(nodes: Sequence[Node]) -> dict[str, str]:
     """GPU slug → gres type; two GPU items sharing a short type get their memory added."""
     by_type: dict[str, set[str]] = defaultdict(set)
     items = {}
     for node in nodes:
-        slug = node.gpu.slug if node.gpu else node.server.gpu or node.server.slug
+        slug = _gpu_slug(node)
         items[slug] = node.gpu
         by_type[gpu_type(node.gpu, slug)].add(slug)
     result: dict[str, str] = {}
@@ -145,7 +195,7 @@ def slurm_conf(
     gres_lines: dict[str, tuple[str, int]] = {}
     notes: list[str] = []
     for node in nodes:
-        slug = node.gpu.slug if node.gpu else node.server.gpu or node.server.slug
+        slug = _gpu_slug(node)
         attributes, missing = _node_attributes(node, gres_types[slug])
         if attributes not in groups:
             groups[attributes] = []
@@ -162,6 +212,11 @@ def slurm_conf(
         "SelectType=select/cons_tres",
         "SelectTypeParameters=CR_Core_Memory",
         "TopologyPlugin=topology/tree",
+        "# cgroups confine each job to the GPUs, cores and memory it was given (cgroup.conf):",
+        "# without them a job sees every /dev/nvidia* of the node and the next job's",
+        "# torch.cuda.device_count() comes out short.",
+        "ProctrackType=proctrack/cgroup",
+        "TaskPlugin=task/cgroup,task/affinity",
         "# QOS per team live in slurmdbd (see qos.sh); enforcing them needs",
         "# AccountingStorageType=accounting_storage/slurmdbd and",
         "# AccountingStorageEnforce=associations,limits,qos and, for GrpTRES=gres/gpu,",
@@ -174,14 +229,7 @@ def slurm_conf(
         for hostlist in _chunks(names):
             out.append(f"NodeName={hostlist} {attributes}")
     out.append("")
-    for pool in POOLS:
-        members = pools[pool]
-        if not members:
-            out.append(f"# PartitionName={pool}: no nodes in this pool (see the export options)")
-            continue
-        out.append(
-            f"PartitionName={pool} Nodes={compress(n.name for n in members)} {PARTITIONS[pool]}"
-        )
+    out.extend(partition_lines(pools, {n.device_id: gres_types[_gpu_slug(n)] for n in nodes}))
     gres = ["# Device files of each node's GPUs (AutoDetect=nvml can replace this)."]
     for attributes, names in groups.items():
         kind, count = gres_lines[attributes]
@@ -189,6 +237,17 @@ def slurm_conf(
         for hostlist in _chunks(names):
             gres.append(f"NodeName={hostlist} Name=gpu Type={kind} File={files}")
     return "\n".join(out) + "\n", "\n".join(gres) + "\n"
+
+
+CGROUP_CONF = """\
+# cgroup.conf: confine every job step to what Slurm allocated it.
+# ConstrainDevices: only the job's GPUs (/dev/nvidia*, from gres.conf) are visible;
+# ConstrainCores: only its cores; ConstrainRAMSpace: its memory, so one job cannot
+# push a neighbour into the OOM killer.  Read by slurmd with TaskPlugin=task/cgroup.
+ConstrainCores=yes
+ConstrainDevices=yes
+ConstrainRAMSpace=yes
+"""
 
 
 def _switch_name(design: Design, switch_id: str) -> str | None:
@@ -342,7 +401,8 @@ def write_slurm(
     inference_nodes: int | None = None,
     dev_nodes: int | None = None,
 ) -> list[Path]:
-    """Write slurm.conf, gres.conf, topology.conf and qos.sh into ``folder``.
+    """Write slurm.conf, gres.conf, topology.conf, qos.sh, cgroup.conf and nccl.env
+    into ``folder``.
 
     ``teams``: ``{name: gpus}`` or :class:`Team` records (default: one team with every
     GPU); ``inference_nodes``/``dev_nodes``: pool sizes (see
@@ -366,6 +426,8 @@ def write_slurm(
         "gres.conf": gres,
         "topology.conf": topology,
         "qos.sh": qos_script(team_list, cluster),
+        "cgroup.conf": CGROUP_CONF,
+        **nccl_env_files(design, nodes),
     }
     written = write_folder(folder, files)
     progress(1.0, "done")

@@ -5,6 +5,7 @@ hygiene, formula injection, cancel and unwritable targets."""
 from __future__ import annotations
 
 import csv
+import math
 import shutil
 import subprocess
 from collections import Counter
@@ -216,3 +217,30 @@ def test_libreoffice_computes_the_totals_and_keeps_text(design, books, tmp_path)
     inventory = _soffice_csv(books["inventory"], tmp_path)["Inventory"]
     names = {row[0] for row in inventory}
     assert set(INJECTIONS) <= names
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
+def test_libreoffice_counts_unpriced_lines_like_excel(tmp_path):
+    """Before: COUNTIFS(…,"") read 0 in LibreOffice with unpriced lines on the sheet
+    (it does not count truly empty cells); every category's count must be the lines
+    without a unit price, as Python counts them."""
+    design = build_template("dgx-h100-superpod")  # the sample: fibre cords unpriced
+    sheets = _soffice_csv(write_bom(design, tmp_path / "bom.xlsx"), tmp_path)
+    summary = {row[0]: row for row in sheets["Summary"]}
+    lines = bom_lines(design)
+    expected = {
+        title: sum(1 for line in lines[key] if line.unit_price is None and line.quantity > 0)
+        for key, title in CATEGORIES.items()
+    }
+    assert expected["Optics and cables"] > 0, "the sample needs unpriced lines to check"
+    assert {title: int(float(summary[title][2])) for title in CATEGORIES.values()} == expected
+    spares = sum(
+        1
+        for key in CATEGORIES
+        for line in lines[key]
+        if line.spares
+        and line.unit_price is None
+        and DEFAULT_SPARES_PCT[key] > 0
+        and math.ceil(line.quantity * DEFAULT_SPARES_PCT[key] / 100) > 0
+    )
+    assert int(float(summary["Spares"][2])) == spares

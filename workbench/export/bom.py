@@ -178,6 +178,18 @@ def _extended(row: int) -> Formula:
     return Formula(f'=IF(ISNUMBER(E{row}),D{row}*E{row},"")')
 
 
+def _unpriced(sheet: str, last: int) -> str:
+    """Lines of ``sheet`` (rows 2..last) with a quantity and no numeric unit price.
+
+    Not ``COUNTIFS(E:E,"")``: LibreOffice does not count a truly empty cell as equal to
+    "" there (Excel does), so the same file read 0 unpriced lines in one program and 3 in
+    the other.  ``ISNUMBER`` is false for an empty cell and for the "" a spare line's
+    price formula gives, in every spreadsheet program.
+    """
+    price, qty = f"'{sheet}'!E2:E{last}", f"'{sheet}'!D2:D{last}"
+    return f"=SUMPRODUCT((1-ISNUMBER({price}))*({qty}>0))"
+
+
 def _write_category(sheet: SheetWriter, lines: list[Line]) -> int:
     """The lines and a total row; returns the total row's number."""
     for line in lines:
@@ -225,7 +237,7 @@ def _fill(
             [
                 title,
                 n,
-                Formula(f"=COUNTIFS('{quoted}'!E2:E{last},\"\",'{quoted}'!D2:D{last},\">0\")"),
+                Formula(_unpriced(quoted, last)),
                 Formula(f"='{quoted}'!F{n + 2}"),
                 pct[key] if key is not None else None,
             ]

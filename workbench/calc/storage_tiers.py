@@ -44,6 +44,7 @@ from workbench.calc.fabric import (
     plane_structure,
 )
 from workbench.catalog.item import CatalogItem
+from workbench.model.change import Change
 from workbench.model.design import Design, Link, StorageTier
 from workbench.model.ports import HOST_KINDS, link_speed, ports_of
 
@@ -478,3 +479,26 @@ def tier_figures(design: Design) -> list[TierFigures]:
 def storage_report(design: Design) -> list[dict[str, Any]]:
     """``report --json``'s ``storage``: one object per tier (:meth:`TierFigures.to_json`)."""
     return [figures.to_json() for figures in tier_figures(design)]
+
+
+def touches_storage(design: Design, change: Change) -> bool:
+    """Whether ``change`` can move the storage figures: tiers, links, networks or the
+    catalog snapshot changed, devices came or went, or a storage appliance or GPU node
+    was edited (moving one to another unit, or renaming it, does not count).
+
+    The storage panel and the storage rules both ask this, so a drop of a switch on a
+    100,000-GPU design re-reads no storage plane."""
+    if change.everything or change.tiers or change.links or change.types or change.networks:
+        return True
+    if change.removed - change.workloads:
+        return True  # what is gone cannot be asked what it was
+    index = design.index
+    types = design.device_types
+    for device_id in (change.devices - change.moved - change.labels) | change.added:
+        found = index.devices.get(device_id)
+        if found is None:
+            continue
+        item = types.get(found[1].device_type)
+        if item is None or item.kind == "storage" or item.gpu_count:
+            return True
+    return False

@@ -34,6 +34,9 @@ class Change:
       else about them differs, so only the plan has to redraw their footprints.
     * ``networks``: networks (planes) that came, went or changed their fields.
     * ``versions``: the version matrix (baselines, assignments, observations) changed.
+    * ``labels``: objects of ``racks`` and ``devices`` of which only a name or a
+      free-text label (serial, asset tag) differs: no figure or verdict depends on
+      those, only the words of findings that name them (see :mod:`workbench.rules`).
     * ``everything``: the extent is unknown (a new design): refresh all.
     """
 
@@ -55,6 +58,7 @@ class Change:
     #: Networks (planes) added, removed or edited.
     networks: frozenset[str] = _EMPTY
     versions: bool = False
+    labels: frozenset[str] = _EMPTY
 
     @staticmethod
     def all() -> Change:
@@ -85,7 +89,15 @@ class Change:
             floor=self.floor or other.floor,
             networks=self.networks | other.networks,
             versions=self.versions or other.versions,
+            labels=(self.labels | other.labels) - self.beyond_labels - other.beyond_labels,
         )
+
+    @property
+    def beyond_labels(self) -> frozenset[str]:
+        """Racks and devices this change touched in more than their labels."""
+        if not self.labels:
+            return self.racks | self.devices
+        return (self.racks | self.devices) - self.labels
 
     @staticmethod
     def combine(changes: Iterable[Change]) -> Change:
@@ -96,7 +108,9 @@ class Change:
         sets: dict[str, set[str]] = {name: set() for name in names}
         on: dict[str, bool] = dict.fromkeys(flags, False)
         added, removed = sets["added"], sets["removed"]
+        beyond: set[str] = set()
         for change in changes:
+            beyond |= change.beyond_labels
             for name, values in sets.items():
                 if name not in ("added", "removed"):
                     values |= getattr(change, name)
@@ -107,6 +121,7 @@ class Change:
             for name in flags:
                 on[name] = on[name] or getattr(change, name)
         result = Change()
+        sets["labels"] -= beyond
         for name, values in sets.items():
             object.__setattr__(result, name, frozenset(values))
         for name, value in on.items():

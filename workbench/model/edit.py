@@ -22,6 +22,8 @@ _WORKLOAD_FIELDS = frozenset(f.name for f in fields(Workload)) - {"id"}
 
 #: Device fields :func:`set_device_field` edits, with the words a message uses for them.
 DEVICE_FIELDS: dict[str, str] = {"serial": "serial", "asset_tag": "asset tag", "role": "role"}
+#: Device fields no figure or rule verdict reads (only the words of a finding could).
+LABEL_FIELDS: frozenset[str] = frozenset({"serial", "asset_tag"})
 
 
 def _rack(design: Design, rack_id: str) -> Rack:

@@ -8,7 +8,12 @@ the source of the rule (a planning document, a datasheet, a paper).  It yields
 
 :class:`Checker` keeps the findings of one design and, after an edit, re-runs only the
 rules that look at what the :class:`~workbench.model.change.Change` names, for only the
-objects concerned: moving one server re-checks its two racks, not 3,500.  A rule that
+objects concerned: moving one server re-checks its two racks, not 3,500.  A rule of the
+whole design may say more precisely what it depends on (``depends``: the storage rules
+read only storage appliances, GPU nodes, tiers and links, so a switch dropped into a rack
+does not re-read the storage plane), and a rename or a new serial (``Change.labels``)
+re-runs a design-wide rule only when one of its findings names the object, since no
+verdict depends on a name, only the words of the finding.  A rule that
 raises on odd data becomes one internal-error finding naming the rule and the object;
 it never hides the other findings.
 """
@@ -95,6 +100,10 @@ class Rule:
     #: A device rule whose verdict depends only on the device's catalog type: a full
     #: check asks it once per type and skips the other devices of a type that passes.
     per_type: bool = False
+    #: For a design or workload rule: whether a change of the kinds it looks at can
+    #: move its verdict on the whole design (None: every such change can); a workload
+    #: rule still re-runs on the workloads a change names.
+    depends: Callable[[Design, Change], bool] | None = None
 
     def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
         """A finding of this rule (at its own severity unless told otherwise)."""
@@ -114,6 +123,7 @@ def rule(
     looks_at: Iterable[str],
     source: str,
     per_type: bool = False,
+    depends: Callable[[Design, Change], bool] | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -129,7 +139,7 @@ def rule(
     def register(check: Callable[..., Iterable[Finding]]) -> Rule:
         if rule_id in REGISTRY:
             raise ValueError(f"rule {rule_id} is registered twice")
-        made = Rule(rule_id, title, severity, scope, kinds, source, check, per_type)
+        made = Rule(rule_id, title, severity, scope, kinds, source, check, per_type, depends)
         REGISTRY[rule_id] = made
         return made
 
@@ -370,6 +380,8 @@ class Checker:
             before = self.findings()
             self.recheck_all()
             return before != self.findings()
+        if change.labels and not change.beyond_labels and not change.structural:
+            return self._relabel(change)
         touched_kinds = _kinds_touched(change)
         self.ctx.forget(
             types=change.design or bool(change.types),
@@ -387,10 +399,15 @@ class Checker:
             table = self._by_rule.setdefault(registered.id, {})
             if not touched_kinds & registered.looks_at:
                 continue
+            # Whether the change reaches what a design-wide verdict depends on.
+            wide = registered.depends is None or registered.depends(self.design, change)
+            if registered.scope == "design" and not wide:
+                continue
             if (
                 registered.scope == "design"
                 or (
                     registered.scope == "workload"
+                    and wide
                     and touched_kinds & (registered.looks_at - {"workload"})
                 )
                 # A version-matrix edit names no object: its rules re-run everywhere.
@@ -420,6 +437,48 @@ class Checker:
                 if found:
                     table[object_id] = found
                 differs |= (old or []) != found
+        if differs:
+            self.version += 1
+        return differs
+
+    def _relabel(self, change: Change) -> bool:
+        """A rename or new label of ``change.labels``: the rack and device rules re-run
+        on those objects (their messages carry names, and the version rules find a node's
+        reports by name); a rule of the design or the workloads re-runs only when one of
+        its findings names one of them."""
+        assert self.ctx is not None
+        index = self.design.index
+        labelled = change.labels
+        differs = False
+        forgotten = False
+        for registered in self.rules.values():
+            table = self._by_rule.setdefault(registered.id, {})
+            if registered.scope in ("rack", "device"):
+                ids = {
+                    i
+                    for i in labelled
+                    if (i in index.racks if registered.scope == "rack" else i in index.devices)
+                }
+                if registered.scope == "device" and "rack" in registered.looks_at:
+                    ids |= {
+                        d.id for i in labelled if (r := index.racks.get(i)) for d in r[1].devices
+                    }
+                for object_id in ids:
+                    obj = self._object(registered.scope, object_id)
+                    old = table.pop(object_id, None)
+                    found = run_rule(self.ctx, registered, obj, object_id) if obj else []
+                    if found:
+                        table[object_id] = found
+                    differs |= (old or []) != found
+                continue
+            named = any(
+                not labelled.isdisjoint(f.objects) for found in table.values() for f in found
+            )
+            if named:
+                if not forgotten:  # memoised figures may hold the old names
+                    self.ctx.forget()
+                    forgotten = True
+                differs |= self._rerun_all(registered, table)
         if differs:
             self.version += 1
         return differs

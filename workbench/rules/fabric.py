@@ -26,7 +26,7 @@ from workbench.calc.fabric import link_plane, plane_structure, tier_name
 from workbench.calc.fabric_analysis import MTU_SOURCE, mtu_problems, tier_figures
 from workbench.calc.fabric_graph import plane_graph
 from workbench.catalog.item import CatalogItem
-from workbench.model import Design, Device
+from workbench.model import Change, Design, Device
 from workbench.model.design import PLANES
 from workbench.model.ports import link_problem, ports_of, split_lane
 from workbench.rules.engine import KINDS, Finding, Rule, RuleContext, Severity, rule
@@ -179,12 +179,32 @@ def _gpu_server(item: CatalogItem | None) -> bool:
     return item is not None and item.kind == "server" and item.gpu_count > 0
 
 
+def gpu_servers_touched(design: Design, change: Change) -> bool:
+    """Whether ``change`` can move FABRIC-UNCABLED: links, networks, the catalog snapshot
+    or the design changed, devices went, or a GPU server came or was edited (a switch
+    dropped into a rack, or a server moved to another unit, cannot)."""
+    if change.everything or change.links or change.networks or change.types or change.design:
+        return True
+    if change.removed - change.workloads:
+        return True  # what is gone cannot be asked what it was
+    index = design.index
+    types = design.device_types
+    for device_id in (change.devices - change.moved - change.labels) | change.added:
+        found = index.devices.get(device_id)
+        if found is not None and (
+            found[1].device_type not in types or _gpu_server(types[found[1].device_type])
+        ):
+            return True
+    return False
+
+
 @rule(
     "FABRIC-UNCABLED",
     title="A GPU server is not on the compute fabric",
     severity=Severity.WARNING,
     scope="design",
     looks_at={"device", "link", "design"} | _NETWORKS,
+    depends=gpu_servers_touched,
     source=(
         "domain brief §3: the compute (parameter) plane carries gradient sync at "
         "≥ 200 Gb/s per GPU rail, GPU i of every node on rail leaf i"

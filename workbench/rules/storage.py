@@ -47,8 +47,9 @@ from workbench.calc.storage_tiers import (
     StorageFigures,
     TierFigures,
     storage_figures,
+    touches_storage,
 )
-from workbench.model import Design, StorageTier, Workload
+from workbench.model import Change, Design, StorageTier, Workload
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
 from workbench.units import finite, format_quantity, short_number
@@ -156,6 +157,12 @@ class HotRead:
         )
 
 
+def storage_moved(design: Design, change: Change) -> bool:
+    """Whether ``change`` can move a storage verdict: the storage figures
+    (:func:`~workbench.calc.storage_tiers.touches_storage`) or the design's own fields."""
+    return change.design or touches_storage(design, change)
+
+
 def figures(ctx: RuleContext) -> StorageFigures:
     """The design's storage figures, computed once per check for every storage rule."""
     found: StorageFigures = ctx.memo("storage-figures", "", lambda: storage_figures(ctx.design))
@@ -224,6 +231,7 @@ def _seconds(seconds: float) -> str:
     severity=Severity.ERROR,
     scope="design",
     looks_at={"tier", "device", "link", "design"},
+    depends=storage_moved,
     source=_SOURCE,
 )
 def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
@@ -257,6 +265,7 @@ def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
     severity=Severity.WARNING,
     scope="design",
     looks_at={"tier", "device", "link", "design"},
+    depends=storage_moved,
     source=planning(
         "storage plane 100–200 Gb/s per node; a node with a 25G storage NIC starves 8 GPUs"
     ),
@@ -319,6 +328,7 @@ def _interval_min(workload: Workload) -> float | None:
     severity=Severity.WARNING,
     scope="workload",
     looks_at={"workload", "tier", "device", "link", "design"},
+    depends=storage_moved,
     source=planning("one checkpoint save should cost at most 5 % of the interval between saves")
     + "; checkpoint = weights + optimizer state (Rajbhandari et al. 2020, ZeRO §3.1)",
 )

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from workbench.asbuilt import Verdict
 from workbench.ui.document import Document
 from workbench.ui.fabric_asbuilt import MARK_ORDER, MARK_STYLES, UNEXPECTED_COLOR, AsBuiltCache
+from workbench.ui.seen import is_seen
 from workbench.units import format_count
 
 COLUMNS: tuple[str, ...] = ("Verdict", "Designed", "Seen", "Where", "Detail")
@@ -69,7 +70,7 @@ class AsBuiltList(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._refresh_if_seen)
         self.cache.changed.connect(self.invalidate)
         self.setVisible(self.cache.has_captures)
 
@@ -77,13 +78,21 @@ class AsBuiltList(QWidget):
         """Read the verdicts again (now when the panel is shown, else when it is)."""
         self._stale = True
         self.setVisible(self.cache.has_captures)
-        if self.isVisible():
+        if is_seen(self):
             self._timer.start()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
+        self.on_exposed()
+
+    def on_exposed(self) -> None:
+        """The list came into view (its dock's tab raised): read what it put off."""
         if self._stale:
             self._timer.start()
+
+    def _refresh_if_seen(self) -> None:
+        if self._stale and is_seen(self):
+            self.refresh()
 
     def refresh(self) -> None:
         """Fill the table: unexpected cables, then the plane's wrong links."""

@@ -185,7 +185,8 @@ class RenameDeviceCommand(ModelCommand):
         self.old_name: str | None = None
 
     def _change(self) -> Change:
-        return Change(devices=frozenset({self.device_id}))
+        ids = frozenset({self.device_id})
+        return Change(devices=ids, labels=ids)
 
     def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
         found = design.find_device(self.device_id)
@@ -217,7 +218,10 @@ class SetDeviceFieldCommand(ModelCommand):
 
     def _change(self) -> Change:
         racks = frozenset({self.rack_id}) if self.rack_id else frozenset()
-        return Change(racks=racks, devices=frozenset({self.device_id}))
+        devices = frozenset({self.device_id})
+        # A serial or an asset tag is a label: no figure or verdict reads it.
+        labels = racks | devices if self.field in edit.LABEL_FIELDS else frozenset()
+        return Change(racks=racks, devices=devices, labels=labels)
 
     def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
         found = design.find_device(self.device_id)
@@ -244,7 +248,8 @@ class RenameRackCommand(ModelCommand):
         self.old_name: str | None = None
 
     def _change(self) -> Change:
-        return Change(racks=frozenset({self.rack_id}))
+        ids = frozenset({self.rack_id})
+        return Change(racks=ids, labels=ids)
 
     def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
         return _fields_of(design.find_rack(self.rack_id))

@@ -8,9 +8,10 @@ Everything comes from :func:`workbench.calc.fabric_analysis.analyse_plane`; the 
 lays it out.
 
 The analysis reads every link of the plane (about 0.9 s for the 300,000 compute links of
-a 100,000-GPU design), so it runs only while the panel is visible, after the edits that
-can change it (links, networks, device types, racks moving on the floor), and once per
-burst of edits on a single-shot timer.
+a 100,000-GPU design), so it runs only while the panel is seen (:func:`~workbench.ui.seen.
+is_seen`: a Cables tab behind Checks is not), after the edits that can change it (links,
+networks, device types, racks moving on the floor), and once per burst of edits on a
+single-shot timer; a covered panel catches up when its tab is raised.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from workbench.model.ports import MEDIA
 from workbench.render import colors
 from workbench.ui.asbuilt_list import AsBuiltList
 from workbench.ui.document import Document
+from workbench.ui.seen import is_seen
 from workbench.units import format_count, short_number
 
 log = logging.getLogger(__name__)
@@ -161,7 +163,9 @@ class FabricPanel(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._refresh_if_seen)
+        #: How many times the plane was analysed (tests check covered panels skip it).
+        self.computed = 0
         document.changed.connect(self._on_changed)
         document.designReplaced.connect(self._invalidate)
 
@@ -184,17 +188,27 @@ class FabricPanel(QWidget):
 
     def _invalidate(self) -> None:
         self._stale = True
-        if self.isVisible():
+        if is_seen(self):
             self._timer.start()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
+        self.on_exposed()
+
+    def on_exposed(self) -> None:
+        """The panel came into view (shown, or its dock's tab raised): catch up."""
         if self._stale:
             self._timer.start()
+        self.asbuilt.on_exposed()
+
+    def _refresh_if_seen(self) -> None:
+        if self._stale and is_seen(self):
+            self.refresh()
 
     def refresh(self) -> None:
         """Analyse the chosen plane and show it."""
         self._stale = False
+        self.computed += 1
         try:
             report = analyse_plane(self.document.design, self.plane)
         except Exception as exc:  # noqa: BLE001 - cabling the analysis cannot read

@@ -34,6 +34,7 @@ from workbench.ui.file_actions import FileActions
 from workbench.ui.hall_actions import HallActions
 from workbench.ui.inspector import Inspector
 from workbench.ui.rack_view import RackView
+from workbench.ui.seen import follow_dock
 from workbench.ui.summary_strip import SummaryStrip
 
 if TYPE_CHECKING:
@@ -196,6 +197,10 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
+        # A panel that puts its work off while covered catches up when its tab is raised.
+        on_exposed = getattr(widget, "on_exposed", None)
+        if on_exposed is not None:
+            follow_dock(dock, on_exposed)
         dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetClosable

@@ -10,8 +10,9 @@ finding of the storage rules (green, amber, red), read from the document's live 
 
 It stays responsive on 100,000 GPUs: the figures (one pass over the links, ~50 ms there)
 are recomputed only when an edit touches tiers, links, storage appliances or GPU nodes
-(a server dragged to another unit does not), and every refresh is put off with a
-single-shot timer so a burst of edits costs one.
+(a server dragged to another unit does not), every refresh is put off with a
+single-shot timer so a burst of edits costs one, and a panel that is not seen (its tab
+behind Checks: :func:`~workbench.ui.seen.is_seen`) does nothing until its tab is raised.
 """
 
 from __future__ import annotations
@@ -36,8 +37,13 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.calc.storage import MAX_CHECKPOINT_OVERHEAD
-from workbench.calc.storage_tiers import StorageFigures, TierFigures, storage_figures
-from workbench.model import Change, Design
+from workbench.calc.storage_tiers import (
+    StorageFigures,
+    TierFigures,
+    storage_figures,
+    touches_storage,
+)
+from workbench.model import Change
 from workbench.render import colors
 from workbench.rules import Finding, Severity
 from workbench.rules.storage import (
@@ -48,6 +54,7 @@ from workbench.rules.storage import (
     node_need_gbps,
 )
 from workbench.ui.document import Document
+from workbench.ui.seen import is_seen
 from workbench.units import format_quantity, short_number
 
 COLUMNS: tuple[str, ...] = (
@@ -174,26 +181,6 @@ def storage_verdicts(
     return lines
 
 
-def touches_storage(design: Design, change: Change) -> bool:
-    """Whether ``change`` can move the storage figures: tiers, links, networks or the
-    catalog snapshot changed, devices came or went, or a storage appliance or GPU node
-    was edited (moving one to another unit does not count)."""
-    if change.everything or change.tiers or change.links or change.types or change.networks:
-        return True
-    if change.removed:
-        return True  # what is gone cannot be asked what it was
-    index = design.index
-    types = design.device_types
-    for device_id in (change.devices - change.moved) | change.added:
-        found = index.devices.get(device_id)
-        if found is None:
-            continue
-        item = types.get(found[1].device_type)
-        if item is None or item.kind == "storage" or item.gpu_count:
-            return True
-    return False
-
-
 class StoragePanel(QWidget):
     """The tiers table, the verdicts and "Add storage tier…" (see the module docstring)."""
 
@@ -248,7 +235,7 @@ class StoragePanel(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._refresh_if_seen)
         document.changed.connect(self._on_changed)
         document.designReplaced.connect(self._on_design_replaced)
         document.figures.findingsReady.connect(self.schedule)
@@ -271,6 +258,18 @@ class StoragePanel(QWidget):
     def schedule(self) -> None:
         """Refresh after the pending events (one refresh for a burst of edits)."""
         self._timer.start()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.schedule()
+
+    def on_exposed(self) -> None:
+        """The panel came into view (its dock's tab raised): catch up."""
+        self.schedule()
+
+    def _refresh_if_seen(self) -> None:
+        if is_seen(self):
+            self.refresh()
 
     def refresh(self) -> None:
         """Bring the table (when stale) and the verdicts (when the findings moved) up to

@@ -1,0 +1,109 @@
+"""What an edit re-runs: a rename re-checks names, a switch dropped into a rack leaves the
+design-wide storage and fabric rules alone, and either way the findings equal a full
+check (issue 21: a rename at 100,000 GPUs re-ran STORAGE-HOT-TIER and FABRIC-UNCABLED)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+import pytest
+
+from workbench.catalog import load_catalog
+from workbench.model import Change, Device, edit, ops
+from workbench.model.placement import free_ranges
+from workbench.rules import REGISTRY, Checker, check_design
+from workbench.templates import sample_design
+
+DESIGN_RULES = ("STORAGE-HOT-TIER", "STORAGE-CLIENT", "FABRIC-UNCABLED", "STORAGE-CHECKPOINT")
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(include_user=False, strict=True)
+
+
+def counted_rules(calls: Counter[str]):
+    """The registry with every rule counting its calls in ``calls``."""
+
+    def wrap(rule):
+        def check(ctx, me, obj):
+            calls[rule.id] += 1
+            return rule.check(ctx, me, obj)
+
+        return dataclasses.replace(rule, check=check)
+
+    return {rule_id: wrap(rule) for rule_id, rule in REGISTRY.items()}
+
+
+def same_as_full(checker: Checker) -> bool:
+    return sorted(checker.findings(), key=repr) == sorted(check_design(checker.design), key=repr)
+
+
+def uncabled_design(catalog):
+    """The sample with one GPU server's compute links taken out (FABRIC-UNCABLED)."""
+    design = sample_design(catalog)
+    node = next(d for _r, d in design.iter_devices() if d.device_type == "nvidia-dgx-h100")
+    compute = {n.id for n in design.networks if n.plane == "compute"}
+    links = tuple(
+        i for i in design.index.device_links[node.id] if design.index.links[i].network in compute
+    )
+    ops.apply(design, ops.RemoveLinks(links))
+    return design, node
+
+
+def test_a_rename_reruns_a_design_rule_only_when_a_finding_names_the_object(catalog):
+    design, lonely = uncabled_design(catalog)
+    calls: Counter[str] = Counter()
+    checker = Checker(design, rules=counted_rules(calls))
+    assert any(f.rule == "FABRIC-UNCABLED" for f in checker.findings())
+    other = next(
+        d
+        for _r, d in design.iter_devices()
+        if d.device_type == "nvidia-dgx-h100" and d is not lonely
+    )
+    calls.clear()
+    edit.rename_device(design, other.id, "renamed-node")
+    checker.update(Change(devices=frozenset({other.id}), labels=frozenset({other.id})))
+    assert not set(DESIGN_RULES) & set(calls), calls
+    assert same_as_full(checker)
+    # The node a finding names: that rule runs again and its message says the new name.
+    edit.rename_device(design, lonely.id, "the-lonely-node")
+    checker.update(Change(devices=frozenset({lonely.id}), labels=frozenset({lonely.id})))
+    assert calls["FABRIC-UNCABLED"] == 1
+    assert any("the-lonely-node" in f.message for f in checker.findings())
+    assert same_as_full(checker)
+
+
+def test_a_switch_dropped_into_a_rack_leaves_storage_and_fabric_rules_alone(catalog):
+    design, _lonely = uncabled_design(catalog)
+    calls: Counter[str] = Counter()
+    checker = Checker(design, rules=counted_rules(calls))
+    rack = next(r for r in design.iter_racks() if free_ranges(design, r))
+    spot = free_ranges(design, rack)[0].start
+    device = Device(design.index.new_id("device"), "mgmt-new", "generic-mgmt-48p-10g", spot)
+    calls.clear()
+    applied = ops.apply(design, ops.AddDevice(rack.id, device))
+    checker.update(applied.change)
+    assert not {"STORAGE-HOT-TIER", "STORAGE-CLIENT", "FABRIC-UNCABLED"} & set(calls), calls
+    assert same_as_full(checker)
+    # A GPU server dropped in does reach them.
+    server = Device(design.index.new_id("device"), "gpu-new", "nvidia-dgx-h100", 1)
+    target = next(
+        r for r in design.iter_racks() if any(len(run) >= 8 for run in free_ranges(design, r))
+    )
+    start = next(run.start for run in free_ranges(design, target) if len(run) >= 8)
+    server = dataclasses.replace(server, position=start)
+    checker.update(ops.apply(design, ops.AddDevice(target.id, server)).change)
+    assert calls["FABRIC-UNCABLED"] == 1
+    assert same_as_full(checker)
+
+
+def test_labels_survive_only_where_nothing_else_touched_the_object():
+    rename = Change(devices=frozenset({"d1"}), labels=frozenset({"d1"}))
+    move = Change(devices=frozenset({"d1"}), moved=frozenset({"d1"}))
+    assert (rename | move).labels == frozenset()
+    assert Change.combine([rename, move]).labels == frozenset()
+    other = Change(devices=frozenset({"d2"}), labels=frozenset({"d2"}))
+    assert (rename | other).labels == frozenset({"d1", "d2"})
+    assert Change.combine([rename, other]).labels == frozenset({"d1", "d2"})

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.vocabulary import COOLING_TYPES
-from workbench.model import ops
-from workbench.model.design import DEFAULT_FEED, Design, Device, Rack, Row
+from workbench.model import ops, site_ops
+from workbench.model.design import DEFAULT_FEED, Design, Device, Rack, Row, Site
 from workbench.model.errors import EditError
 from workbench.model.names import clean_name
 from workbench.model.placement import Placement, can_place, rack_height
@@ -29,6 +29,9 @@ from workbench.model.requests import (
     snapshot_ops,
     taken_names,
 )
+
+#: The name of the site an empty design's first row brings with it.
+DEFAULT_SITE_NAME = "Hall 1"
 
 
 def _row_letters(name: str) -> str:
@@ -61,14 +64,18 @@ def add_row(
     count: int = 0,
 ) -> ops.Batch:
     """A new row at the end of the site (the first site by default), empty or holding
-    ``count`` new racks of ``rack_type``."""
-    if not design.sites:
-        raise EditError("The design has no site to add a row to.")
-    site = design.index.sites.get(site_id) if site_id else design.sites[0]
-    if site is None:
-        raise EditError(f"No site with id {site_id!r}.")
-    row = Row(design.index.new_id("row"), clean_name(name or next_row_name(design), "row"))
+    ``count`` new racks of ``rack_type``.  A design with no site yet gets one, "Hall 1",
+    in the same edit: the first row of an empty design needs somewhere to stand."""
     steps: list[ops.Op] = []
+    if not design.sites and not site_id:
+        site = Site(design.index.new_id("site"), DEFAULT_SITE_NAME)
+        steps.append(site_ops.AddSite(site))
+    else:
+        found = design.index.sites.get(site_id) if site_id else design.sites[0]
+        if found is None:
+            raise EditError(f"No site with id {site_id!r}.")
+        site = found
+    row = Row(design.index.new_id("row"), clean_name(name or next_row_name(design), "row"))
     if rack_type is not None and count:
         item = _rack_item(design, catalog, rack_type)
         steps += snapshot_ops(design, catalog, rack_type)

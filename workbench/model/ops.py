@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         SetNetworkFields,
         SetTierFields,
     )
+    from workbench.model.site_ops import AddSite, RemoveSite
     from workbench.model.type_ops import ReplaceDeviceType
     from workbench.model.version_ops import (
         AddAssignment,
@@ -249,6 +250,8 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     "RemoveLastAcceptanceImport",
     "ReplaceCaptures",
     "ReplaceDeviceType",
+    "AddSite",
+    "RemoveSite",
 ]
 
 
@@ -781,3 +784,6 @@ from workbench.model import type_ops  # noqa: E402
 from workbench.model.type_ops import ReplaceDeviceType  # noqa: E402, F401
 
 type_ops.register(_HANDLERS)
+from workbench.model import site_ops  # noqa: E402
+
+site_ops.register(_HANDLERS)

@@ -7,20 +7,22 @@ starts with the path); a file that fails to open is never written to.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox
 
 from workbench import store
 from workbench.model import Design
+from workbench.model.errors import EditError
 from workbench.ui.document import Document
 
 if TYPE_CHECKING:
     from workbench.catalog import Catalog
+    from workbench.planning.new_hall import HallSpec
     from workbench.ui.main_window import MainWindow
 
 RECENT_KEY = "recentFiles"
@@ -46,9 +48,11 @@ class FileActions(QObject):
         self.catalog = catalog
         #: The text of the last error dialog (the command line repeats it on stderr).
         self.last_error: str | None = None
+        #: Asks for the New hall (tests put an answer here instead of the dialog).
+        self.ask_new_hall: Callable[[], HallSpec | None] = self._ask_new_hall
 
         self.new_action = self._action(
-            "&New", QKeySequence.StandardKey.New, self.new, "Start an empty design"
+            "&New…", QKeySequence.StandardKey.New, self.new, "Start a new hall of racks"
         )
         self.open_action = self._action(
             "&Open…", QKeySequence.StandardKey.Open, self.open, "Open a project file"
@@ -172,12 +176,33 @@ class FileActions(QObject):
 
     # -- New / Open --------------------------------------------------------------------
     def new(self) -> bool:
-        """An empty design (after asking about unsaved changes)."""
+        """A new hall from the New hall dialog (after asking about unsaved changes): a
+        fresh document whose racks are ready for drops."""
         if not self.maybe_save():
             return False
-        self.document.replace_design(Design(name="Untitled design"), None)
-        self._status("New empty design")
+        spec = self.ask_new_hall()
+        if spec is None:
+            return False
+        from workbench.planning.new_hall import new_hall
+
+        try:
+            design = new_hall(spec, self.catalog)
+        except (EditError, ValueError) as exc:
+            self._error("Cannot create the hall", str(exc))
+            return False
+        self.document.replace_design(design, None)
+        racks = sum(1 for _ in design.iter_racks())
+        self._status(f"New hall {design.sites[0].name if design.sites else ''}: {racks} racks")
         return True
+
+    def _ask_new_hall(self) -> HallSpec | None:
+        from workbench.ui.new_hall_dialog import NewHallDialog
+
+        racks = [i for i in self.catalog if i.kind == "rack"] if self.catalog is not None else []
+        dialog = NewHallDialog(racks, self.window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.spec()
 
     def new_from_template(self, name: str) -> bool:
         """A design built from a template at its default size."""

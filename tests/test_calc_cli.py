@@ -91,9 +91,12 @@ def test_memory_json(capsys):
     stage = 20 * layer + 128256 * 8192
     assert parts["weights"] == pytest.approx(2 * stage / 8 / 1e9, rel=1e-4)
     assert out["fits"] is True
-    # memory alone (no --tokens): ZeRO's 16 bytes/param, 1B params, one GPU → 16 GB
-    alone = run_json(capsys, "--params", "1e9", "--memory")
+    # memory alone (no --tokens): ZeRO's 16 bytes/param with bf16 gradients, 1B params,
+    # one GPU → 16 GB; Megatron's fp32 main gradients (the default) 18 GB
+    alone = run_json(capsys, "--params", "1e9", "--memory", "--grad-precision", "bf16")
     assert alone["memory_breakdown_gb"]["total"] == pytest.approx(16.0)
+    megatron = run_json(capsys, "--params", "1e9", "--memory")
+    assert megatron["memory_breakdown_gb"]["total"] == pytest.approx(18.0)
     assert alone["fits"] is None and "days" not in alone
 
 

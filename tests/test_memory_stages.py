@@ -60,6 +60,7 @@ def test_llama3_405b_on_16_stages_sizes_the_heaviest():
         seq_len=8192,
         recompute="full",
         sequence_parallel=True,
+        grad_precision="fp32",
     )
     # One layer: 16384·128·(2·128 + 2·8) + 3·16384·53248 + 2·16384 = 3,187,703,808 weights.
     per_layer = layer_params(16384, 128, 8, 53248, True)
@@ -75,7 +76,7 @@ def test_llama3_405b_on_16_stages_sizes_the_heaviest():
     assert r.gradients_bytes == pytest.approx(4 * 25_501_630_464 / 8)  # fp32 buffer
     assert r.optimizer_bytes == pytest.approx(12 * 25_501_630_464 / 8 / 128)
     assert r.activations_bytes == pytest.approx(120 * 33_554_432)
-    assert r.distributed_optimizer is True
+    assert r.grad_precision == "fp32"
 
 
 def test_bloom_176b_layout_fits_an_a100_80gb(gpus):
@@ -100,6 +101,7 @@ def test_bloom_176b_layout_fits_an_a100_80gb(gpus):
         micro_batch=2,
         recompute="full",
         hbm_usable_bytes=hbm,
+        grad_precision="fp32",  # Megatron-DeepSpeed's fp32 gradient accumulation
     )
     # Stage 0: 5 layers × (12·14336² + 2·14336 = 2,466,279,424) + 250880·14336 embedding
     # = 15,928,012,800 parameters; /4 TP × (2 + 4 + 12/8) bytes = 29,865,024,000 bytes.
@@ -205,22 +207,43 @@ def test_stage_parameters_come_from_the_architecture():
     assert partial.stage_params == pytest.approx((m.params - embed) / 4 + embed)
 
 
-def test_distributed_optimizer_bytes_per_parameter():
+def test_fp32_main_gradient_bytes_per_parameter():
     # Megatron Core developer guide, "Distributed Optimizer": bytes per parameter
     # 4 + 16/d (fp16 params and grads), 6 + 12/d (16-bit params, fp32 grads), 8 + 8/d
     # (fp32); at d = 1 the non-distributed column: 20, 18, 16.
     for precision, fixed, sharded in (("fp16", 4, 16), ("bf16", 6, 12), ("fp32", 8, 8)):
         for d in (1, 8):
-            state = memory.model_state_bytes(1e9, precision, 1, d, distributed_optimizer=True)
+            state = memory.model_state_bytes(1e9, precision, 1, d, grad_precision="fp32")
             assert state.total_bytes == pytest.approx((fixed + sharded / d) * 1e9), precision
-    # default: on with ZeRO ≥ 1 across replicas, off for ZeRO-0 or a single replica
-    assert memory.training_memory(1e9, zero=1, dp=8).distributed_optimizer is True
-    assert memory.training_memory(1e9, zero=1, dp=1).distributed_optimizer is False
-    assert memory.training_memory(1e9, zero=0, dp=8).distributed_optimizer is False
-    assert memory.training_memory(1e9, zero=1, dp=8).total_bytes == pytest.approx(7.5e9)
+    # The job's setting, the same at every stage: no switch of framework between stages.
+    for zero, bf16, fp32 in ((0, 16, 18), (1, 4 + 12 / 8, 6 + 12 / 8), (3, 16 / 8, 18 / 8)):
+        for grads, per_param in (("bf16", bf16), ("fp32", fp32)):
+            r = memory.training_memory(1e9, zero=zero, dp=8, grad_precision=grads)
+            assert r.total_bytes == pytest.approx(per_param * 1e9), (zero, grads)
+            assert r.grad_precision == grads
     with pytest.raises(InputError) as exc:
-        memory.training_memory(1e9, zero=0, dp=8, distributed_optimizer=True)
-    assert exc.value.field == "distributed_optimizer"
+        memory.training_memory(1e9, zero=0, dp=8, grad_precision="fp8")
+    assert exc.value.field == "grad_precision"
+
+
+def test_the_zero_paper_worked_example_with_bf16_gradients():
+    # Rajbhandari et al. 2020 (ZeRO) Figure 1 / §5.3: 7.5B parameters, Adam in mixed
+    # precision (K = 12), N_d = 64: 120 GB baseline, 31.4 GB with P_os, 16.6 GB with
+    # P_os+g, 1.9 GB with P_os+g+p.
+    expected = (120.0, 31.4, 16.6, 1.9)
+    for zero, gb in enumerate(expected):
+        state = memory.model_state_bytes(7.5e9, "bf16", zero, 64, grad_precision="bf16")
+        assert state.total_bytes / 1e9 == pytest.approx(gb, abs=0.05), zero
+
+
+def test_the_megatron_worked_example_with_fp32_main_gradients():
+    # Megatron Core "Distributed Optimizer" table, bf16 parameters with fp32 gradients:
+    # 18 bytes per parameter without it, 6 + 12/d with it; 7.5B on d = 64: 135 GB and
+    # 45 + 1.41 = 46.4 GB.  ZeRO-2 and -3 shard the same table further (2 + 16/d, 18/d).
+    expected = (135.0, 46.41, 16.88, 2.11)
+    for zero, gb in enumerate(expected):
+        state = memory.model_state_bytes(7.5e9, "bf16", zero, 64, grad_precision="fp32")
+        assert state.total_bytes / 1e9 == pytest.approx(gb, abs=0.01), zero
 
 
 def test_fits_is_judged_against_the_nvidia_smi_bytes(gpus):
@@ -273,7 +296,8 @@ def test_catalog_gpus_cite_their_nvidia_smi_total(gpus):
         ({"hbm_usable_bytes": 0}, "hbm_usable_bytes"),
         ({"flash_attention": "yes"}, "flash_attention"),
         ({"gated_mlp": "no"}, "gated_mlp"),
-        ({"distributed_optimizer": 1}, "distributed_optimizer"),
+        ({"grad_precision": "fp16"}, "grad_precision"),
+        ({"cp": 3, "seq_len": 4096}, "cp"),
         ({"layers": 4, "pp": 8}, "pp"),
         ({"layers": 32, "hidden": 4096, "heads": 32, "microbatches": 0}, "microbatches"),
         ({"layers": 32, "hidden": 4096, "vocab": 128256, "pp": 2}, "params"),  # N < V·h

@@ -142,6 +142,9 @@ class DeadlineSizing:
     gpus_provisioned: int
     #: The inverse formula with the numbers substituted, for the explain view.
     explanation: Explained | None = None
+    #: The MFU the answer relies on at that size, and a warning when it is implausibly low.
+    mfu: float | None = None
+    warning: str = ""
 
 
 def gpus_for_deadline(

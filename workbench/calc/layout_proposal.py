@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from workbench.calc import compute, memory
 from workbench.calc.design_hardware import FabricFigures
 from workbench.calc.errors import InputError
+from workbench.calc.job_layout import batch_at, job_batch
 from workbench.calc.layout_search import Candidate, LayoutChoice, auto_layout
 from workbench.calc.presets import resolve_model
 from workbench.calc.summary import DesignSummary
-from workbench.calc.training_estimate import default_global_batch, hardware
+from workbench.calc.training_estimate import grad_precision_of, hardware
 from workbench.calc.workload import resolve_gpu
 from workbench.model import Design, Workload
 from workbench.units import format_count
@@ -50,14 +51,24 @@ def propose(
         hw, _notes = hardware(design, workload, gpu, peak, fabric)
         usable, _source = memory.usable_hbm_bytes(gpu)
         seq = workload.seq_len
-        batches = [workload.global_batch or default_global_batch(seq, 1, 1)]
+        nominal = job_batch(model, seq, workload.global_batch)
+        batches = [nominal]
         if workload.global_batch is None:
             # The default batch grows to one sequence per DP rank: on a big design the
-            # 4M-token batch does not divide over the ranks, so try it at TP = node.
-            batches.append(default_global_batch(seq, max(1, gpus // hw.gpus_per_node), 1))
+            # family's batch does not divide over the ranks, so try it at TP = node.
+            batches.append(batch_at(nominal, max(1, gpus // hw.gpus_per_node), 1))
         choice, batch = None, batches[0]
         for batch in dict.fromkeys(batches):
-            choice = auto_layout(model, hw, gpus, workload.precision, seq, batch, usable)
+            choice = auto_layout(
+                model,
+                hw,
+                gpus,
+                workload.precision,
+                seq,
+                batch,
+                usable,
+                grad_precision=grad_precision_of(workload),
+            )
             if choice.best is not None:
                 break
     except InputError as exc:
@@ -91,7 +102,9 @@ def layout_changes(candidate: Candidate, workload: Workload, batch: int | None) 
     if lay.tp > 1:
         changes["sequence_parallel"] = lay.sequence_parallel
     if workload.global_batch is None and batch is not None:
-        if default_global_batch(lay.seq_len, lay.dp, lay.micro_batch) != batch:
+        model = resolve_model(workload.model, workload.params, workload.model_config)
+        default = batch_at(job_batch(model, lay.seq_len, None), lay.dp, lay.micro_batch)
+        if default != batch:
             changes["global_batch"] = batch
     elif batch is not None and workload.global_batch != batch:
         changes["global_batch"] = batch

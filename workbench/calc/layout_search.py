@@ -31,6 +31,7 @@ from workbench.calc import flops as fl
 from workbench.calc import memory
 from workbench.calc import step_time as st
 from workbench.calc.errors import positive, positive_int
+from workbench.calc.job_layout import DEFAULT_GRAD_PRECISION
 from workbench.calc.presets import ModelConfig
 
 MAX_PP = 128
@@ -65,7 +66,13 @@ def _divisors(n: int, limit: int) -> list[int]:
 
 
 def _memory(
-    model: ModelConfig, shape: fl.Shape, lay: st.Layout, precision: str, hbm: float, headroom: float
+    model: ModelConfig,
+    shape: fl.Shape,
+    lay: st.Layout,
+    precision: str,
+    hbm: float,
+    headroom: float,
+    grad_precision: str = DEFAULT_GRAD_PRECISION,
 ) -> memory.MemoryBreakdown:
     return memory.training_memory(
         model.params,
@@ -90,6 +97,8 @@ def _memory(
         hbm_usable_bytes=hbm,
         gated_mlp=shape.gated_mlp,
         microbatches=lay.micro_batches,
+        cp=lay.cp,
+        grad_precision=grad_precision,
     )
 
 
@@ -114,6 +123,7 @@ def auto_layout(
     headroom: float = memory.DEFAULT_HEADROOM,
     flash_attention: bool = True,
     keep: int = 5,
+    grad_precision: str = DEFAULT_GRAD_PRECISION,
 ) -> LayoutChoice:
     """The fastest layout of ``gpus`` that fits, and up to ``keep`` alternatives: the
     next fastest that fit, then faster ones that did not fit, each with its reason.
@@ -128,7 +138,7 @@ def auto_layout(
     k, c = st.DEFAULT_KERNEL_EFFICIENCY, st.DEFAULT_COLLECTIVE_EFFICIENCY
 
     def check(lay: st.Layout) -> memory.MemoryBreakdown:
-        return _memory(model, shape, lay, precision, hbm, headroom)
+        return _memory(model, shape, lay, precision, hbm, headroom, grad_precision)
 
     timed: list[tuple[float, st.Layout, int, int]] = []  # (time, base, mb, v)
     groups: dict[tuple[int, int], tuple[st.Layout, memory.MemoryBreakdown]] = {}

@@ -14,6 +14,11 @@ Sources:
   accumulated and reduced in an fp32 ``main_grad`` buffer that is not sharded), ``8 + 8/d``
   for fp32.  So with it the gradient buffer is 4 bytes, not 2 (bf16, fp8, fp4), or the
   fp32 main gradient is part of the sharded state (fp16: 16 instead of 12).
+* Which of the two a job keeps is its gradient precision (``grad_precision``): "bf16"
+  (DeepSpeed ZeRO: 16Ψ unsharded; the ZeRO paper's 7.5B on 64 GPUs gives 120 / 31.4 /
+  16.6 / 1.9 GB at stages 0-3) or "fp32" (Megatron: 18Ψ unsharded, 6 + 12/d with the
+  distributed optimizer), and the same table is sharded at every stage, so the two
+  frameworks are never mixed in one figure.
 * Tensor parallelism splits every layer's weights and the vocabulary-parallel embedding;
   pipeline parallelism splits the layers (Shoeybi et al. 2019; Narayanan et al. 2021).
 * Activations, Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
@@ -110,10 +115,11 @@ ADAM_STATE_BYTES: dict[str, tuple[float, float, float]] = {
     "fp4": (2, 2, 12),
 }
 
-#: The same with Megatron-LM's distributed optimizer (module docstring): bf16 and the
-#: formats trained with bf16 weights keep an fp32 gradient buffer (2 + 4 + 12 = 6 + 12/d
-#: at ZeRO-1), fp16 keeps its fp32 main gradient in the sharded state (2 + 2 + 16 = 4 + 16/d).
-DISTRIBUTED_OPTIMIZER_BYTES: dict[str, tuple[float, float, float]] = {
+#: The same with Megatron-LM's fp32 main gradients (module docstring): bf16 and the
+#: formats trained with bf16 weights keep an fp32 gradient buffer (2 + 4 + 12: 18 bytes
+#: unsharded, 6 + 12/d with the distributed optimizer), fp16 keeps its fp32 main gradient
+#: in the sharded state (2 + 2 + 16: 4 + 16/d).
+FP32_GRADIENT_BYTES: dict[str, tuple[float, float, float]] = {
     "fp32": (4, 4, 8),
     "tf32": (4, 4, 8),
     "fp16": (2, 2, 16),
@@ -121,6 +127,22 @@ DISTRIBUTED_OPTIMIZER_BYTES: dict[str, tuple[float, float, float]] = {
     "fp8": (2, 4, 12),
     "fp4": (2, 4, 12),
 }
+#: Kept for callers of the older name.
+DISTRIBUTED_OPTIMIZER_BYTES = FP32_GRADIENT_BYTES
+
+#: The job's gradient precision: "bf16" keeps 16-bit gradients (DeepSpeed ZeRO, the ZeRO
+#: paper's 2 + 2 + 12), "fp32" keeps fp32 main gradients (Megatron-LM / Megatron Core).
+GRADIENT_PRECISIONS: dict[str, str] = {
+    "bf16": "16-bit gradients (DeepSpeed ZeRO: 2 + 2 + 12 bytes per parameter)",
+    "fp32": "fp32 main gradients (Megatron: 2 + 4 + 12 bytes per parameter)",
+}
+
+
+def state_table(grad_precision: str) -> dict[str, tuple[float, float, float]]:
+    """Bytes per parameter (weights, gradients, optimizer) for a gradient precision."""
+    choice("grad_precision", grad_precision, GRADIENT_PRECISIONS)
+    return ADAM_STATE_BYTES if grad_precision == "bf16" else FP32_GRADIENT_BYTES
+
 
 ZERO_STAGES = (0, 1, 2, 3)
 
@@ -152,21 +174,21 @@ def model_state_bytes(
     tp: int = 1,
     pp: int = 1,
     *,
-    distributed_optimizer: bool = False,
+    grad_precision: str = "bf16",
 ) -> ModelState:
     """Weights, gradients and Adam state per GPU after TP·PP and ZeRO sharding.
 
     Per GPU: ``bytes_per_param · N / (tp·pp)``, then the optimizer (stage ≥ 1), the
     gradients (≥ 2) and the weights (3) are further divided by ``dp`` (ZeRO §5).
-    ``distributed_optimizer`` uses Megatron-LM's bytes per parameter instead of ZeRO's.
+    ``grad_precision`` "bf16" counts ZeRO's bytes per parameter, "fp32" Megatron-LM's
+    (fp32 main gradients), the same sharding rule at every stage.
     """
     n = positive("params", params, MAX_PARAMS)
     choice("precision", precision, ADAM_STATE_BYTES)
     stage = _zero_stage(zero)
     d = positive_int("dp", dp, 10_000_000)
     model_parallel = positive_int("tp", tp, 1024) * positive_int("pp", pp, 1024)
-    table = DISTRIBUTED_OPTIMIZER_BYTES if distributed_optimizer else ADAM_STATE_BYTES
-    w, g, o = table[precision]
+    w, g, o = state_table(grad_precision)[precision]
     per_gpu = n / model_parallel
     return ModelState(
         weights_bytes=w * per_gpu / (d if stage >= 3 else 1),
@@ -191,7 +213,7 @@ class MemoryBreakdown:
     stage: int = 0
     stage_layers: int | None = None
     stage_params: float | None = None
-    distributed_optimizer: bool = False
+    grad_precision: str = "bf16"
     notes: tuple[str, ...] = ()
 
     @property
@@ -296,18 +318,22 @@ def training_memory(
     flash_attention: bool = True,
     vocab: int | None = None,
     virtual_stages: int = 1,
-    distributed_optimizer: bool | None = None,
+    grad_precision: str = "bf16",
     ffn: int | None = None,
     kv_heads: int | None = None,
     hbm_usable_bytes: float | None = None,
     gated_mlp: bool | None = None,
     microbatches: int | None = None,
+    cp: int = 1,
 ) -> MemoryBreakdown:
     """Per-GPU memory of the heaviest pipeline stage and the verdict against the HBM.
 
     Activations are computed when ``layers``, ``hidden`` and ``heads`` are given, and are
-    ``None`` (unknown) otherwise.  ``distributed_optimizer`` None means on when ZeRO ≥ 1
-    and dp > 1 (one replica has nothing to distribute).  ``hbm_usable_bytes`` (from
+    ``None`` (unknown) otherwise.  ``grad_precision`` is the job's gradient precision
+    (:data:`GRADIENT_PRECISIONS`), applied alike at every ZeRO stage.  ``cp`` context-
+    parallel ranks each hold ``seq_len/cp`` of a sequence's activations, and the sharded
+    state is divided over dp·cp (Megatron shards it over the data- and context-parallel
+    group).  ``hbm_usable_bytes`` (from
     :func:`usable_hbm_bytes`) replaces ``hbm_gb``·1e9 when given; the headroom applies to
     either.  ``microbatches`` (a step's micro-batches per pipeline) caps those in flight.
     """
@@ -317,21 +343,15 @@ def training_memory(
     ):
         if not isinstance(value, bool):
             raise InputError(name, f"must be true or false, not {value!r}")
-    for name, option in (
-        ("distributed_optimizer", distributed_optimizer),
-        ("gated_mlp", gated_mlp),
-    ):
-        if option is not None and not isinstance(option, bool):
-            raise InputError(name, f"must be true, false or unset, not {option!r}")
+    if gated_mlp is not None and not isinstance(gated_mlp, bool):
+        raise InputError("gated_mlp", f"must be true, false or unset, not {gated_mlp!r}")
     n = positive("params", params, MAX_PARAMS)
     stage_zero, d = _zero_stage(zero), positive_int("dp", dp, 10_000_000)
-    distributed = stage_zero >= 1 and d > 1
-    if distributed_optimizer is not None:
-        distributed = distributed_optimizer
-    if distributed and stage_zero == 0:
-        raise InputError(
-            "distributed_optimizer", "shards the optimizer over dp (ZeRO ≥ 1); zero is 0"
-        )
+    state_table(grad_precision)
+    c = positive_int("cp", cp, 1024)
+    seq = positive_int("seq_len", seq_len, 10_000_000)
+    if seq % c:
+        raise InputError("cp", f"context parallel {c} must divide the sequence length {seq}")
     t, p = positive_int("tp", tp, 1024), positive_int("pp", pp, 1024)
     if positive_int("virtual_stages", virtual_stages, 1024) > 1 and p == 1:
         raise InputError("virtual_stages", f"{virtual_stages} virtual stages need pp ≥ 2")
@@ -350,7 +370,7 @@ def training_memory(
     acts: list[float | None] = [None] * len(params_by_stage)
     if counts is not None and hidden is not None and heads is not None:
         per_layer = activation_bytes_per_layer(
-            seq_len,
+            seq // c,
             micro_batch,
             hidden,
             heads,
@@ -363,10 +383,10 @@ def training_memory(
             gated_mlp=gated_mlp,
         )
         v, cap = pipeline_chunks(counts, virtual_stages, microbatches, "microbatches")
-        edges = edge_bytes(seq_len, micro_batch, hidden, t, sequence_parallel, rows)
+        edges = edge_bytes(seq // c, micro_batch, hidden, t, sequence_parallel, rows)
         acts = [stage_activations(i, counts, per_layer, v, cap, edges) for i in range(p)]
     states = [
-        model_state_bytes(x, precision, stage_zero, d, t, 1, distributed_optimizer=distributed)
+        model_state_bytes(x, precision, stage_zero, d * c, t, 1, grad_precision=grad_precision)
         for x in params_by_stage
     ]
     stage = max(range(len(states)), key=lambda i: states[i].total_bytes + (acts[i] or 0.0))
@@ -374,8 +394,9 @@ def training_memory(
     notes += activation_notes(
         acts[0] is not None, flash_attention, recompute, p, virtual_stages, rows
     )
-    if distributed:
-        notes.append("Megatron-LM distributed optimizer: fp32 gradient buffer (bf16/fp8/fp4)")
+    notes.append(f"gradients: {GRADIENT_PRECISIONS[grad_precision]}")
+    if c > 1:
+        notes.append(f"context parallel {c}: seq/cp activations, state sharded over dp·cp")
     return MemoryBreakdown(
         weights_bytes=states[stage].weights_bytes,
         gradients_bytes=states[stage].gradients_bytes,
@@ -386,7 +407,7 @@ def training_memory(
         stage=stage,
         stage_layers=None if counts is None else counts[stage],
         stage_params=params_by_stage[stage],
-        distributed_optimizer=distributed,
+        grad_precision=grad_precision,
         notes=tuple(notes),
     )
 

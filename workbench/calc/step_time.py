@@ -84,6 +84,8 @@ class Layout:
     tp: int = 1
     pp: int = 1
     dp: int = 1
+    #: Context parallelism: each sequence split over ``cp`` GPUs (ring attention).
+    cp: int = 1
     virtual_stages: int = 1
     micro_batch: int = 1
     global_batch: int
@@ -97,10 +99,15 @@ class Layout:
         positive_int("tp", self.tp, 1024)
         positive_int("pp", self.pp, 1024)
         positive_int("dp", self.dp, 10_000_000)
+        positive_int("cp", self.cp, 1024)
         positive_int("virtual_stages", self.virtual_stages, 1024)
         positive_int("micro_batch", self.micro_batch, 100_000)
         positive_int("global_batch", self.global_batch, 100_000_000)
         positive_int("seq_len", self.seq_len, 10_000_000)
+        if self.seq_len % self.cp:
+            raise InputError(
+                "cp", f"context parallel {self.cp} must divide the sequence length {self.seq_len}"
+            )
         choice("recompute", self.recompute, fl.RECOMPUTE_MODES)
         if isinstance(self.zero, bool) or self.zero not in (0, 1, 2, 3):
             raise InputError("zero", f"ZeRO stage must be 0, 1, 2 or 3; got {self.zero!r}")
@@ -115,7 +122,7 @@ class Layout:
 
     @property
     def gpus(self) -> int:
-        return self.tp * self.pp * self.dp
+        return self.tp * self.pp * self.cp * self.dp
 
     @property
     def micro_batches(self) -> int:

@@ -13,14 +13,17 @@ in which case that figure wins and says so (``mfu_source`` "given").
   of the run that trains (restarts, evaluation, checkpoints take the rest); its default
   is :data:`workbench.calc.step_time.DEFAULT_GOODPUT`.  ``compute_days`` leaves it out,
   which is the domain brief's ``C / rate``.
-* The global batch defaults to :data:`DEFAULT_GLOBAL_BATCH_TOKENS` tokens in whole
-  micro-batches on every data-parallel rank.
+* The global batch is the job's (:mod:`workbench.calc.job_layout`): its own, or its
+  model family's published batch, rounded to whole micro-batches on every DP rank.
+* With a stated MFU the step time follows it: the predicted step's parts are scaled so
+  they sum to the step that MFU implies.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from workbench.calc import compute, memory, step_time
@@ -28,14 +31,17 @@ from workbench.calc import flops as fl
 from workbench.calc.design_hardware import FabricFigures, node_figures
 from workbench.calc.errors import InputError, fraction, positive, positive_int
 from workbench.calc.explain import Explained, num
+from workbench.calc.job_layout import (  # noqa: F401 - re-exported for callers
+    DEFAULT_GLOBAL_BATCH_TOKENS,
+    DEFAULT_GRAD_PRECISION,
+    batch_at,
+    default_global_batch,
+    job_layout,
+)
 from workbench.calc.presets import ModelConfig
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design, Workload
 
-#: Tokens per optimizer step when the job does not say: 4M (2**22), the batch Llama 2
-#: trained with throughout (Touvron et al. 2023, §2.2) and Llama 3 405B started with
-#: (Dubey et al. 2024, §3.4.1).
-DEFAULT_GLOBAL_BATCH_TOKENS = 2**22
 #: Where the default goodput comes from (step_time.DEFAULT_GOODPUT).
 GOODPUT_SOURCE = (
     "default 0.90: Dubey et al. 2024 (Llama 3) §3.3.4, higher than 90 % effective "
@@ -45,12 +51,6 @@ _KAPLAN = "Kaplan et al. 2020 §2.1 (C = 6ND); 8ND with full recompute (Narayana
 _PALM = "Chowdhery et al. 2022 (PaLM) Appendix B: MFU = model FLOP/s / (gpus · peak)"
 
 Attempt = Callable[..., Any]
-
-
-def default_global_batch(seq_len: int, dp: int, micro_batch: int) -> int:
-    """Sequences per step: about 4M tokens, in whole micro-batches on each DP rank."""
-    per_step = dp * micro_batch
-    return max(1, round(DEFAULT_GLOBAL_BATCH_TOKENS / seq_len / per_step)) * per_step
 
 
 def hardware(
@@ -83,26 +83,35 @@ def hardware(
     return hw, notes
 
 
-def layout_of(w: Workload, gpus: int, tp: int, pp: int, dp: int) -> step_time.Layout:
+def layout_of(
+    w: Workload, gpus: int, tp: int, pp: int, dp: int, model: ModelConfig | None = None
+) -> step_time.Layout:
     """The job's layout (InputError naming the field when it cannot run)."""
-    micro = positive_int("micro_batch", w.micro_batch, 100_000)
-    seq = positive_int("seq_len", w.seq_len, 10_000_000)
-    batch = w.global_batch
-    if batch is None:
-        batch = default_global_batch(seq, dp, micro)
-    return step_time.Layout(
-        tp=tp,
-        pp=pp,
+    return job_layout_of(w, dp, model).layout
+
+
+def job_layout_of(w: Workload, dp: int, model: ModelConfig | None = None):  # noqa: ANN201
+    """The job's :class:`job_layout.JobLayout` at ``dp`` replicas (one home of the rules)."""
+    return job_layout(
+        model=model,
+        tp=w.tp,
+        pp=w.pp,
+        cp=getattr(w, "cp", 1),
         dp=dp,
+        seq_len=w.seq_len,
+        micro_batch=w.micro_batch,
+        global_batch=w.global_batch,
         virtual_stages=w.virtual_stages,
-        micro_batch=micro,
-        global_batch=batch,
-        seq_len=seq,
         recompute=w.recompute,
         zero=w.zero,
-        sequence_parallel=bool(w.sequence_parallel) and tp > 1,
+        sequence_parallel=bool(w.sequence_parallel),
         flash_attention=bool(w.flash_attention),
     )
+
+
+def grad_precision_of(w: Workload) -> str:
+    """The job's gradient precision: its own setting, else :data:`DEFAULT_GRAD_PRECISION`."""
+    return getattr(w, "grad_precision", None) or DEFAULT_GRAD_PRECISION
 
 
 def flops_per_token(model: ModelConfig, w: Workload) -> tuple[float, float, Explained]:
@@ -162,6 +171,7 @@ def train(
         _predict(result, design, w, gpu, peak, fabric, layout, attempt, servers)
     if given is not None:
         result.mfu, result.mfu_source = given, "given"
+        _step_at_given_mfu(result, layout, per_token, given)
         if hw_per_token is not None and per_token:
             result.hfu = given * hw_per_token / per_token
             result.explanations["hfu"] = Explained(
@@ -186,23 +196,70 @@ def train(
     _memory(result, w, gpu, layout, attempt)
 
 
+def step_at_mfu(
+    predicted_breakdown: Mapping[str, float],
+    layout: step_time.Layout,
+    per_token: float,
+    peak_tflops: float,
+    mfu: float,
+) -> tuple[float, dict[str, float]]:
+    """The step a stated MFU implies, ``batch·seq·model FLOPs per token / (gpus·peak·MFU)``,
+    and the predicted parts scaled to sum to it (their shares kept): the one rule the
+    window and ``workbench estimate`` use when the user gives the MFU."""
+    tokens = layout.global_batch * layout.seq_len
+    step = tokens * per_token / (layout.gpus * peak_tflops * 1e12 * mfu)
+    total = sum(predicted_breakdown.values())
+    scale = step / total if total > 0 else 0.0
+    return step, {k: v * scale for k, v in predicted_breakdown.items()}
+
+
+def _step_at_given_mfu(
+    result: Any, layout: step_time.Layout | None, per_token: float | None, mfu: float
+) -> None:
+    if layout is None or not per_token or not result.peak_tflops_per_gpu:
+        return
+    step, parts = step_at_mfu(
+        result.step_breakdown_s or {}, layout, per_token, result.peak_tflops_per_gpu, mfu
+    )
+    result.step_time_s = step
+    result.step_breakdown_s = parts or None
+    result.explanations["step_time"] = Explained(
+        step,
+        "s",
+        "step = global batch · seq · model FLOPs per token / (gpus · peak · MFU)",
+        f"{layout.global_batch}·{layout.seq_len}·{num(per_token)} / "
+        f"({layout.gpus}·{num(result.peak_tflops_per_gpu * 1e12)}·{num(mfu)})",
+        f"{_PALM}; the MFU you gave (the predicted parts scaled to it)",
+    )
+
+
 def _layout(result: Any, w: Workload, attempt: Attempt) -> step_time.Layout | None:
     tp = attempt(result, positive_int, "tp", w.tp, 1024)
     pp = attempt(result, positive_int, "pp", w.pp, 1024)
-    if tp is None or pp is None:
+    cp = attempt(result, positive_int, "cp", getattr(w, "cp", 1), 1024)
+    if tp is None or pp is None or cp is None:
         return None
     gpus = result.gpus
     if not gpus:
         result.dp = 1
         return None
-    dp = attempt(result, memory.data_parallel, gpus, tp, pp)
+    dp = attempt(result, memory.data_parallel, gpus, tp * cp, pp)
     if dp is None:
         return None
     result.dp = dp
-    layout = attempt(result, layout_of, w, gpus, tp, pp, dp)
-    if layout is not None:
-        result.layout = layout
-        result.global_batch = layout.global_batch
+    found = attempt(result, job_layout_of, w, dp, result.model)
+    if found is None:
+        return None
+    layout = found.layout
+    result.layout = layout
+    result.global_batch = layout.global_batch
+    result.job_batch = found.job_batch
+    if layout.global_batch > found.job_batch * 1.5:
+        result.warnings.append(
+            f"global batch: the job's {found.job_batch:,} sequences cannot give each of the "
+            f"{dp:,} data-parallel replicas a micro-batch of {layout.micro_batch}; this size "
+            f"runs {layout.global_batch:,} per step, a larger batch than the job's"
+        )
     return layout
 
 
@@ -343,7 +400,7 @@ def _memory(
         seq_len=w.seq_len,
         micro_batch=w.micro_batch,
         recompute=w.recompute,
-        sequence_parallel=bool(w.sequence_parallel) and tp > 1,
+        sequence_parallel=layout.sequence_parallel if layout is not None else False,
         hbm_gb=gpu.hbm_gb if gpu is not None and gpu.hbm_gb else None,
         flash_attention=bool(w.flash_attention),
         vocab=model.vocab,
@@ -353,6 +410,8 @@ def _memory(
         hbm_usable_bytes=usable,
         gated_mlp=model.gated_mlp,
         microbatches=layout.micro_batches if layout is not None else None,
+        cp=layout.cp if layout is not None else 1,
+        grad_precision=grad_precision_of(w),
     )
     if breakdown is None:
         return
@@ -370,44 +429,55 @@ def _memory(
     )
 
 
+#: Below this MFU a deadline answer is warned about: the seeds plan at 30 % until the
+#: cluster is benchmarked, and a layout at under 20 % is mostly bubble or communication.
+LOW_MFU = 0.20
+
+
+def low_mfu_warning(mfu: float | None) -> str:
+    """The deadline answer's warning when the MFU it relies on is below :data:`LOW_MFU`."""
+    if mfu is None or mfu >= LOW_MFU:
+        return ""
+    return (
+        f"the answer relies on an MFU of {mfu:.1%} at that size, below {LOW_MFU:.0%}: the "
+        "layout spends most of the step in the pipeline bubble or communication; a "
+        "larger batch, fewer pipeline stages or another layout would need fewer GPUs"
+    )
+
+
 def curve_days(result: Any, w: Workload, gpu_counts: list[int]) -> list[float | None]:
     """Predicted days at each GPU count, the layout and hardware of ``result`` kept and
-    the global batch kept (rounded to whole micro-batches per DP rank).  None where the
-    count cannot hold the layout (not a multiple of tp·pp)."""
+    the *job's* global batch kept (rounded to whole micro-batches per DP rank at each
+    count, never the batch rounded for the design's own size).  None where the count
+    cannot hold the layout (not a multiple of tp·cp·pp)."""
     step, hw, layout = result.step, result.hardware, result.layout
     if step is None or hw is None or layout is None or result.total_flops is None:
         return [None] * len(gpu_counts)
+    nominal = result.job_batch or layout.global_batch
     out: list[float | None] = []
-    per_replica = layout.tp * layout.pp
+    per_replica = layout.tp * layout.pp * layout.cp
     for count in gpu_counts:
         dp = count // per_replica
         if dp < 1 or count > compute.MAX_GPUS:
             out.append(None)
             continue
-        share = dp * layout.micro_batch
-        batch = max(share, round(layout.global_batch / share) * share)
         try:
-            lay = step_time.Layout(
-                tp=layout.tp,
-                pp=layout.pp,
-                dp=dp,
-                virtual_stages=layout.virtual_stages,
-                micro_batch=layout.micro_batch,
-                global_batch=batch,
-                seq_len=layout.seq_len,
-                recompute=layout.recompute,
-                zero=layout.zero,
-                sequence_parallel=layout.sequence_parallel,
-                flash_attention=layout.flash_attention,
+            lay = replace(layout, dp=dp, global_batch=batch_at(nominal, dp, layout.micro_batch))
+            predicted = step_time.predict_step(
+                result.model, lay, hw, w.precision, explain=False, **_efficiencies(result)
             )
-            predicted = step_time.predict_step(result.model, lay, hw, w.precision, explain=False)
         except InputError:
             out.append(None)
             continue
-        rate = dp * per_replica * hw.peak_tflops * 1e12 * predicted.mfu
+        rate = lay.gpus * hw.peak_tflops * 1e12 * predicted.mfu
         seconds = result.total_flops / rate / (result.goodput or 1.0)
         out.append(seconds / compute.SECONDS_PER_DAY if math.isfinite(seconds) else None)
     return out
+
+
+def _efficiencies(result: Any) -> dict[str, Any]:
+    """The prediction keywords ``result``'s own step used (its stack profile)."""
+    return dict(getattr(result, "step_keywords", None) or {})
 
 
 def predicted_gpus_for_deadline(
@@ -428,7 +498,7 @@ def predicted_gpus_for_deadline(
     days_limit = positive("deadline_days", deadline_days, 36_500)
     per_node = positive_int("gpus_per_node", gpus_per_node, 1024)
     per_su = positive_int("nodes_per_su", nodes_per_su, 100_000)
-    unit = math.lcm(per_node * per_su, layout.tp * layout.pp)
+    unit = math.lcm(per_node * per_su, layout.tp * layout.pp * layout.cp)
 
     def days_at(k: int) -> float | None:
         return curve_days(result, w, [k * unit])[0]
@@ -462,6 +532,7 @@ def predicted_gpus_for_deadline(
         / (gpus * hw.peak_tflops * 1e12)
     )
     nodes = gpus // per_node
+    warning = low_mfu_warning(mfu)
     explanation = Explained(
         float(nodes),
         "nodes",
@@ -469,7 +540,8 @@ def predicted_gpus_for_deadline(
         f"{gpus:,} GPUs = {high} × {unit:,}: predicted {days:,.1f} days ≤ {days_limit:g} "
         f"(MFU {mfu:.1%} at that size, goodput {num(result.goodput or 1.0)})",
         "the step-time model at each size (calc/step_time.py), the global batch kept; "
-        "NVIDIA DGX SuperPOD reference architectures build in scalable units",
+        "NVIDIA DGX SuperPOD reference architectures build in scalable units"
+        + (f"; warning: {warning}" if warning else ""),
     )
     return compute.DeadlineSizing(
         effective_pflops_needed=rate / 1e15,
@@ -479,4 +551,6 @@ def predicted_gpus_for_deadline(
         scalable_units=nodes // per_su,
         gpus_provisioned=gpus,
         explanation=explanation,
+        mfu=mfu,
+        warning=warning,
     )

@@ -60,6 +60,9 @@ class WorkloadResult:
     goodput: float | None = None
     compute_days: float | None = None
     global_batch: int | None = None
+    #: The job's own global batch (sequences) before rounding to this size's DP ranks:
+    #: what the curve and the deadline answer keep at every other size.
+    job_batch: int | None = None
     step_time_s: float | None = None
     step_breakdown_s: dict[str, float] | None = None
     step: StepPrediction | None = None

@@ -15,10 +15,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 from typing import Any
 
-from workbench.calc import compute, inference, memory
+from workbench.calc import compute, inference, memory, step_time
 from workbench.calc.errors import InputError, positive, positive_int
 from workbench.calc.presets import PRESETS, ModelConfig, custom_model, get_preset
 from workbench.cli import estimate_training
@@ -174,68 +173,73 @@ def estimate(args: argparse.Namespace) -> dict[str, Any]:
         if choice.node is not None:
             out["node"] = choice.node.slug
         dp = _dp(args, gpus)
+        job = estimate_training.layout(args, model, dp)
         if args.tokens is not None:
-            out.update(estimate_training.training(args, model, tflops, gpus, dp, choice))
+            out.update(estimate_training.training(args, model, tflops, gpus, job, choice))
         if args.memory or (args.tokens is not None and model.has_architecture):
-            out.update(_memory(args, model, gpus, hbm_gb, dp))
+            out.update(_memory(args, model, hbm_gb, job.layout))
     if args.kv:
         out.update(_kv(args, model))
     return out
 
 
 def _dp(args: argparse.Namespace, gpus: int | None) -> int:
-    """The data-parallel degree: --dp, or gpus / (tp·pp)."""
+    """The data-parallel degree: --dp, or gpus / (tp·cp·pp)."""
     tp = positive_int("tp", args.tp, 1024)
     pp = positive_int("pp", args.pp, 1024)
+    cp = positive_int("cp", args.cp, 1024)
     if args.dp is not None:
         dp = positive_int("dp", args.dp, compute.MAX_GPUS)
-        if gpus is not None and tp * pp * dp != gpus:
-            raise InputError("dp", f"tp·pp·dp = {tp * pp * dp} but --gpus is {gpus}")
+        if gpus is not None and tp * pp * cp * dp != gpus:
+            raise InputError("dp", f"tp·cp·pp·dp = {tp * pp * cp * dp} but --gpus is {gpus}")
         return dp
     if gpus is not None:
-        return memory.data_parallel(gpus, tp, pp)
+        return memory.data_parallel(gpus, tp * cp, pp)
     return 1
 
 
 def _memory(
-    args, model: ModelConfig, gpus: int | None, hbm_gb: float | None, dp: int
+    args: argparse.Namespace, model: ModelConfig, hbm_gb: float | None, lay: step_time.Layout
 ) -> dict[str, Any]:
-    tp = positive_int("tp", args.tp, 1024)
-    pp = positive_int("pp", args.pp, 1024)
-    zero = args.zero
-    if zero is None or not math.isfinite(zero) or zero != int(zero):
-        raise InputError("zero", f"ZeRO stage must be 0, 1, 2 or 3; got {zero!r}")
+    """Per-GPU memory of the job's layout: the same micro-batches in flight (from the
+    global batch), sequence parallelism and gradient precision as the layout search."""
     arch = model.has_architecture
     breakdown = memory.training_memory(
         model.params,
         args.precision,
-        int(zero),
-        dp,
-        tp,
-        pp,
+        lay.zero,
+        lay.dp,
+        lay.tp,
+        lay.pp,
         layers=model.layers if arch else None,
         hidden=model.hidden,
         heads=model.heads,
-        seq_len=args.seq_len,
-        micro_batch=args.micro_batch,
-        recompute=args.recompute,
-        sequence_parallel=bool(args.sequence_parallel) and tp > 1,
+        seq_len=lay.seq_len,
+        micro_batch=lay.micro_batch,
+        recompute=lay.recompute,
+        sequence_parallel=lay.sequence_parallel,
         hbm_gb=hbm_gb,
         headroom=args.headroom,
-        flash_attention=bool(args.flash_attention),
+        flash_attention=lay.flash_attention,
         vocab=model.vocab,
-        virtual_stages=positive_int("virtual_stages", args.virtual_stages, 1024),
+        virtual_stages=lay.virtual_stages,
         ffn=model.ffn,
         kv_heads=model.kv_heads,
         gated_mlp=model.gated_mlp,
+        microbatches=lay.micro_batches,
+        cp=lay.cp,
+        grad_precision=args.grad_precision,
     )
     return {
-        "tp": tp,
-        "pp": pp,
-        "dp": dp,
-        "zero": int(zero),
-        "seq_len": positive_int("seq_len", args.seq_len),
-        "micro_batch": positive_int("micro_batch", args.micro_batch),
+        "tp": lay.tp,
+        "pp": lay.pp,
+        "cp": lay.cp,
+        "dp": lay.dp,
+        "zero": lay.zero,
+        "grad_precision": args.grad_precision,
+        "seq_len": lay.seq_len,
+        "micro_batch": lay.micro_batch,
+        "global_batch": lay.global_batch,
         "memory_gb_per_gpu": breakdown.total_bytes / memory.GB,
         "memory_breakdown_gb": breakdown.gb(),
         "hbm_gb": hbm_gb,
@@ -279,6 +283,9 @@ _LABELS: dict[str, str] = {
     "mfu_source": "MFU given or predicted",
     "node": "GPU server",
     "global_batch": "Global batch (sequences)",
+    "job_global_batch": "Job's global batch (sequences, before rounding)",
+    "cp": "Context parallel (GPUs per sequence)",
+    "grad_precision": "Gradient precision",
     "step_time_s": "Step time (s)",
     "goodput": "Goodput (share of wall-clock training)",
     "compute_days": "Compute time (days, goodput excluded)",

@@ -17,9 +17,11 @@ from typing import Any
 from workbench.calc import compute, step_time
 from workbench.calc import flops as fl
 from workbench.calc.design_hardware import figures_of
-from workbench.calc.errors import InputError, fraction, positive, positive_int
+from workbench.calc.errors import InputError, fraction, positive
+from workbench.calc.job_layout import DEFAULT_GRAD_PRECISION, JobLayout, job_layout
+from workbench.calc.memory import GRADIENT_PRECISIONS
 from workbench.calc.presets import ModelConfig, model_from_config
-from workbench.calc.training_estimate import default_global_batch, run_time
+from workbench.calc.training_estimate import low_mfu_warning, run_time, step_at_mfu
 from workbench.catalog.item import CatalogItem
 from workbench.cli.errors import CliError
 
@@ -42,10 +44,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     lay = p.add_argument_group("layout and run")
     lay.add_argument(
-        "--global-batch", type=float, help="sequences per optimizer step (default ~4M tokens)"
+        "--global-batch",
+        type=float,
+        help="sequences per optimizer step (default: the model family's published batch, "
+        "4M tokens for Llama)",
     )
     lay.add_argument(
         "--virtual-stages", type=float, default=1, help="interleaved pipeline chunks per GPU"
+    )
+    lay.add_argument(
+        "--cp", type=float, default=1, help="context-parallel size: GPUs sharing a sequence"
+    )
+    lay.add_argument(
+        "--grad-precision",
+        choices=sorted(GRADIENT_PRECISIONS),
+        default=DEFAULT_GRAD_PRECISION,
+        help="gradient precision: bf16 as DeepSpeed ZeRO (16 bytes/param), fp32 main "
+        f"gradients as Megatron (18 bytes/param; default {DEFAULT_GRAD_PRECISION})",
     )
     lay.add_argument(
         "--sequence-parallel",
@@ -139,28 +154,22 @@ def hardware(
     )
 
 
-def layout(args: argparse.Namespace, gpus: int, tp: int, pp: int, dp: int) -> step_time.Layout:
-    """The layout from the flags (InputError naming the flag when it cannot run)."""
-    micro = positive_int("micro_batch", args.micro_batch, 100_000)
-    seq = positive_int("seq_len", args.seq_len, 10_000_000)
-    if args.global_batch is None:
-        batch = default_global_batch(seq, dp, micro)
-    else:
-        batch = positive_int("global_batch", args.global_batch, 100_000_000)
-    zero = args.zero
-    if zero is None or not math.isfinite(zero) or zero != int(zero):
-        raise InputError("zero", f"ZeRO stage must be 0, 1, 2 or 3; got {zero!r}")
-    return step_time.Layout(
-        tp=tp,
-        pp=pp,
+def layout(args: argparse.Namespace, model: ModelConfig | None, dp: int) -> JobLayout:
+    """The layout from the flags through the one job-to-layout rule
+    (:func:`workbench.calc.job_layout.job_layout`; InputError naming the flag)."""
+    return job_layout(
+        model=model,
+        tp=args.tp,
+        pp=args.pp,
+        cp=args.cp,
         dp=dp,
-        virtual_stages=positive_int("virtual_stages", args.virtual_stages, 1024),
-        micro_batch=micro,
-        global_batch=batch,
-        seq_len=seq,
+        seq_len=args.seq_len,
+        micro_batch=args.micro_batch,
+        global_batch=args.global_batch,
+        virtual_stages=args.virtual_stages,
         recompute=args.recompute,
-        zero=int(zero),
-        sequence_parallel=bool(args.sequence_parallel) and tp > 1,
+        zero=args.zero,
+        sequence_parallel=bool(args.sequence_parallel),
         flash_attention=bool(args.flash_attention),
     )
 
@@ -170,39 +179,40 @@ def training(
     model: ModelConfig,
     tflops: float | None,
     gpus: int | None,
-    dp: int,
+    job: JobLayout | None,
     choice: GpuChoice,
 ) -> dict[str, Any]:
-    """The training figures: predicted from the hardware and layout unless --mfu is given."""
+    """The training figures: predicted from the hardware and layout; with --mfu the
+    days, throughput and the step time follow the stated MFU."""
     if tflops is None:
         raise CliError(
             "--gpu: give --gpu SLUG or --gpu-tflops for a training estimate", EXIT_BAD_INPUT
         )
-    if gpus is None:
+    if gpus is None or job is None:
         raise CliError("--gpus: give the number of GPUs", EXIT_BAD_INPUT)
     goodput = fraction("goodput", args.goodput)
     tokens = positive("tokens", args.tokens, compute.MAX_TOKENS)
     out: dict[str, Any] = {"tokens": tokens, "gpus": gpus, "gpu_tflops": tflops}
     known = model.has_architecture and model.ffn and model.vocab
-    tp, pp = positive_int("tp", args.tp, 1024), positive_int("pp", args.pp, 1024)
+    lay = job.layout
     prediction = None
     if known:
         shape = fl.shape_of(model)
-        per_token = fl.model_flops_per_token(shape, args.seq_len)
+        per_token = fl.model_flops_per_token(shape, lay.seq_len)
         hw_per_token = fl.hardware_flops_per_token(
-            shape, args.seq_len, args.recompute, flash_attention=bool(args.flash_attention)
+            shape, lay.seq_len, lay.recompute, flash_attention=lay.flash_attention
         )
         hw, notes = hardware(args, tflops, choice)
-        if tp > hw.gpus_per_node and hw.nic_gbps_per_gpu is None:
+        if lay.tp > hw.gpus_per_node and hw.nic_gbps_per_gpu is None:
             raise InputError(
                 "tp",
-                f"{tp} spans more than one {hw.gpus_per_node}-GPU node and no NIC figure is "
-                "known: give --nic-gbps or a GPU server with --gpu",
+                f"{lay.tp} spans more than one {hw.gpus_per_node}-GPU node and no NIC figure "
+                "is known: give --nic-gbps or a GPU server with --gpu",
             )
-        lay = layout(args, gpus, tp, pp, dp)
         prediction = step_time.predict_step(model, lay, hw, args.precision)
         out["warnings"] = [*notes, *prediction.warnings]
         out["global_batch"] = lay.global_batch
+        out["job_global_batch"] = job.job_batch
         out["step_time_s"] = prediction.step_time_s
         out["step_breakdown_s"] = dict(prediction.breakdown_s)
     else:
@@ -210,6 +220,9 @@ def training(
         hw_per_token = compute.RECOMPUTE_FLOPS_FACTOR[args.recompute] * model.params
     if args.mfu is not None:
         mfu, source = fraction("mfu", args.mfu), "given"
+        if prediction is not None:
+            step, parts = step_at_mfu(prediction.breakdown_s, lay, per_token, tflops, mfu)
+            out["step_time_s"], out["step_breakdown_s"] = step, parts
     elif prediction is not None:
         mfu, source = prediction.mfu, "predicted"
     else:
@@ -237,4 +250,7 @@ def training(
         gpu_hours=gpu_hours,
         tokens_per_s=compute.effective_flops_per_s(gpus, tflops, mfu) / per_token,
     )
+    warning = low_mfu_warning(mfu)
+    if warning:
+        out.setdefault("warnings", []).append(f"MFU: {warning}")
     return out

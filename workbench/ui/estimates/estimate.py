@@ -26,7 +26,11 @@ from workbench.calc.explain import Explained, num
 from workbench.calc.memory import DEFAULT_HEADROOM, GB
 from workbench.calc.step_time import DEFAULT_GOODPUT, DEFAULT_NIC_GBPS
 from workbench.calc.summary import RackLoad
-from workbench.calc.training_estimate import curve_days, predicted_gpus_for_deadline
+from workbench.calc.training_estimate import (
+    curve_days,
+    low_mfu_warning,
+    predicted_gpus_for_deadline,
+)
 from workbench.calc.workload import WorkloadResult, training_days_curve
 from workbench.model import Design, Workload
 from workbench.render.rack_geometry import as_text
@@ -412,6 +416,9 @@ def _deadline(
         f"needs {fmt(sizing.effective_pflops_needed, 'PFLOP/s')} effective, "
         f"{fmt(sizing.physical_pflops_needed, 'PFLOP/s')} peak"
     )
+    warning = sizing.warning or low_mfu_warning(r.mfu)
+    if warning:
+        out.deadline_text += f"\nWarning: {warning}"
     out.deadline = sizing.explanation
 
 

@@ -87,6 +87,10 @@ def test_a_switch_dropped_into_a_rack_leaves_storage_and_fabric_rules_alone(cata
     checker.update(applied.change)
     assert not {"STORAGE-HOT-TIER", "STORAGE-CLIENT", "FABRIC-UNCABLED"} & set(calls), calls
     assert same_as_full(checker)
+    # Undoing the drop takes a switch out: the removal says what it was.
+    checker.update(ops.apply(design, applied.inverse).change)
+    assert not {"STORAGE-HOT-TIER", "STORAGE-CLIENT", "FABRIC-UNCABLED"} & set(calls), calls
+    assert same_as_full(checker)
     # A GPU server dropped in does reach them.
     server = Device(design.index.new_id("device"), "gpu-new", "nvidia-dgx-h100", 1)
     target = next(
@@ -94,8 +98,12 @@ def test_a_switch_dropped_into_a_rack_leaves_storage_and_fabric_rules_alone(cata
     )
     start = next(run.start for run in free_ranges(design, target) if len(run) >= 8)
     server = dataclasses.replace(server, position=start)
-    checker.update(ops.apply(design, ops.AddDevice(target.id, server)).change)
+    added = ops.apply(design, ops.AddDevice(target.id, server))
+    checker.update(added.change)
     assert calls["FABRIC-UNCABLED"] == 1
+    assert same_as_full(checker)
+    checker.update(ops.apply(design, added.inverse).change)
+    assert calls["FABRIC-UNCABLED"] == 2
     assert same_as_full(checker)
 
 

@@ -44,7 +44,7 @@ from workbench.calc.fabric import (
     plane_structure,
 )
 from workbench.catalog.item import CatalogItem
-from workbench.model.change import Change
+from workbench.model.change import Change, edited_types
 from workbench.model.design import Design, Link, StorageTier
 from workbench.model.ports import HOST_KINDS, link_speed, ports_of
 
@@ -483,22 +483,19 @@ def storage_report(design: Design) -> list[dict[str, Any]]:
 
 def touches_storage(design: Design, change: Change) -> bool:
     """Whether ``change`` can move the storage figures: tiers, links, networks or the
-    catalog snapshot changed, devices came or went, or a storage appliance or GPU node
-    was edited (moving one to another unit, or renaming it, does not count).
+    catalog snapshot changed, or a storage appliance or GPU node came, went or was
+    edited (moving one to another unit, or renaming it, does not count).
 
-    The storage panel and the storage rules both ask this, so a drop of a switch on a
-    100,000-GPU design re-reads no storage plane."""
+    The storage panel and the storage rules both ask this, so a switch dropped into or
+    taken out of a rack on a 100,000-GPU design re-reads no storage plane."""
     if change.everything or change.tiers or change.links or change.types or change.networks:
         return True
-    if change.removed - change.workloads:
-        return True  # what is gone cannot be asked what it was
-    index = design.index
+    kinds = edited_types(design, change)
+    if kinds is None:
+        return True
     types = design.device_types
-    for device_id in (change.devices - change.moved - change.labels) | change.added:
-        found = index.devices.get(device_id)
-        if found is None:
-            continue
-        item = types.get(found[1].device_type)
+    for slug in kinds:
+        item = types.get(slug)
         if item is None or item.kind == "storage" or item.gpu_count:
             return True
     return False

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the design imports nothing from here; keep it that way at run time
+    from workbench.model.design import Design
 
 _EMPTY: frozenset[str] = frozenset()
 
@@ -34,6 +38,8 @@ class Change:
       else about them differs, so only the plan has to redraw their footprints.
     * ``networks``: networks (planes) that came, went or changed their fields.
     * ``versions``: the version matrix (baselines, assignments, observations) changed.
+    * ``removed_types``: the catalog types of the devices in ``removed`` (what is gone
+      can no longer be looked up, and a switch taken out cannot move a storage figure).
     * ``labels``: objects of ``racks`` and ``devices`` of which only a name or a
       free-text label (serial, asset tag) differs: no figure or verdict depends on
       those, only the words of findings that name them (see :mod:`workbench.rules`).
@@ -59,6 +65,7 @@ class Change:
     networks: frozenset[str] = _EMPTY
     versions: bool = False
     labels: frozenset[str] = _EMPTY
+    removed_types: frozenset[str] = _EMPTY
 
     @staticmethod
     def all() -> Change:
@@ -89,6 +96,7 @@ class Change:
             floor=self.floor or other.floor,
             networks=self.networks | other.networks,
             versions=self.versions or other.versions,
+            removed_types=self.removed_types | other.removed_types,
             labels=(self.labels | other.labels) - self.beyond_labels - other.beyond_labels,
         )
 
@@ -127,3 +135,23 @@ class Change:
         for name, value in on.items():
             object.__setattr__(result, name, value)
         return result
+
+
+def edited_types(design: Design, change: Change) -> frozenset[str] | None:
+    """Catalog types of the devices ``change`` added, removed or edited in more than
+    their place or their labels; None when that cannot be told (a device removed by an
+    edit that did not record its type).
+
+    What a design-wide figure of some kinds of device (storage appliances, GPU nodes)
+    asks before it re-reads the whole design: a switch dropped into a rack, moved or
+    renamed leaves it alone."""
+    gone = change.removed & change.devices
+    if gone and not change.removed_types:
+        return None
+    found = set(change.removed_types)
+    index = design.index
+    for device_id in (change.devices - change.moved - change.labels - gone) | change.added:
+        placed = index.devices.get(device_id)
+        if placed is not None:
+            found.add(placed[1].device_type)
+    return frozenset(found)

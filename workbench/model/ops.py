@@ -383,6 +383,9 @@ def _subtree_change(
         tiers=tiers,
         added=ids | links if added else frozenset(),
         removed=frozenset() if added else ids | links,
+        removed_types=frozenset()
+        if added
+        else frozenset(d.device_type for d in _devices_of(racks)),
         layout=True,
     )
 
@@ -533,6 +536,7 @@ def _remove_device(design: Design, op: RemoveDevice) -> Applied:
         links=links,
         tiers=frozenset(t for t, _, _ in detached.tiers),
         removed=frozenset({device.id}) | links,
+        removed_types=frozenset({device.device_type}),
     )
     return Applied(AddDevice(rack.id, device, i, detached), change)
 

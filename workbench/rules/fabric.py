@@ -27,6 +27,7 @@ from workbench.calc.fabric_analysis import MTU_SOURCE, mtu_problems, tier_figure
 from workbench.calc.fabric_graph import plane_graph
 from workbench.catalog.item import CatalogItem
 from workbench.model import Change, Design, Device
+from workbench.model.change import edited_types
 from workbench.model.design import PLANES
 from workbench.model.ports import link_problem, ports_of, split_lane
 from workbench.rules.engine import KINDS, Finding, Rule, RuleContext, Severity, rule
@@ -181,21 +182,15 @@ def _gpu_server(item: CatalogItem | None) -> bool:
 
 def gpu_servers_touched(design: Design, change: Change) -> bool:
     """Whether ``change`` can move FABRIC-UNCABLED: links, networks, the catalog snapshot
-    or the design changed, devices went, or a GPU server came or was edited (a switch
-    dropped into a rack, or a server moved to another unit, cannot)."""
+    or the design changed, or a GPU server came, went or was edited (a switch dropped
+    into a rack, or a server moved to another unit, cannot)."""
     if change.everything or change.links or change.networks or change.types or change.design:
         return True
-    if change.removed - change.workloads:
-        return True  # what is gone cannot be asked what it was
-    index = design.index
+    kinds = edited_types(design, change)
+    if kinds is None:
+        return True
     types = design.device_types
-    for device_id in (change.devices - change.moved - change.labels) | change.added:
-        found = index.devices.get(device_id)
-        if found is not None and (
-            found[1].device_type not in types or _gpu_server(types[found[1].device_type])
-        ):
-            return True
-    return False
+    return any(slug not in types or _gpu_server(types[slug]) for slug in kinds)
 
 
 @rule(

@@ -116,4 +116,7 @@ def run_app(path: str | None) -> int:
     else:
         window.show()
     QTimer.singleShot(0, window.report_catalog_problems)
+    from workbench.ui.probe import install_probe
+
+    probe = install_probe(window)  # only for the journey tests' socket  # noqa: F841
     return app.exec()

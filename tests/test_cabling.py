@@ -16,7 +16,9 @@ device's ports are taken at its middle: an 8U DGX H100 at U1 at 4U = 0.1778 m, o
 U33 at 36U = 1.6002 m, a 1U switch at U41 at 40.5U = 1.800225 m and at U42 at 41.5U =
 1.844675 m.  Slack: 10 % plus 0.25 m per end inside a rack, 0.5 m per end via the tray
 (0.3 m above the rack tops).  Parts are the shipped catalog's (catalogs/cables,
-catalogs/optics): 400G DAC 2 m, 400G AOC 10 m, 400G SR4 50 m, DR4 500 m, FR4 2 km.
+catalogs/optics): 400G DAC 0.5-2 m, 400G AOC 3, 5, 7 and 10 m, 400G SR4 50 m, DR4 500 m,
+FR4 2 km; Cat6a patch cables 1-30 m.  The QM9700's OSFP cages hold two ports each
+(p1/p2 cage 1, p3/p4 cage 2 ...) and take one twin-port 2x400G module per cage.
 """
 
 from __future__ import annotations
@@ -90,19 +92,20 @@ def hall(catalog) -> Design:
 def test_lengths_in_one_rack_across_the_row_and_across_the_hall(catalog):
     cables = measure_links(hall(catalog))
     # l1: gpu1 (0.1778) to leaf1 (1.844675) in A1: 1.666875 × 1.1 + 2 × 0.25 = 2.3335625,
-    # stocked 2.5 m; past the 2 m DAC, within the 10 m AOC.
+    # stocked 2.5 m; past the 2 m DAC, the shortest stocked AOC that covers it: 3 m (it
+    # was the 10 m AOC, whatever the run, before issue 24).
     c = cables["l1"]
     assert c.raw_m == pytest.approx(2.3335625)
     assert (c.length_m, c.media, c.cable_slug, c.optic_slug) == (
         2.5,
         "aoc",
-        "aoc-400g-osfp-10m",
+        "aoc-400g-osfp-3m",
         None,
     )
-    # l2: gpu2 (1.6002) to leaf1: 0.244475 × 1.1 + 0.5 = 0.7689225 → 1 m DAC.
+    # l2: gpu2 (1.6002) to leaf1: 0.244475 × 1.1 + 0.5 = 0.7689225 → the 1 m DAC.
     c = cables["l2"]
     assert c.raw_m == pytest.approx(0.7689225)
-    assert (c.length_m, c.media, c.cable_slug) == (1.0, "dac", "dac-400g-osfp-2m")
+    assert (c.length_m, c.media, c.cable_slug) == (1.0, "dac", "dac-400g-osfp-1m")
     # l3: leaf1 (A1) to spine1 (A2), both at U42: up 1.8669 − 1.844675 + 0.3 = 0.322225 at
     # each end, 0.6 m along the tray: (0.64445 + 0.6) × 1.1 + 2 × 0.5 = 2.368895 → 2.5 m AOC.
     c = cables["l3"]
@@ -113,15 +116,22 @@ def test_lengths_in_one_rack_across_the_row_and_across_the_hall(catalog):
     assert c.raw_m == pytest.approx(4.348895)
     assert (c.length_m, c.media) == (5.0, "aoc")
     # l5: to C1, 40.2 m along: (40.84445) × 1.1 + 1 = 45.928895 → 50 m: past the AOC,
-    # within the 50 m SR4: multimode, one module at each end.
+    # within the 50 m SR4: multimode.  Both ends are QM9700 cages: each end's cage takes
+    # one twin-port 2xSR4 module (leaf1 p5 in cage 3, core1 p1 in cage 1), no 400G one.
     c = cables["l5"]
     assert c.raw_m == pytest.approx(45.928895)
     assert (c.length_m, c.media, c.cable_slug) == (50.0, "mmf", None)
-    assert (c.optic_slug, c.optics) == ("optic-400g-osfp-sr4", 2)
-    # l6: to D1, 99.7 m along: 100.34445 × 1.1 + 1 = 111.378895 → 150 m: single-mode DR4.
+    assert (c.optic_slug, c.optics) == ("optic-400g-osfp-sr4", 0)
+    assert c.shared_optics == (
+        ("leaf1", "cage 3", "optic-800g-osfp-2xsr4"),
+        ("core1", "cage 1", "optic-800g-osfp-2xsr4"),
+    )
+    # l6: to D1, 99.7 m along: 100.34445 × 1.1 + 1 = 111.378895 → 150 m: single-mode,
+    # twin-port 2xDR4 modules in both cages.
     c = cables["l6"]
     assert c.raw_m == pytest.approx(111.378895)
-    assert (c.length_m, c.media, c.optic_slug, c.optics) == (150.0, "smf", "optic-400g-osfp-dr4", 2)
+    assert (c.length_m, c.media, c.optic_slug, c.optics) == (150.0, "smf", "optic-400g-osfp-dr4", 0)
+    assert [m for _d, _p, m in c.shared_optics] == ["optic-800g-osfp-2xdr4"] * 2
 
 
 def test_twisted_pair_own_length_own_media_and_other_halls(catalog):
@@ -131,13 +141,17 @@ def test_twisted_pair_own_length_own_media_and_other_halls(catalog):
     c = cables["l7"]
     assert c.raw_m == pytest.approx(2.2846675)
     assert (c.length_m, c.media, c.cable_slug) == (2.5, "utp", "cat6a-3m")
-    # l8 says 7 m: not measured, stocked 7 m, an AOC.
+    # l8 says 7 m: not measured, stocked 7 m, the 7 m AOC.
     c = cables["l8"]
     assert (c.raw_m, c.length_m, c.measured, c.media) == (7.0, 7.0, False, "aoc")
-    # l9 asks for single-mode on a 1 m run (0.7689225 raw): the shortest-reach SMF optic.
+    assert c.cable_slug == "aoc-400g-osfp-7m"
+    # l9 asks for single-mode on a 1 m run (0.7689225 raw): the shortest-reach SMF optic
+    # at the DGX, a twin-port 2xDR4 in leaf1's cage 4.
     c = cables["l9"]
-    assert (c.length_m, c.media, c.optic_slug, c.optics) == (1.0, "smf", "optic-400g-osfp-dr4", 2)
-    # l10 ends in another hall: no length, the farthest-reaching part, and why.
+    assert (c.length_m, c.media, c.optic_slug, c.optics) == (1.0, "smf", "optic-400g-osfp-dr4", 1)
+    assert c.shared_optics == (("leaf1", "cage 4", "optic-800g-osfp-2xdr4"),)
+    # l10 ends in another hall: no length, the farthest-reaching part, and why; no
+    # twin-port module reaches as far as the FR4, so both ends take an FR4.
     c = cables["l10"]
     assert (c.raw_m, c.length_m, c.media, c.optic_slug) == (
         None,
@@ -155,11 +169,14 @@ def test_counts_by_media_length_and_part(catalog):
     assert dict(counts.by_media) == {"dac": 1, "aoc": 4, "mmf": 1, "smf": 3, "utp": 1}
     assert counts.by_length[("aoc", 2.5)] == 2 and counts.by_length[("smf", None)] == 1
     assert dict(counts.parts) == {
-        "dac-400g-osfp-2m": 1,
-        "aoc-400g-osfp-10m": 4,
+        "dac-400g-osfp-1m": 1,
+        "aoc-400g-osfp-3m": 2,  # l1, l3
+        "aoc-400g-osfp-5m": 1,  # l4
+        "aoc-400g-osfp-7m": 1,  # l8
         "cat6a-3m": 1,
-        "optic-400g-osfp-sr4": 2,  # l5, both ends
-        "optic-400g-osfp-dr4": 4,  # l6 and l9
+        "optic-800g-osfp-2xsr4": 2,  # l5: a twin-port module in each end's cage
+        "optic-800g-osfp-2xdr4": 3,  # l6 both cages, l9 leaf1 cage 4
+        "optic-400g-osfp-dr4": 1,  # l9 at the DGX
         "optic-400g-osfp-fr4": 2,  # l10
     }
     assert counts.optics == 8 and counts.problems == 1
@@ -255,3 +272,38 @@ def test_a_run_no_part_reaches_says_so():
 def test_measuring_an_unknown_link_names_it(catalog):
     with pytest.raises(KeyError, match="no link with id 'nope'"):
         measure_links(hall(catalog), ["nope"])
+
+
+def test_cable_length_covers_the_run_or_is_quoted(catalog):
+    """Before: a 5 m and a 7 m run got the 3 m Cat6a patch cable (its medium reaches
+    100 m) with no mark.  Now the shortest stocked length that covers the run; past the
+    longest stocked one, a cable of the run's length to be quoted."""
+    design = hall(catalog)
+    design.links = [
+        Link(f"t{n}", "gpu1", "mgmt0", "mgmt1", f"eth{n}", length_m=float(n)) for n in (5, 7, 40)
+    ]
+    design.reindex()
+    cables = measure_links(design)
+    assert cables["t5"].cable_slug == "cat6a-5m" and cables["t7"].cable_slug == "cat6a-7m"
+    assert (cables["t40"].cable_slug, cables["t40"].media) == (None, "utp")
+    assert "to be quoted" in (cables["t40"].reason or "")
+    counts = cable_counts(design)
+    assert counts.to_quote == {("utp", 40.0): 1} and counts.problems == 0
+    for cable in cables.values():
+        if cable.cable_slug:
+            assert catalog[cable.cable_slug].props["length_m"] >= cable.length_m
+
+
+@pytest.mark.parametrize(("ports", "modules"), [(("p1", "p2"), 1), (("p1", "p3"), 2)])
+def test_qm9700_cages_take_one_twin_port_module_for_two_ports(catalog, ports, modules):
+    """Before: one 400G module per QM9700 port; its OSFP cages hold two NDR ports and
+    take one twin-port 2x400G module (NVIDIA QM97XX user manual, Interfaces)."""
+    design = hall(catalog)
+    design.links = [
+        Link(f"h{i}", "gpu1", f"compute{i}", "core1", port) for i, port in enumerate(ports)
+    ]
+    design.reindex()
+    parts = cable_counts(design).parts
+    assert parts["optic-800g-osfp-2xsr4"] == modules  # switch side, per cage
+    assert parts["optic-400g-osfp-sr4"] == 2  # host side, one per ConnectX-7 port
+    assert catalog["optic-800g-osfp-2xsr4"].part_number == "MMA4Z00-NS"

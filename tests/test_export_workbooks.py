@@ -91,6 +91,7 @@ def test_bom_sheets_formulas_and_quantities(design, books):
         "Extended price",
         "Lead time",
         "Notes",
+        "Part number source",
     ]
     for key, title in CATEGORIES.items():
         ws = wb[title]
@@ -112,8 +113,8 @@ def test_bom_sheets_formulas_and_quantities(design, books):
     assert summary["D2"].value == "='Compute'!F" + str(len(lines["compute"]) + 2)
     assert summary["D8"].value == "=SUM(D2:D7)"
     spares = wb["Spares"]
-    assert spares["D2"].value.startswith("=ROUNDUP('Compute'!$D$2*J2/100")
-    assert spares["J2"].value == "='Summary'!$E$2"
+    assert spares["D2"].value.startswith("=ROUNDUP('Compute'!$D$2*K2/100")
+    assert spares["K2"].value == "='Summary'!$E$2"
 
 
 def test_bom_bad_spares_option_writes_nothing(design, tmp_path):
@@ -244,3 +245,18 @@ def test_libreoffice_counts_unpriced_lines_like_excel(tmp_path):
         and math.ceil(line.quantity * DEFAULT_SPARES_PCT[key] / 100) > 0
     )
     assert int(float(summary["Spares"][2])) == spares
+
+
+def test_every_bom_line_has_a_part_number_or_says_to_be_quoted():
+    """Before: the part-number column was empty on every line, with no mark."""
+    design = build_template("dgx-h100-superpod")
+    lines = bom_lines(design)
+    for group in lines.values():
+        for line in group:
+            assert line.part_number or "to be quoted" in line.notes, line
+            if line.part_number:
+                assert line.part_source, line  # where the number comes from is kept
+    numbered = {line.part_number for g in lines.values() for line in g if line.part_number}
+    assert {"MMA4Z00-NS", "MMA4Z00-NS400"} <= numbered
+    cables = [line.item for line in lines["optics_cables"] if " AOC " in line.item]
+    assert len(cables) > 1, "AOCs ordered per stocked length, not all at 10 m"

@@ -198,6 +198,51 @@ def _none(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
+def ports_per_cage(item: CatalogItem | None) -> int:
+    """How many logical ports one cage of ``item`` holds (``props.ports_per_cage``; 1
+    when not given).  A Quantum-2 QM9700's 32 OSFP cages hold two NDR ports each and
+    take twin-port 2x400G modules: one module serves both ports of its cage."""
+    value = item.props.get("ports_per_cage") if item is not None else None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+        return 1
+    return value
+
+
+@dataclass
+class _Cages:
+    """Per end code: the ports its cage holds (1: a cage of its own), and for an end in
+    a shared cage a number for (catalog item, cage) and the cage's label (``cage 1``)."""
+
+    ways: np.ndarray
+    key: np.ndarray
+    labels: list[str]
+
+
+def _cages(facts: Sequence[object]) -> _Cages:
+    ways = np.ones(len(facts), dtype=np.int64)
+    key = np.full(len(facts), -1, dtype=np.int64)
+    labels = [""] * len(facts)
+    numbers: dict[tuple[str, int], int] = {}
+    order: dict[str, dict[str, int]] = {}
+    for code, fact in enumerate(facts):
+        item = getattr(fact, "item", None)
+        k = ports_per_cage(item)
+        if k < 2 or item is None or getattr(fact, "lane", None) is not None:
+            continue
+        data = order.get(item.slug)
+        if data is None:
+            names = [i.name for i in item.interfaces if not i.mgmt_only]
+            data = order[item.slug] = {name: n for n, name in enumerate(names)}
+        at = data.get(getattr(fact, "name", ""))
+        if at is None:
+            continue
+        cage = at // k
+        ways[code] = k
+        key[code] = numbers.setdefault((item.slug, cage), len(numbers))
+        labels[code] = f"cage {cage + 1}"
+    return _Cages(ways, key, labels)
+
+
 @dataclass
 class _Runs:
     """Links measured in bulk: per link its raw and stocked length, and which distinct
@@ -217,6 +262,16 @@ class _Runs:
     lengths: list[float | None]
     a_module: list[str | None]
     b_module: list[str | None]
+    cages: _Cages | None = None
+
+    def _unit(self, codes: np.ndarray) -> np.ndarray:
+        """The shared unit of each end: its physical port, or (twin-port cage ends) its
+        cage, numbered after the physical ports so the two never collide."""
+        physical = self.devices.ends.column("physical")[codes]
+        if self.cages is None:
+            return physical
+        key = self.cages.key[codes]
+        return np.where(key >= 0, self.devices.ends.physical_ports + key, physical)
 
     def shared(self, i: int) -> tuple[tuple[str, str, str], ...]:
         """(device, physical port, module) of link ``i``'s breakout ends on optics."""
@@ -228,7 +283,8 @@ class _Runs:
             (link.b_device, self.arrays.b_code[i], self.b_module[number]),
         ):
             if module is not None:
-                found.append((device, facts[int(code)].physical, module))
+                label = self.cages.labels[int(code)] if self.cages is not None else ""
+                found.append((device, label or facts[int(code)].physical, module))
         return tuple(found)
 
     def shared_modules(self) -> Counter[str]:
@@ -241,13 +297,12 @@ class _Runs:
         a_mod = np.array([number.get(m, -1) if m else -1 for m in self.a_module], dtype=np.int64)
         b_mod = np.array([number.get(m, -1) if m else -1 for m in self.b_module], dtype=np.int64)
         ends = self.devices.ends
-        width = ends.physical_ports
-        physical = ends.column("physical")
+        width = ends.physical_ports + (len(self.cages.labels) if self.cages is not None else 0)
         mods = np.concatenate([a_mod[self.combo], b_mod[self.combo]])
         ports = np.concatenate(
             [
-                self.arrays.a * width + physical[self.arrays.a_code],
-                self.arrays.b * width + physical[self.arrays.b_code],
+                self.arrays.a * width + self._unit(self.arrays.a_code),
+                self.arrays.b * width + self._unit(self.arrays.b_code),
             ]
         )
         keep = mods >= 0
@@ -282,6 +337,7 @@ def _measure(
     else:
         forced = np.zeros(len(links), dtype=np.int64)
     a_lane, b_lane = lane[arrays.a_code], lane[arrays.b_code]
+    cage_facts = _cages(ends.facts)
     # One integer per distinct (speed, length, cages, media, the split port's speed at
     # each breakout end): the parts are chosen once per combination, not once per link.
     columns = [
@@ -292,6 +348,8 @@ def _measure(
         forced,
         np.where(a_lane, np.nan_to_num(port_speed[arrays.a_code], nan=0.0), -1.0),
         np.where(b_lane, np.nan_to_num(port_speed[arrays.b_code], nan=0.0), -1.0),
+        cage_facts.ways[arrays.a_code],
+        cage_facts.ways[arrays.b_code],
     ]
     key = np.zeros(len(links), dtype=np.int64)
     values: list[np.ndarray] = []
@@ -310,20 +368,29 @@ def _measure(
             row.append(float(found[code]))
         rows.append(tuple(reversed(row)))
     names = {code: name for name, code in media_codes.items()}
-    runs = _Runs(links, devices, arrays, raw, length, combo, counts, [], [], [], [], [])
-    for speed, stock, ca, cb, media, a_split, b_split in rows:
+    runs = _Runs(links, devices, arrays, raw, length, combo, counts, [], [], [], [], [], cage_facts)
+    for speed, stock, ca, cb, media, a_split, b_split, a_ways, b_ways in rows:
         stocked = None if stock < 0 else stock
         cages = tuple(sorted({ends.cages[int(c)] for c in (ca, cb) if ends.cages[int(c)]}))
         choice = chooser.choose(None if speed < 0 else speed, stocked, cages, names[int(media)])
         runs.choices.append(choice)
         runs.lengths.append(stocked)
         whole_ends = int(a_split < 0) + int(b_split < 0)
-        runs.optics.append(0 if choice.optic_slug is None else whole_ends)
-        for split, modules in ((a_split, runs.a_module), (b_split, runs.b_module)):
+        for split, ways, modules in (
+            (a_split, a_ways, runs.a_module),
+            (b_split, b_ways, runs.b_module),
+        ):
             shared = None
             if choice.optic_slug is not None and split > 0:
                 shared = chooser.module(choice.media, split, stocked)
+            elif choice.optic_slug is not None and split < 0 and ways > 1 and speed > 0:
+                # A twin-port cage: one module at the cage's full speed for its ports.
+                need = stocked if stocked is not None else chooser.reach(choice.optic_slug)
+                shared = chooser.module(choice.media, speed * ways, need, exact=True)
+                if shared is not None:
+                    whole_ends -= 1
             modules.append(shared)
+        runs.optics.append(0 if choice.optic_slug is None else whole_ends)
     return runs
 
 
@@ -378,6 +445,9 @@ class CableCounts:
     #: Catalog slug → how many to buy (cables per run, optics per module).
     parts: Counter[str] = field(default_factory=Counter)
     optics: int = 0
+    #: (media, stocked length m) → runs whose medium reaches but whose length no stocked
+    #: cable covers: ordered at that length, to be quoted.
+    to_quote: Counter[tuple[str, float]] = field(default_factory=Counter)
     #: Runs with a reason (no part reaches, not measured ...), and the reasons seen.
     problems: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
@@ -395,6 +465,10 @@ class CableCounts:
             ],
             "parts": dict(sorted(self.parts.items())),
             "optics": self.optics,
+            "to_quote": [
+                {"media": media, "length_m": length, "count": n}
+                for (media, length), n in sorted(self.to_quote.items())
+            ],
             "problems": self.problems,
             "reasons": [r for r, _n in self.reasons.most_common(10)],
         }
@@ -422,7 +496,10 @@ def count_cables(
         if choice.optic_slug is not None and optics:
             counts.parts[choice.optic_slug] += n * optics
             counts.optics += n * optics
-        if choice.reason is not None:
+        stocked = runs.lengths[number]
+        if choice.quote and stocked is not None:
+            counts.to_quote[(choice.media, stocked)] += n
+        elif choice.reason is not None:
             counts.reasons[choice.reason] += n
     for module, n in runs.shared_modules().items():
         counts.parts[module] += n

@@ -45,6 +45,9 @@ class Part:
     speed_gbps: float
     reach_m: float
     form_factor: str
+    #: A cable's own length (``props.length_m``; its reach when not given); for an
+    #: optic its reach (a module has no length: the fibre between two is counted apart).
+    length_m: float = 0.0
 
 
 def as_part(item: CatalogItem) -> Part | None:
@@ -64,7 +67,10 @@ def as_part(item: CatalogItem) -> Part | None:
         media = fiber
     else:
         return None
-    return Part(item.slug, item.kind, media, float(speed), float(reach), form)
+    length = props.get("length_m")
+    if item.kind != "cable" or isinstance(length, bool) or not isinstance(length, (int, float)):
+        length = reach
+    return Part(item.slug, item.kind, media, float(speed), float(reach), form, float(length))
 
 
 @lru_cache(maxsize=1)
@@ -94,6 +100,9 @@ class Choice:
     cable_slug: str | None
     optic_slug: str | None
     reason: str | None = None
+    #: The medium reaches but no stocked length covers the run: a cable of the run's
+    #: stocked length is ordered "to be quoted" (never a shorter one from the catalog).
+    quote: bool = False
 
 
 def _choice(media: str, part: Part, reason: str | None = None) -> Choice:
@@ -108,9 +117,11 @@ class PartChooser:
 
     def __init__(self, items: Iterable[CatalogItem]):
         parts = [p for p in (as_part(i) for i in items) if p is not None]
-        #: media → parts, shortest reach first (the first that reaches fits best).
+        #: media → parts, shortest first (the first that covers the run fits best): a
+        #: cable by its length, an optic by its reach.
         self.by_media: dict[str, list[Part]] = {}
-        for part in sorted(parts, key=lambda p: (p.reach_m, p.slug)):
+        self.by_slug: dict[str, Part] = {p.slug: p for p in parts}
+        for part in sorted(parts, key=lambda p: (p.length_m, p.reach_m, p.slug)):
             self.by_media.setdefault(part.media, []).append(part)
 
     def fitting(
@@ -118,7 +129,9 @@ class PartChooser:
     ) -> tuple[Part | None, Part | None]:
         """(the best part of ``media`` at ``speed`` that reaches ``length``, or None; the
         longest-reaching part of it at that speed, or None).  A part whose form factor is
-        one of ``cages`` is preferred; twisted pair may be rated faster than the link."""
+        one of ``cages`` is preferred; twisted pair may be rated faster than the link.
+        A cable fits only when it is at least ``length`` long (a 3 m patch cable never
+        serves a 7 m run, however far its medium reaches)."""
         fits: list[Part] = []
         longest: Part | None = None
         for part in self.by_media.get(media, ()):
@@ -130,7 +143,7 @@ class PartChooser:
                 continue
             if longest is None or part.reach_m >= longest.reach_m:
                 longest = part
-            if part.reach_m >= length - 1e-9:
+            if part.reach_m >= length - 1e-9 and part.length_m >= length - 1e-9:
                 fits.append(part)
         if not fits:
             return None, longest
@@ -164,6 +177,15 @@ class PartChooser:
             part, far = self.fitting(media, speed, reach, cages)
             if part is not None:
                 return _choice(media, part)
+            if far is not None and far.kind == "cable" and far.reach_m >= reach - 1e-9:
+                # The medium reaches; only the stocked lengths stop short.
+                return Choice(
+                    media,
+                    None,
+                    None,
+                    f"no stocked {MEDIA.get(media, media)} of {length:g} m: to be quoted",
+                    quote=True,
+                )
             if far is not None and (longest is None or far.reach_m > longest.reach_m):
                 longest = far
         where = f"{length:g} m"
@@ -182,9 +204,19 @@ class PartChooser:
             media, None, None, f"the catalog has no {speed:g}G {MEDIA.get(media, media)} part"
         )
 
-    def module(self, media: str, speed: float, length: float | None) -> str | None:
+    def reach(self, slug: str) -> float:
+        """How far part ``slug`` reaches, m (0 for an unknown slug)."""
+        part = self.by_slug.get(slug)
+        return part.reach_m if part is not None else 0.0
+
+    def module(
+        self, media: str, speed: float, length: float | None, *, exact: bool = False
+    ) -> str | None:
         """The optic of ``media`` at ``speed`` that reaches ``length`` (the longest-reaching
-        when none does): a split port's shared module."""
+        when none does; with ``exact``, None then): a split port's or a twin-port
+        cage's shared module."""
         part, longest = self.fitting(media, speed, length or 0.0)
-        chosen = part or longest
+        chosen = part if exact else part or longest
+        if chosen is not None and chosen.kind != "optic":
+            return None
         return chosen.slug if chosen is not None else None

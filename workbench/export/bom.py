@@ -15,9 +15,14 @@ Where the quantities come from:
 - servers, switches, storage and PDUs: the devices in the racks, one line per catalog
   item; racks: one line per rack type;
 - cables and optics: :func:`workbench.calc.cabling.cable_counts` over every link (the
-  same parts ``workbench fabric`` and the estimates count), lengths rounded up to
-  stocked sizes; fibre patch cords for optics runs are not catalog items, so they get
-  one unpriced line per media and stocked length;
+  same parts ``workbench fabric`` and the estimates count): per measured run the
+  shortest stocked catalog cable that covers it, never a shorter one (a run longer than
+  every stocked length gets a line of its own length, to be quoted); optics per module
+  as the cages take them (a QM9700's twin-port cage: one 2x400G module for two ports);
+  fibre patch cords for optics runs are not catalog items, so they get one unpriced
+  line per media and stocked length;
+- part numbers: the catalog item's ``part_number``, its ``sources.part_number`` in the
+  "Part number source" column; a line without one says "to be quoted" in its notes;
 - prices: the catalog item's ``unit_price`` (the design's snapshot; a non-USD currency
   is said in the notes); lead time: the item's ``lead_time_weeks`` property where the
   catalog has one (the shipped catalog has none yet).
@@ -33,6 +38,7 @@ Summary sheet and every spare line refers to it.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +88,7 @@ COLUMNS = [
     Column("Extended price", MONEY, min_width=16),
     Column("Lead time"),
     Column("Notes", max_width=70),
+    Column("Part number source", max_width=70),
 ]
 QTY, PRICE, EXTENDED = 3, 4, 5  # column indexes used by formulas
 
@@ -99,6 +106,8 @@ class Line:
     notes: str = ""
     #: Whether spares are bought for it (racks: no).
     spares: bool = True
+    #: Where the part number comes from (the catalog's ``sources.part_number``).
+    part_source: str = ""
 
 
 def _line(item: CatalogItem, quantity: int, note: str = "") -> Line:
@@ -108,7 +117,7 @@ def _line(item: CatalogItem, quantity: int, note: str = "") -> Line:
     elif item.currency and item.currency != "USD":
         notes.append(f"price in {item.currency}")
     if not item.part_number:
-        notes.append(f"catalog item {item.slug}")
+        notes.append(f"no part number in the catalog (item {item.slug}): to be quoted")
     weeks = item.props.get("lead_time_weeks")
     lead = f"{weeks:g} weeks" if isinstance(weeks, int | float) else ""
     return Line(
@@ -120,7 +129,15 @@ def _line(item: CatalogItem, quantity: int, note: str = "") -> Line:
         lead,
         "; ".join(notes),
         item.kind != "rack",
+        str(item.sources.get("part_number") or f"catalog item {item.slug} (no source given)")
+        if item.part_number
+        else "",
     )
+
+
+def _natural(text: str) -> list[object]:
+    """Sort key putting ``aoc-400g-osfp-3m`` before ``aoc-400g-osfp-10m``."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
 
 
 def bom_lines(design: Design) -> dict[str, list[Line]]:
@@ -137,7 +154,7 @@ def bom_lines(design: Design) -> dict[str, list[Line]]:
         lines[_KIND_CATEGORY.get(item.kind, "compute")].append(_line(item, n))
     counts = cable_counts(design)
     parts = {item.slug: item for item in design_parts(design)}
-    for slug, n in sorted(counts.parts.items()):
+    for slug, n in sorted(counts.parts.items(), key=lambda kv: _natural(kv[0])):
         item = parts.get(slug)
         if item is None:
             lines["optics_cables"].append(Line(slug, "", "", n, None, notes="unknown part"))
@@ -150,6 +167,10 @@ def bom_lines(design: Design) -> dict[str, list[Line]]:
             continue
         name = f"{MEDIA[media].replace(' and optics', '')} patch cord {length:g} m"
         note = "patch cords are not catalog items: to be quoted"
+        lines["optics_cables"].append(Line(name, "", "", n, None, notes=note))
+    for (media, length), n in sorted(counts.to_quote.items()):
+        name = f"{MEDIA[media]} {length:g} m"
+        note = "the catalog stocks no length that covers these runs: to be quoted"
         lines["optics_cables"].append(Line(name, "", "", n, None, notes=note))
     if counts.problems:
         reasons = "; ".join(r for r, _n in counts.reasons.most_common(3))
@@ -172,6 +193,11 @@ def _check_spares(target: Path, spares_pct: dict[str, float] | None) -> dict[str
             )
         chosen[key] = float(value)
     return chosen
+
+
+def _column_letter(index: int) -> str:
+    """The spreadsheet letter of 0-based column ``index`` (0 → A; fewer than 26)."""
+    return chr(ord("A") + index)
 
 
 def _extended(row: int) -> Formula:
@@ -204,11 +230,12 @@ def _write_category(sheet: SheetWriter, lines: list[Line]) -> int:
                 _extended(row),
                 line.lead_time,
                 line.notes,
+                line.part_source,
             ]
         )
     total = sheet.last_row + 1
     last = max(2, total - 1)
-    sheet.append(["Total", None, None, None, None, Formula(f"=SUM(F2:F{last})"), None, None])
+    sheet.append(["Total", None, None, None, None, Formula(f"=SUM(F2:F{last})"), None, None, None])
     return total
 
 
@@ -252,6 +279,7 @@ def _fill(
     source_rows = {
         key: {id(line): r for r, line in enumerate(lines[key], start=2)} for key in CATEGORIES
     }
+    pct_col = _column_letter(len(COLUMNS) + 1)  # after the category column
     for key, line in spare_rows:
         row = spares.last_row + 1
         src = sheets[key]
@@ -262,18 +290,20 @@ def _fill(
                 line.item,
                 line.manufacturer,
                 line.part_number,
-                Formula(f"=ROUNDUP({qty}*J{row}/100,0)"),
+                Formula(f"=ROUNDUP({qty}*{pct_col}{row}/100,0)"),
                 Formula(f'=IF(ISNUMBER({price}),{price},"")'),
                 _extended(row),
                 line.lead_time,
                 line.notes,
+                line.part_source,
                 CATEGORIES[key],
                 Formula(f"='Summary'!$E${list(CATEGORIES).index(key) + 2}"),
             ]
         )
     total = spares.last_row + 1
     spares.append(
-        ["Total", None, None, None, None, Formula(f"=SUM(F2:F{max(2, total - 1)})")] + [None] * 4
+        ["Total", None, None, None, None, Formula(f"=SUM(F2:F{max(2, total - 1)})")]
+        + [None] * (len(COLUMNS) - 4)
     )
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QObject, QPoint, QPointF
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
-from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QMenu, QWidget
 
 from workbench.render import rack_geometry as geo
 from workbench.rules.budgets import rack_budgets
@@ -197,6 +197,16 @@ class Probe(QObject):
                 return _point(tree.viewport().mapToGlobal(rect.center()))
             stack.extend(proxy.index(r, 0, index) for r in range(proxy.rowCount(index)))
         raise ValueError(f"{slug!r} is not in the palette")
+
+    def q_menu_item(self, text: str) -> dict[str, int]:
+        """The screen point of the entry starting with ``text`` in the open menu."""
+        for top in QApplication.topLevelWidgets():
+            if isinstance(top, QMenu) and top.isVisible():
+                for action in top.actions():
+                    if action.text().replace("&", "").startswith(text):
+                        rect = top.actionGeometry(action)
+                        return _point(top.mapToGlobal(rect.center()))
+        raise ValueError(f"no open menu has an entry {text!r}")
 
     def q_floor_rack(self, rack: str) -> dict[str, int]:
         """The screen point of a rack's centre on the floor plan."""

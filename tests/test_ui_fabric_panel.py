@@ -41,7 +41,8 @@ def test_the_cable_summary_shows_the_sample_compute_plane(qtbot, window):
     rows = panel.table.rowCount()
     cables = sum(int(panel.table.item(r, 2).text().replace(",", "")) for r in range(rows))
     assert cables == 2048
-    # Optics come two to a run (one module per end), cables one per run.
+    # Optics: one single-port module at each node end of a fibre run, and one twin-port
+    # module per QM9700 cage the runs use (two ports a cage); cables one per run.
     parts = {
         panel.parts.item(r, 0).text(): int(panel.parts.item(r, 1).text().replace(",", ""))
         for r in range(panel.parts.rowCount())
@@ -52,7 +53,10 @@ def test_the_cable_summary_shows_the_sample_compute_plane(qtbot, window):
         for r in range(rows)
         if panel.table.item(r, 0).text().startswith(("Multimode", "Single-mode"))
     )
-    assert optics == 2 * fibre_runs and cables == fibre_runs + (sum(parts.values()) - optics)
+    host = sum(n for name, n in parts.items() if "optic-400g" in name)
+    twin = sum(n for name, n in parts.items() if "optic-800g" in name)
+    assert host == fibre_runs and fibre_runs / 2 <= twin < fibre_runs
+    assert optics == host + twin and cables == fibre_runs + (sum(parts.values()) - optics)
 
 
 def test_the_panel_follows_the_plane_chosen_and_an_edit(qtbot, window):

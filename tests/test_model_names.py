@@ -12,7 +12,13 @@ import pytest
 from workbench.model import edit, ops
 from workbench.model.errors import EditError
 from workbench.model.hall_edits import add_row
-from workbench.model.names import MAX_NAME_CHARS, clean_label, clean_name, text_problem
+from workbench.model.names import (
+    MAX_NAME_CHARS,
+    MAX_RACK_NAME_CHARS,
+    clean_label,
+    clean_name,
+    text_problem,
+)
 from workbench.model.net_ops import check_network_value, check_tier_value
 from workbench.model.rack_fields import check_value
 from workbench.store import open_design, save_design
@@ -39,7 +45,7 @@ def test_text_problem_refuses(case: str) -> None:
     assert text_problem(BAD_NAMES[case]) is not None
 
 
-@pytest.mark.parametrize("good", ["gpu-r01-u02", "Row B", "训练集群 A", "Zürich hall 2", "x" * 128])
+@pytest.mark.parametrize("good", ["gpu-r01-u02", "Row B", "训练集群 A", "Zürich hall 2", "x" * 100])
 def test_text_problem_accepts_printable_names(good: str) -> None:
     assert text_problem(good) is None
     assert clean_name(f"  {good}  ", "rack") == good
@@ -53,7 +59,7 @@ def test_length_cap_is_the_documented_one() -> None:
 def test_messages_say_what_and_why() -> None:
     with pytest.raises(EditError, match=r"^A rack name contains a broken character"):
         clean_name("R\ud800", "rack")
-    with pytest.raises(EditError, match=r"^An asset tag name|^Asset tag may not"):
+    with pytest.raises(EditError, match=r"^An asset tag may not"):
         clean_label("AT\n1", "asset tag")
     assert clean_label("", "serial") == ""
     with pytest.raises(EditError, match="must be text"):
@@ -111,7 +117,7 @@ def test_workload_unknown_field_is_an_edit_error(design) -> None:
 def test_every_accepted_name_can_be_saved(tmp_path, design) -> None:
     """What the rule lets through, the file holds: a name at the cap, in any script."""
     rack = next(design.iter_racks())
-    name = ("机架-Ω-" * 40)[:MAX_NAME_CHARS]
+    name = ("机架-Ω-" * 40)[:MAX_RACK_NAME_CHARS]
     old = edit.rename_rack(design, rack.id, name)
     try:
         save_design(design, tmp_path / "n.dcwb")

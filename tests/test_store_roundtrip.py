@@ -196,7 +196,11 @@ def test_random_design_round_trips(tmp_path: Path, design: Design) -> None:
     face, a dangling link: tests/test_store_untrusted.py).  Designs of valid values
     must come back exactly: test_store_untrusted.test_every_valid_design_round_trips."""
     path = tmp_path / "random.dcwb"
-    save_design(design, path)
+    try:
+        save_design(design, path)
+    except ProjectFileError as exc:  # the writer applies the reader's text rules first
+        assert "cannot save: " in str(exc) and not path.exists()
+        return
     try:
         back = open_design(path)
     except ProjectFileError:

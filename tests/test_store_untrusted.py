@@ -198,7 +198,7 @@ REFUSED: dict[str, tuple[list[str], list[str]]] = {
     "blank site name": (["UPDATE sites SET name = '  '"], ["sites row 1 (id 's1'), name: cannot"]),
     "serial too long": (
         [f"UPDATE devices SET serial = '{'S' * 65}' WHERE id = 'd0-0'"],
-        ["serial: is 65 characters long; at most 64"],
+        ["serial: is 65 characters long; at most 50"],
     ),
     "VLAN 5000": (["UPDATE networks SET vlan = 5000"], ["vlan: A VLAN id is a whole number"]),
     "plane 'wizard'": (["UPDATE networks SET plane = 'wizard'"], ["plane: A plane is one of"]),
@@ -418,7 +418,7 @@ def test_plain_text_shortcut_never_accepts_what_text_problem_refuses(values: lis
 _chars = st.characters(blacklist_categories=("C", "Zl", "Zp"))
 _name = st.text(_chars, min_size=1, max_size=16).filter(lambda s: text_problem(s) is None)
 _label = st.text(_chars, max_size=12).filter(
-    lambda s: text_problem(s, limit=64, blank_ok=True) is None
+    lambda s: text_problem(s, limit=50, blank_ok=True) is None
 )
 _positive = st.floats(min_value=1e-3, max_value=1e9)
 
@@ -438,7 +438,11 @@ def valid_designs(draw: st.DrawFn) -> Design:
                 face=draw(st.sampled_from(FACES)),
                 serial=draw(_label),
                 asset_tag=draw(_label),
-                notes=draw(st.text(max_size=20)),
+                notes=draw(
+                    st.text(max_size=20).filter(
+                        lambda s: text_problem(s, blank_ok=True, multiline=True) is None
+                    )
+                ),
                 role=draw(st.sampled_from(("", *DEVICE_ROLES))),
             )
             for _ in range(draw(st.integers(0, 4)))

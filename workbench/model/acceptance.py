@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.model.change import Change
 from workbench.model.errors import EditError
-from workbench.model.names import MAX_NAME_CHARS, text_problem
+from workbench.text_rules import STORED_TEXT, field_problem
 
 if TYPE_CHECKING:  # design.py imports this module for its ``acceptance`` field
     from workbench.model.design import Design
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # design.py imports this module for its ``acceptance`` field
 #: The verdicts a result may hold (the checklist's drop-down offers the same).
 VERDICTS: tuple[str, ...] = ("PASS", "FAIL", "SKIP")
 #: Longest measured value kept (a command's output is cut to this by the script).
-MAX_MEASURED_CHARS = 256
+MAX_MEASURED_CHARS = STORED_TEXT["acceptance_results.measured"].limit
 
 
 @dataclass(frozen=True)
@@ -54,19 +54,15 @@ class AcceptanceResult:
         return self.source if self.line is None else f"{self.source}:{self.line}"
 
 
+#: The result's text fields; what each may hold is in ``STORED_TEXT``.
+_TEXTS = ("node", "item", "measured", "source", "imported_at", "imported_by", "measured_at",
+          "import_id")  # fmt: skip
+
+
 def check_result(result: AcceptanceResult) -> None:
     """EditError (one line) for a result the design must not hold."""
-    for name, value, limit, blank_ok in (
-        ("node", result.node, MAX_NAME_CHARS, False),
-        ("item", result.item, 64, False),
-        ("measured", result.measured, MAX_MEASURED_CHARS, True),
-        ("source", result.source, 1024, False),
-        ("imported_at", result.imported_at, 64, False),
-        ("imported_by", result.imported_by, 128, True),
-        ("measured_at", result.measured_at, 64, True),
-        ("import_id", result.import_id, 64, False),
-    ):
-        problem = text_problem(value, limit=limit, blank_ok=blank_ok)
+    for name in _TEXTS:
+        problem = field_problem(f"acceptance_results.{name}", getattr(result, name))
         if problem is not None:
             raise EditError(f"Acceptance result {name}: {problem}.")
     if result.verdict not in VERDICTS:

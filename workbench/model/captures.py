@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.model.change import Change
 from workbench.model.errors import EditError
-from workbench.model.names import MAX_NAME_CHARS, text_problem
+from workbench.text_rules import STORED_TEXT, field_problem
 
 if TYPE_CHECKING:
     from workbench.model.design import Design
@@ -41,7 +41,7 @@ FORMATS: tuple[str, ...] = (
     "sonic-lldp",
 )
 #: Longest port name kept (interface names are short; 64 leaves room for odd ones).
-MAX_PORT_CHARS = 64
+MAX_PORT_CHARS = STORED_TEXT["captures.local_port"].limit
 #: Fastest link a capture may report, Gb/s (far above any real port).
 MAX_SPEED_GBPS = 100_000.0
 #: Widest link, in lanes (IB 1x..12x, Ethernet up to 8 lanes).
@@ -84,18 +84,9 @@ class CapturedLink:
 def check_capture(c: CapturedLink) -> None:
     """EditError (one line, starting with the field's name) for a record the design
     must not hold; the store checks every row read back with it, too."""
-    for name, value, limit, blank_ok in (
-        ("source", c.source, 1024, False),
-        ("local_device", c.local_device, MAX_NAME_CHARS, False),
-        ("local_port", c.local_port, MAX_PORT_CHARS, False),
-        ("remote_device", c.remote_device, MAX_NAME_CHARS, False),
-        ("remote_port", c.remote_port, MAX_PORT_CHARS, True),
-        ("captured_at", c.captured_at, 64, True),
-        ("imported_at", c.imported_at, 64, False),
-        ("imported_by", c.imported_by, 128, True),
-        ("import_id", c.import_id, 64, False),
-    ):
-        problem = text_problem(value, limit=limit, blank_ok=blank_ok)
+    for name in ("source", "local_device", "local_port", "remote_device", "remote_port",
+                 "captured_at", "imported_at", "imported_by", "import_id"):  # fmt: skip
+        problem = field_problem(f"captures.{name}", getattr(c, name))
         if problem is not None:
             raise EditError(f"{name}: {problem}.")
     if c.format not in FORMATS:

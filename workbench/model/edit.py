@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
+from workbench.model import unique
 from workbench.model.design import COOLING_LIMITS_KW, DEVICE_ROLES, Design, Device, Rack, Workload
 from workbench.model.errors import EditError
 from workbench.model.names import clean_label, clean_name
@@ -39,7 +40,9 @@ def rename_device(design: Design, device_id: str, name: str) -> str:
     found = design.find_device(device_id)
     if found is None:
         raise EditError(f"No device with id {device_id!r}.")
-    _, device = found
+    rack, device = found
+    site = unique.site_of_rack(design, rack.id)
+    unique.check_device_names(design, site, [replace(device, name=name)], frozenset({device.id}))
     old, device.name = device.name, name
     design.index.rename_device(old, name)
     return old
@@ -63,16 +66,12 @@ def _device(design: Design, device_id: str) -> Device:
 def _clean_label(design: Design, device: Device, field: str, value: str) -> str:
     """A serial or asset tag as it will be stored: stripped, short, printable, and (for
     asset tags) not already on another device, since a tag identifies one box."""
-    value = clean_label(value, DEVICE_FIELDS[field])
-    if field == "asset_tag" and value:
-        # Case-insensitive: "at-0042" and "AT-0042" are the same label read off a box.
-        key = value.casefold()
-        for rack, other in design.iter_devices():  # O(devices), once per commit
-            if other is not device and other.asset_tag.strip().casefold() == key:
-                raise EditError(
-                    f"Asset tag {value!r} is already on device "
-                    f"“{other.name}” in rack “{rack.name}”."
-                )
+    value = clean_label(value, DEVICE_FIELDS[field])  # the column's rule
+    if value:
+        changed = (
+            replace(device, serial=value) if field == "serial" else replace(device, asset_tag=value)
+        )
+        unique.check_labels(design, [changed], frozenset({device.id}))
     return value
 
 

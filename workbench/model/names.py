@@ -1,55 +1,96 @@
-"""The one rule for names and labels: what a project file, a label printer, an Excel
-cell and a slurm.conf line can all hold.
+"""The model's side of the one rule for stored text (:mod:`workbench.text_rules`).
 
 Every name a user types (device, rack, row, site, workload, network, storage tier,
-design) and every label (serial, asset tag) passes here, and the file reader applies
-the same test to what a file claims, so a name the model accepts can always be saved
-and exported, and a file cannot slip in one the window would refuse.
-
-Why each limit:
-- **Printable only.** NUL ends strings in C consumers (Slurm, label printers); a line
-  break splits a slurm.conf line or a CSV row; tabs and other control characters
-  print as garbage on labels.
-- **No bidirectional overrides or isolates** (U+202A–U+202E, U+2066–U+2069): they make
-  a name display in a different order than it is stored ("Trojan Source"), so what an
-  installer reads on a label would not be what the file says.
-- **No lone surrogates**: they cannot be encoded as UTF-8, so SQLite and every export
-  would refuse the design until the name is changed.
-- **A length cap**: a name is printed on elevations, labels and sheet tabs; a pasted
-  paragraph is a mistake, and a 1 MB name would slow every view that draws it.
+baseline, design), every label (serial, asset tag) and every note passes here on its
+way into the model, and the file reader applies the same rule (``STORED_TEXT``) to
+what a file claims, so a value an edit accepts is always saved and reopened, and a file
+cannot slip in one the window would refuse.  The reasons for each limit are in
+:mod:`workbench.text_rules`.
 """
 
 from __future__ import annotations
 
 from workbench.model.errors import EditError
-from workbench.text_rules import MAX_LABEL_CHARS, MAX_NAME_CHARS, text_problem
+from workbench.text_rules import (
+    MAX_DEVICE_NAME_CHARS,
+    MAX_LABEL_CHARS,
+    MAX_NAME_CHARS,
+    MAX_NOTE_CHARS,
+    MAX_RACK_NAME_CHARS,
+    STORED_TEXT,
+    TextRule,
+    text_problem,
+)
 
-__all__ = ["MAX_LABEL_CHARS", "MAX_NAME_CHARS", "clean_label", "clean_name", "text_problem"]
+__all__ = [
+    "MAX_DEVICE_NAME_CHARS",
+    "MAX_LABEL_CHARS",
+    "MAX_NAME_CHARS",
+    "MAX_NOTE_CHARS",
+    "MAX_RACK_NAME_CHARS",
+    "clean_field",
+    "clean_label",
+    "clean_name",
+    "tidy",
+    "text_problem",
+]
+
+#: The word a caller names a thing by -> the column its name is stored in.
+_NAME_COLUMNS: dict[str, str] = {
+    "device": "devices.name",
+    "rack": "racks.name",
+    "row": "rows.name",
+    "site": "sites.name",
+    "network": "networks.name",
+    "storage tier": "storage_tiers.name",
+    "workload": "workloads.name",
+    "software stack": "software_stacks.name",
+    "baseline": "baselines.name",
+    "design": "meta.name",
+}
+
+#: The word a caller names a label by -> its column.
+_LABEL_COLUMNS: dict[str, str] = {
+    "serial": "devices.serial",
+    "asset tag": "devices.asset_tag",
+}
 
 
-def clean_name(value: object, what: str, *, limit: int = MAX_NAME_CHARS) -> str:
+def tidy(value: object, rule: TextRule) -> object:
+    """``value`` as it will be stored when a user typed it: surrounding whitespace
+    dropped, and a note's Windows line ends made plain (``\\r\\n`` -> ``\\n``)."""
+    if not isinstance(value, str):
+        return value
+    if rule.multiline:
+        return value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    return value.strip()
+
+
+def clean_field(key: str, value: object) -> str:
+    """``value`` tidied as ``key`` (``"devices.name"``) stores it, or an EditError naming
+    the field (``A device name may not contain ...``)."""
+    rule = STORED_TEXT[key]
+    text = tidy(value, rule)
+    problem = rule.problem(text)
+    if problem is not None:
+        raise EditError(f"{_article(rule.what)} {rule.what} {problem}.")
+    assert isinstance(text, str)
+    return text
+
+
+def clean_name(value: object, what: str) -> str:
     """``value`` stripped, or EditError saying why it cannot be a ``what`` name.
 
-    ``what`` is the thing named ("device", "rack", "row"...), used as "A rack name ...".
+    ``what`` is the thing named ("device", "rack", "row"...); its column's rule decides.
     """
-    text = value.strip() if isinstance(value, str) else value
-    problem = text_problem(text, limit=limit)
-    if problem is not None:
-        raise EditError(f"{_article(what)} {what} name {problem}.")
-    assert isinstance(text, str)
-    return text
+    return clean_field(_NAME_COLUMNS[what], value)
 
 
-def clean_label(value: object, what: str, *, limit: int = MAX_LABEL_CHARS) -> str:
-    """Like :func:`clean_name` for optional labels (serials, asset tags): empty is
-    allowed and clears the field."""
-    text = value.strip() if isinstance(value, str) else value
-    problem = text_problem(text, limit=limit, blank_ok=True)
-    if problem is not None:
-        raise EditError(f"{what[:1].upper()}{what[1:]} {problem}.")
-    assert isinstance(text, str)
-    return text
+def clean_label(value: object, what: str) -> str:
+    """Like :func:`clean_name` for optional labels (``"serial"``, ``"asset tag"``): empty
+    is allowed and clears the field."""
+    return clean_field(_LABEL_COLUMNS[what], value)
 
 
-def _article(word: str) -> str:
-    return "An" if word[:1].lower() in "aeiou" else "A"
+def _article(words: str) -> str:
+    return "An" if words[:1].lower() in "aeiou" else "A"

@@ -21,7 +21,7 @@ from typing import Any
 from workbench.model.change import Change
 from workbench.model.design import PLANES, Design, Link, Network, StorageTier
 from workbench.model.errors import EditError
-from workbench.model.names import clean_name
+from workbench.model.names import clean_field, clean_name
 from workbench.model.ports import MEDIA, link_problem
 
 #: Values of a few fields, as (field, value) pairs: hashable, so edits stay frozen.
@@ -166,9 +166,7 @@ def check_tier_value(name: str, value: Any) -> Any:
             raise EditError(f"A tier is one of {', '.join(TIER_KINDS)}, not {value!r}.")
         return value
     if name == "filesystem":
-        if not isinstance(value, str):
-            raise EditError(f"A file system is a name, not {value!r}.")
-        return value.strip()
+        return clean_field("storage_tiers.filesystem", value)
     ids = list(value)
     if len(set(ids)) != len(ids):
         raise EditError("A storage tier lists each device once.")

@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Union
 
 from workbench.catalog.item import CatalogItem
+from workbench.model import unique
 from workbench.model.change import Change
-from workbench.model.design import Design, Device, Link, Rack, Row, Waiver
+from workbench.model.design import Design, Device, Link, Rack, Row, Site, Waiver
 from workbench.model.errors import EditError
-from workbench.model.names import clean_name, text_problem
+from workbench.model.names import clean_field, clean_name
 from workbench.model.placement import placement_problem
+from workbench.text_rules import STORED_TEXT
 
 if TYPE_CHECKING:
     from workbench.model.acceptance import AddAcceptanceResults, RemoveLastAcceptanceImport
@@ -78,6 +80,9 @@ class AddRow:
     row: Row
     index: int | None = None
     detached: Detached = _NONE
+    #: An undo putting back what was removed: names are not compared (a file may hold
+    #: a clash, and undo must put back exactly what was there).
+    restore: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class AddRack:
     rack: Rack
     index: int | None = None
     detached: Detached = _NONE
+    restore: bool = False  # see AddRow.restore
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,7 @@ class AddDevice:
     device: Device
     index: int | None = None
     detached: Detached = _NONE
+    restore: bool = False  # see AddRow.restore
 
 
 @dataclass(frozen=True)
@@ -323,11 +330,19 @@ def _check_free(design: Design, ids: Iterable[str]) -> None:
 
 def _check_names(what: str, objects: Iterable[Row | Rack | Device]) -> None:
     """Added objects carry names that the file and every export can hold (the rule
-    lives in :mod:`workbench.model.names`); checked like ids, on every add."""
+    lives in :data:`workbench.text_rules.STORED_TEXT`); checked like ids, on every add."""
+    rule = STORED_TEXT[f"{what}s.name"]
     for obj in objects:
-        problem = text_problem(obj.name)
+        problem = rule.problem(obj.name)
         if problem is not None:
             raise EditError(f"The {what} {obj.name!r:.60} cannot be added: its name {problem}.")
+
+
+def _check_unique(design: Design, site: Site | None, devices: list[Device]) -> None:
+    """Added devices take no name of their site and no asset tag or serial of the
+    design (:mod:`workbench.model.unique`)."""
+    unique.check_device_names(design, site, devices)
+    unique.check_labels(design, devices)
 
 
 def _detach(design: Design, devices: Sequence[Device]) -> Detached:
@@ -402,6 +417,8 @@ def _add_row(design: Design, op: AddRow) -> Applied:
     _check_names("row", [op.row])
     _check_names("rack", racks)
     _check_names("device", _devices_of(racks))
+    if not op.restore:
+        _check_unique(design, site, _devices_of(racks))
     _insert_at(site.rows, op.row, op.index, "rows of the site")
     with _taken_back_on_error(design, site.rows, op.row):
         design.index.add_row(site, op.row)
@@ -419,7 +436,7 @@ def _remove_row(design: Design, op: RemoveRow) -> Applied:
     del site.rows[i]
     design.index.drop_row(row)
     change = _subtree_change(row.racks, [row], detached, added=False)
-    return Applied(AddRow(site.id, row, i, detached), change)
+    return Applied(AddRow(site.id, row, i, detached, restore=True), change)
 
 
 def _move_row(design: Design, op: MoveRow) -> Applied:
@@ -453,6 +470,8 @@ def _add_rack(design: Design, op: AddRack) -> Applied:
     _check_free(design, [op.rack.id, *(d.id for d in op.rack.devices)])
     _check_names("rack", [op.rack])
     _check_names("device", op.rack.devices)
+    if not op.restore:
+        _check_unique(design, design.index.site_of_row(row.id), op.rack.devices)
     _insert_at(row.racks, op.rack, op.index, "racks of the row")
     with _taken_back_on_error(design, row.racks, op.rack):
         design.index.add_rack(row, op.rack)
@@ -470,7 +489,7 @@ def _remove_rack(design: Design, op: RemoveRack) -> Applied:
     del row.racks[i]
     design.index.drop_rack(rack)
     change = _subtree_change([rack], [], detached, added=False)
-    return Applied(AddRack(row.id, rack, i, detached), change)
+    return Applied(AddRack(row.id, rack, i, detached, restore=True), change)
 
 
 def _move_rack(design: Design, op: MoveRack) -> Applied:
@@ -502,6 +521,8 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
     rack = placed[1]
     _check_free(design, [op.device.id])
     _check_names("device", [op.device])
+    if not op.restore:
+        _check_unique(design, unique.site_of_rack(design, rack.id), [op.device])
     problem = placement_problem(op.device.position, op.device.face)
     if problem is not None:
         raise EditError(f"{op.device.name} cannot be added there: {problem}.")
@@ -538,7 +559,7 @@ def _remove_device(design: Design, op: RemoveDevice) -> Applied:
         removed=frozenset({device.id}) | links,
         removed_types=frozenset({device.device_type}),
     )
-    return Applied(AddDevice(rack.id, device, i, detached), change)
+    return Applied(AddDevice(rack.id, device, i, detached, restore=True), change)
 
 
 def _move_device(design: Design, op: MoveDevice) -> Applied:
@@ -556,6 +577,11 @@ def _move_device(design: Design, op: MoveDevice) -> Applied:
     old_name = device.name if op.name is not None and op.name != device.name else None
     if old_name is not None:
         clean_name(op.name, "device")
+    if old_name is not None or new_rack is not rack:
+        moved = replace(device, name=op.name) if op.name is not None else device
+        new_site = unique.site_of_rack(design, new_rack.id)
+        if old_name is not None or new_site is not unique.site_of_rack(design, rack.id):
+            unique.check_device_names(design, new_site, [moved], frozenset({device.id}))
     if new_rack is not rack or op.index is not None:
         del rack.devices[old_index]
         try:
@@ -710,8 +736,13 @@ def _add_waiver(design: Design, op: AddWaiver) -> Applied:
     waiver = op.waiver
     if _waiver_position(design, waiver.rule, waiver.object_id) is not None:
         raise EditError(f"{waiver.rule} on {waiver.object_id!r} is already waived.")
-    if not waiver.note.strip():
+    if not isinstance(waiver.note, str) or not waiver.note.strip():
         raise EditError("A waiver needs a note saying why the finding is accepted.")
+    note = clean_field("waivers.note", waiver.note)
+    for key, value in (("waivers.rule", waiver.rule), ("waivers.object_id", waiver.object_id),
+                       ("waivers.created_at", waiver.created_at)):  # fmt: skip
+        clean_field(key, value)
+    waiver = replace(waiver, note=note) if note != waiver.note else waiver
     _insert_at(design.waivers, waiver, op.index, "waivers")
     return Applied(RemoveWaiver(waiver.rule, waiver.object_id), _waiver_change(design, waiver))
 

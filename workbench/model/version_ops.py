@@ -23,7 +23,7 @@ from typing import Any
 from workbench.model.change import Change
 from workbench.model.design import Design
 from workbench.model.errors import EditError
-from workbench.model.names import MAX_LABEL_CHARS, clean_name, text_problem
+from workbench.model.names import clean_field, clean_name
 from workbench.model.versions import (
     LAYER_KEYS,
     OBSERVED_KEYS,
@@ -32,6 +32,7 @@ from workbench.model.versions import (
     BaselineRevision,
     Observation,
 )
+from workbench.text_rules import field_problem
 
 _CHANGE = Change(versions=True)
 
@@ -107,7 +108,7 @@ def check_versions(versions: object, where: str = "A baseline") -> dict[str, str
                 f"{where} names an unknown layer {layer!r}; the layers are {', '.join(LAYER_KEYS)}."
             )
         text = str(value).strip() if isinstance(value, (int, float)) else value
-        problem = text_problem(text, limit=MAX_LABEL_CHARS)
+        problem = field_problem("baseline_revisions.versions[]", text)
         if problem is not None:
             raise EditError(f"{where}: the {layer} version {problem}.")
         clean[layer] = text.strip()
@@ -118,14 +119,27 @@ def check_observation(obs: Observation) -> None:
     """An observation holds a known layer and texts a file can hold."""
     if obs.layer not in OBSERVED_KEYS:
         raise EditError(f"An observation of {obs.node!r} names an unknown layer {obs.layer!r}.")
-    for what, value, limit in (
-        ("node name", obs.node, 128),
-        ("value", obs.value, 1024),
-        ("source", obs.source, 4096),
+    for what, value, key in (
+        ("node name", obs.node, "observations.node"),
+        ("value", obs.value, "observations.value"),
+        ("source", obs.source, "observations.source"),
     ):
-        problem = text_problem(value, limit=limit)
+        problem = field_problem(key, value)
         if problem is not None:
             raise EditError(f"The {what} of an observation of {obs.node!r:.60} {problem}.")
+
+
+def _check_revision_texts(revision: BaselineRevision) -> None:
+    """A revision's note, author and time are texts the file keeps (as given: a note
+    is tidied by :func:`_add_revision` first)."""
+    for key, value in (
+        ("baseline_revisions.note", revision.note),
+        ("baseline_revisions.author", revision.author),
+        ("baseline_revisions.created", revision.created),
+    ):
+        problem = field_problem(key, value)
+        if problem is not None:
+            raise EditError(f"The {key.split('.')[1]} of revision {revision.revision} {problem}.")
 
 
 def _baseline(design: Design, baseline_id: str) -> tuple[int, Baseline]:
@@ -153,6 +167,7 @@ def _add_baseline(design: Design, op: AddBaseline) -> Any:
         raise EditError(f"The revisions of baseline {baseline.name!r} must ascend.")
     for revision in baseline.revisions:
         check_versions(revision.versions, f"Revision {revision.revision} of {baseline.name!r}")
+        _check_revision_texts(revision)
     _insert(matrix.baselines, baseline, op.index, "baselines")
     for position, assignment in op.assignments:
         matrix.assignments.insert(position, assignment)
@@ -191,7 +206,10 @@ def _add_revision(design: Design, op: AddRevision) -> Any:
             f"{op.revision.revision}: revisions are never rewritten."
         )
     versions = check_versions(op.revision.versions, f"Revision {expected} of {baseline.name!r}")
-    baseline.revisions.append(replace(op.revision, versions=versions))
+    revision = replace(op.revision, versions=versions)
+    revision = replace(revision, note=clean_field("baseline_revisions.note", revision.note))
+    _check_revision_texts(revision)
+    baseline.revisions.append(revision)
     return _applied(RemoveLastRevision(baseline.id))
 
 
@@ -209,9 +227,7 @@ def _add_assignment(design: Design, op: AddAssignment) -> Any:
     if not assignment.id or any(a.id == assignment.id for a in matrix.assignments):
         raise EditError(f"The assignment id {assignment.id!r} is already in use.")
     _baseline(design, assignment.baseline_id)
-    problem = text_problem(assignment.pattern)
-    if problem is not None:
-        raise EditError(f"A node pattern {problem}.")
+    clean_field("version_assignments.pattern", assignment.pattern)
     _insert(matrix.assignments, assignment, op.index, "assignments")
     return _applied(RemoveAssignment(assignment.id))
 

@@ -41,6 +41,7 @@ from workbench.store.value_table import (
     one_of,
     shown,
 )
+from workbench.text_rules import field_problem
 
 # -- networks, links, tiers -------------------------------------------------------------
 
@@ -92,6 +93,7 @@ def check_links(links: Table, devices: set[str], networks: set[str]) -> None:
 
 def check_storage_tiers(tiers: Table, devices: set[str]) -> None:
     tiers.texts("name")
+    tiers.texts("filesystem")
     for name in ("name", "tier", "filesystem"):
         tiers.typed(name, TEXT, edit_rule(partial(check_tier_value, name)))
     tiers.typed(
@@ -179,7 +181,7 @@ def _at_least_one(value: int) -> str | None:
 def check_software_stacks(stacks: Table) -> set[str]:
     """Returns the stack ids (devices name them)."""
     stacks.texts("name")
-    stacks.typed("components", (dict,), _versions)
+    stacks.typed("components", (dict,), _versions, _component_texts)
     stacks.typed("revision", WHOLE, _revision)
     return stacks.distinct("id")
 
@@ -191,6 +193,14 @@ def _versions(value: dict[str, Any]) -> str | None:
     return f"the version of {shown(bad[0][0])} must be text, got {shown(bad[0][1])}"
 
 
+def _component_texts(value: dict[str, Any]) -> str | None:
+    for key, version in value.items():
+        problem = field_problem("software_stacks.components[]", version)
+        if problem is not None:
+            return f"the version of {shown(key)} {problem}"
+    return None
+
+
 def _revision(value: int) -> str | None:
     return None if value >= 1 else f"must be 1 or more, got {value}"
 
@@ -198,8 +208,8 @@ def _revision(value: int) -> str | None:
 def check_waivers(waivers: Table) -> None:
     waivers.texts("rule")
     waivers.texts("object_id")
-    waivers.typed("note", TEXT)
-    waivers.typed("created_at", TEXT)
+    waivers.texts("note")
+    waivers.texts("created_at")
     keys = list(zip(waivers.values("rule"), waivers.values("object_id"), strict=True))
     if len(set(keys)) != len(keys):
         seen: set[tuple[str, str]] = set()

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from workbench.model.errors import EditError
-from workbench.model.names import MAX_NAME_CHARS, text_problem
 from workbench.store.errors import ProjectFileError
+from workbench.text_rules import STORED_TEXT
 
 #: A value check: why ``value`` cannot be stored, or None when it can.
 Check = Callable[[Any], "str | None"]
@@ -111,7 +111,7 @@ class Rows:
     values; ``seq`` leads), and the object made from each row, in the same order."""
 
     columns: tuple[str, ...]
-    rows: Sequence[tuple[Any, ...]]
+    rows: Sequence[Sequence[Any]]
     objects: Sequence[Any]
     #: Fields decoded from JSON: their values are read off the objects, not the rows.
     decoded: frozenset[str] = frozenset()
@@ -151,7 +151,11 @@ class Table:
 
     def where(self, i: int) -> str:
         """``devices row 12 (id 'd000012')``: the row as a message names it."""
-        ident = getattr(self.objects[i], "id", None)
+        if i < len(self.objects):
+            ident = getattr(self.objects[i], "id", None)
+        else:  # rows about to be written: no objects were made from them
+            at = self._position.get("id")
+            ident = self.rows[i][at] if at is not None else None
         label = "" if ident is None else f" (id {shown(ident)})"
         return f"{self.name} row {shown(self.rows[i][0])}{label}"
 
@@ -190,8 +194,12 @@ class Table:
                     if problem is not None:
                         self.refuse_value(field, value, problem)
 
-    def texts(self, field: str, *, limit: int = MAX_NAME_CHARS, blank_ok: bool = False) -> None:
-        """Every value of ``field`` passes :func:`text_problem` (names, labels, ids)."""
+    def texts(self, field: str) -> None:
+        """Every value of ``field`` passes its rule in
+        :data:`~workbench.text_rules.STORED_TEXT` (names, labels, notes, ids): the rule
+        the edits apply to what a user types."""
+        rule = STORED_TEXT[f"{self.name}.{field}"]
+        limit, blank_ok = rule.limit, rule.blank_ok
         values = self.distinct(field)
         # A set of ids (all distinct) is slower to walk than the column itself.
         walk = values if 2 * len(values) < len(self.rows) else self.column(field)
@@ -200,7 +208,7 @@ class Table:
         for value in values:
             if value is None:
                 self.refuse_value(field, value, "is empty (NULL)")
-            problem = text_problem(value, limit=limit, blank_ok=blank_ok)
+            problem = rule.problem(value)
             if problem is not None:
                 self.refuse_value(field, value, problem)
 
@@ -264,3 +272,22 @@ def _plain_texts(
     if " " not in joined:
         return "" not in distinct
     return all(map(str.strip, distinct))
+
+
+def check_stored_texts(
+    file: Path, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> None:
+    """Refuse (ProjectFileError naming row and field) the first text of ``rows`` that
+    its rule in :data:`~workbench.text_rules.STORED_TEXT` refuses.
+
+    The writer calls this on every table before a byte is saved, with the rule the
+    reader applies, so a design is never written that could not be reopened, and a
+    value the model should never have taken (a lone surrogate in a note) is named
+    instead of failing inside SQLite.
+    """
+    keyed = [c for c in columns if f"{table}.{c}" in STORED_TEXT]
+    if not keyed or not rows:
+        return
+    values = Table(file, table, Rows(tuple(columns), rows, ()))
+    for column in keyed:
+        values.texts(column)

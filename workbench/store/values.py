@@ -48,8 +48,8 @@ above 1, TP −8, tokens −1 are WORKLOAD-INPUT or WORKLOAD-PARALLEL findings),
 workload's tiers may name a tier since removed (STORAGE-POOLS).  Refusing those would
 make a file the window itself saved impossible to reopen.
 
-Free text (device notes, a tier's file system, waiver notes) is only checked to be
-text: it may hold line breaks.
+Free text (device notes, waiver and revision notes) may hold line breaks and tabs; its
+rule, like every stored text's, is in :data:`workbench.text_rules.STORED_TEXT`.
 """
 
 from __future__ import annotations
@@ -62,7 +62,6 @@ from workbench.catalog.item import RACKABLE_KINDS
 from workbench.catalog.parse import is_valid_slug
 from workbench.catalog.vocabulary import DEVICE_ROLES, FACES
 from workbench.model.design import Design
-from workbench.model.names import MAX_LABEL_CHARS, text_problem
 from workbench.model.placement import rack_unit_problem
 from workbench.model.rack_fields import RACK_FIELDS, check_value
 from workbench.store import value_lists
@@ -80,6 +79,7 @@ from workbench.store.value_table import (
     one_of,
     shown,
 )
+from workbench.text_rules import field_problem
 
 # A device's unit: placement.rack_unit_problem, the bound the device edits apply too.
 # Up to the tallest rack a catalog may describe a unit is representable (above its own
@@ -126,7 +126,7 @@ def check_values(file: Path, design: Design, order: Order) -> None:
 
 
 def _check_meta(file: Path, design: Design) -> None:
-    problem = text_problem(design.name)
+    problem = field_problem("meta.name", design.name)
     if problem is not None:
         raise ProjectFileError(file, f"meta, name: the design's name {problem}")
     for key, value in design.properties.items():
@@ -169,11 +169,11 @@ def _check_devices(devices: Table, design: Design, stacks: set[str]) -> None:
     )
     devices.typed("position", OPT_WHOLE, rack_unit_problem)
     devices.typed("face", TEXT, one_of(FACES))
-    devices.texts("serial", limit=MAX_LABEL_CHARS, blank_ok=True)
-    devices.texts("asset_tag", limit=MAX_LABEL_CHARS, blank_ok=True)
+    devices.texts("serial")
+    devices.texts("asset_tag")
     devices.typed("software_stack", OPT_TEXT)
     devices.refers("software_stack", stacks, "software stack", optional=True)
-    devices.typed("notes", TEXT)
+    devices.texts("notes")
     devices.typed("role", TEXT, _role)
 
 

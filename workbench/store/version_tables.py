@@ -35,7 +35,7 @@ from workbench.model.versions import (
     VersionMatrix,
 )
 from workbench.store.errors import ProjectFileError
-from workbench.text_rules import text_problem
+from workbench.text_rules import STORED_TEXT
 
 #: Column name -> SQLite type, per table (schema version 6).
 TABLES: dict[str, dict[str, type]] = {
@@ -122,11 +122,11 @@ class _Rows:
     def fail(self, row: Sequence[Any], field: str, problem: str) -> ProjectFileError:
         return ProjectFileError(self.file, f"{self.table} row {row[0]}, {field}: {problem}")
 
-    def text(
-        self, row: Sequence[Any], i: int, field: str, limit: int, blank_ok: bool = False
-    ) -> str:
+    def text(self, row: Sequence[Any], i: int, field: str) -> str:
+        """Column ``i`` (``field``) of ``row``, judged by its rule in ``STORED_TEXT``."""
         value = row[i]
-        problem = text_problem(value, limit=limit, blank_ok=blank_ok)
+        rule = STORED_TEXT[f"{self.table}.{field}"]
+        problem = rule.problem(value)
         if problem is not None:
             raise self.fail(row, field, problem)
         return str(value)
@@ -139,18 +139,18 @@ def read_versions(file: Path, conn: Any) -> VersionMatrix:
     baselines = _Rows(file, conn, "baselines")
     by_seq: dict[int, Baseline] = {}
     for row in baselines.rows:
-        baseline_id = baselines.text(row, 1, "id", 64)
+        baseline_id = baselines.text(row, 1, "id")
         if matrix.baseline(baseline_id) is not None:
             raise baselines.fail(row, "id", f"{baseline_id!r} is given twice")
-        baseline = Baseline(baseline_id, baselines.text(row, 2, "name", 128))
+        baseline = Baseline(baseline_id, baselines.text(row, 2, "name"))
         matrix.baselines.append(baseline)
         by_seq[row[0]] = baseline
     _read_revisions(file, conn, by_seq)
     assignments = _Rows(file, conn, "version_assignments")
     seen: set[str] = set()
     for row in assignments.rows:
-        assignment_id = assignments.text(row, 1, "id", 64)
-        target = assignments.text(row, 2, "baseline_id", 64)
+        assignment_id = assignments.text(row, 1, "id")
+        target = assignments.text(row, 2, "baseline_id")
         if assignment_id in seen:
             raise assignments.fail(row, "id", f"{assignment_id!r} is given twice")
         if matrix.baseline(target) is None:
@@ -159,7 +159,7 @@ def read_versions(file: Path, conn: Any) -> VersionMatrix:
             )
         seen.add(assignment_id)
         matrix.assignments.append(
-            Assignment(assignment_id, target, assignments.text(row, 3, "pattern", 128))
+            Assignment(assignment_id, target, assignments.text(row, 3, "pattern"))
         )
     matrix.observations = list(_read_observations(file, conn))
     return matrix
@@ -193,9 +193,9 @@ def _read_revisions(file: Path, conn: Any, by_seq: dict[int, Baseline]) -> None:
         if clean != versions:
             raise rows.fail(row, "versions", "holds versions with surrounding spaces or numbers")
         baseline.revisions.append(
-            BaselineRevision(number, clean, rows.text(row, 4, "note", 1024, blank_ok=True),
-                             rows.text(row, 5, "author", 128, blank_ok=True),
-                             rows.text(row, 6, "created", 64, blank_ok=True))
+            BaselineRevision(number, clean, rows.text(row, 4, "note"),
+                             rows.text(row, 5, "author"),
+                             rows.text(row, 6, "created"))
         )  # fmt: skip
 
 
@@ -205,8 +205,8 @@ def _read_observations(file: Path, conn: Any) -> Iterable[Observation]:
     for row in rows.rows:
         seq, obs_id, node, layer, value, source, line, observed_at, who, import_id = row
         for i, name in ((1, "id"), (7, "observed_at"), (9, "import_id")):
-            rows.text(row, i, name, 64)
-        rows.text(row, 8, "imported_by", 128, blank_ok=True)
+            rows.text(row, i, name)
+        rows.text(row, 8, "imported_by")
         if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 1):
             raise rows.fail(row, "line", f"must be a line number from 1, got {line!r}")
         if obs_id in ids:

@@ -30,7 +30,9 @@ from workbench.store.capture_table import capture_rows
 from workbench.store.errors import ProjectFileError, os_reason
 from workbench.store.snapshot import checked_mappings
 from workbench.store.temps import TempSweep, sweep_temps
+from workbench.store.value_table import check_stored_texts
 from workbench.store.version_tables import version_rows
+from workbench.text_rules import field_problem
 
 # Rows per executemany call: large enough that the per-call overhead vanishes, small
 # enough that a 100,000-GPU design never builds one huge list of tuples twice.
@@ -53,6 +55,8 @@ def save_design(design: Design, path: str | os.PathLike[str]) -> TempSweep:
         target = target.resolve()
     try:
         replace_atomically(target, lambda tmp: write_database(design, tmp))
+    except ProjectFileError as exc:  # a value no file may hold, named by row and field
+        raise ProjectFileError(target, f"cannot save: {exc.problem}") from None
     except OSError as exc:
         raise ProjectFileError(target, f"cannot save: {os_reason(exc)}") from exc
     except (sqlite3.Error, TypeError, ValueError, OverflowError) as exc:
@@ -80,7 +84,7 @@ def write_database(design: Design, file: Path) -> None:
         schema.migrate(db, 0)
         with binding.collector_paused():
             for table, rows in design_rows(design):
-                _insert(conn, table, rows)
+                _insert(conn, file, table, rows)
         conn.execute("COMMIT")
     finally:
         conn.close()
@@ -102,6 +106,9 @@ def design_rows(design: Design) -> Iterable[tuple[str, Iterable[Sequence[Any]]]]
         "saved_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "schema_version": schema.SCHEMA_VERSION,
     }
+    problem = field_problem("meta.name", design.name)
+    if problem is not None:
+        raise ValueError(f"meta, name: the design's name {problem}")
     yield "meta", [(key, _json(value)) for key, value in meta.items()]
 
     site_of, row_of, rack_of, device_of = (
@@ -163,12 +170,15 @@ def _fields_of(b: binding.Binding) -> Callable[[Any], tuple[Any, ...]]:
     return fields_of
 
 
-def _insert(conn: sqlite3.Connection, table: str, rows: Iterable[Sequence[Any]]) -> None:
+def _insert(
+    conn: sqlite3.Connection, file: Path, table: str, rows: Iterable[Sequence[Any]]
+) -> None:
     """executemany in batches: sqlite-utils' insert_all costs ~7x more per row (measured
     in tests/benchmarks/bench_store.py) for no benefit on a table we just created."""
     columns = binding.row_columns(table)
-    sql = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join("?" * len(columns))})'
     rows = list(rows)
+    check_stored_texts(file, table, columns, rows)
+    sql = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join("?" * len(columns))})'
     for start in range(0, len(rows), _BATCH):
         conn.executemany(sql, rows[start : start + _BATCH])
 

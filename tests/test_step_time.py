@@ -23,7 +23,8 @@ def test_breakdown_has_exactly_the_five_terms_and_sums():
     p = st.predict_step(
         GPT, st.Layout(tp=2, pp=2, dp=2, global_batch=64, seq_len=2048), A100, "bf16"
     )
-    assert list(p.breakdown_s) == ["compute", "tp_comm", "pipeline_bubble", "p2p", "dp_exposed"]
+    assert list(p.breakdown_s) == list(st.TERMS)
+    assert st.TERMS == ("compute", "tp_comm", "cp_comm", "pipeline_bubble", "p2p", "dp_exposed")
     assert sum(p.breakdown_s.values()) == pytest.approx(p.step_time_s)
     for key in (*st.TERMS, "model_flops_per_token", "hardware_flops_per_token", "mfu", "hfu"):
         assert p.explanations[key].formula and p.explanations[key].source, key

@@ -137,3 +137,39 @@ def test_one_job_to_layout_rule_for_window_and_command_line(capsys) -> None:
     assert main(["estimate", "--model", "llama3-8b", "--memory", "--zero", "1.5"]) == 2
     assert "--zero" in capsys.readouterr().err
     assert grad_precision_of(w) == "fp32"
+
+
+LLAMA405_16K = [
+    "--model", "llama3-405b", "--tokens", "15.6e12", "--gpu", "nvidia-dgx-h100",
+    "--gpus", "16384", "--tp", "8", "--pp", "16", "--virtual-stages", "4",
+    "--seq-len", "8192", "--global-batch", "2048", "--zero", "1",
+]  # fmt: skip
+
+
+def test_the_stack_is_an_input_with_a_range(capsys) -> None:
+    generic = run_json(capsys, *LLAMA405_16K)
+    assert generic["stack_profile"] == "generic"
+    core = run_json(capsys, *LLAMA405_16K, "--stack", "megatron-core")
+    assert core["stack_profile"] == "megatron-core-bf16"
+    assert core["step_time_s"] != pytest.approx(generic["step_time_s"])
+    low, high = core["days_range"]
+    assert low < core["days"] < high
+    unknown = run_json(capsys, *LLAMA405_16K, "--stack", "colossal-ai")
+    assert unknown["stack_profile"] == "generic"
+    assert any("generic profile" in note for note in unknown["warnings"])
+
+
+def test_a_measured_step_calibrates_every_other_size(capsys) -> None:
+    measured = run_json(capsys, *LLAMA405_16K, "--stack", "megatron-core", "--measured-step", "9")
+    assert measured["step_time_s"] == pytest.approx(9.0, rel=1e-6)
+    assert measured["calibrated_from_step_s"] == 9.0
+    low, high = measured["days_range"]
+    assert high / measured["days"] == pytest.approx(1.05)
+    assert main(["estimate", *LLAMA405_16K, "--measured-step", "0.001"]) == 2
+    assert "--measured-step" in capsys.readouterr().err
+
+
+def test_plan_at_30_percent(capsys) -> None:
+    out = run_json(capsys, *LLAMA405_16K, "--plan-at-30")
+    assert out["mfu"] == 0.30 and out["mfu_source"] == "plan at 30 %"
+    assert "days_range" not in out

@@ -61,6 +61,17 @@ def explain_step(
             f"{st._MEGATRON}; Korthikanti et al. 2022 §4.2.2 (SP: same bytes); nccl-tests "
             f"PERFORMANCE.md; {hw.nvlink_source or 'catalog NVLink'}",
         ),
+        "cp_comm": Explained(
+            bd["cp_comm"],
+            "s",
+            "m · layers · 3 · (cp − 1) · 2 · (s/cp)·b·kv_heads·head_dim/tp · 2 B / (link · c)",
+            f"{m} · {parts.heaviest_layers} · 3 · ({lay.cp} − 1) · K/V blocks of "
+            f"{num(parts.tokens_per_micro_batch)} tokens"
+            if lay.cp > 1
+            else "cp = 1: no context-parallel exchange",
+            "Liu et al. 2023 (Ring Attention); Megatron Core context parallelism; the "
+            "stack profile's hidden share",
+        ),
         "pipeline_bubble": Explained(
             bd["pipeline_bubble"],
             "s",

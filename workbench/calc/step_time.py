@@ -72,7 +72,34 @@ ACTIVATION_BYTES = 2.0
 #: Gradient bytes per parameter reduced across DP (16-bit gradients, as memory.py).
 GRADIENT_BYTES = 2.0
 
-TERMS = ("compute", "tp_comm", "pipeline_bubble", "p2p", "dp_exposed")
+TERMS = ("compute", "tp_comm", "cp_comm", "pipeline_bubble", "p2p", "dp_exposed")
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Which communication a software stack hides behind compute (a stack profile's).
+
+    ``tp`` and ``p2p`` are the shares of the tensor-parallel collectives and pipeline
+    sends hidden (Megatron Core's userbuffer TP overlap, its overlapped P2P); ``cp`` the
+    share of the context-parallel KV exchange hidden behind attention (ring attention
+    overlaps it by design); ``dp`` whether the gradient reduction overlaps the backward
+    pass of the last micro-batch (bucketed, as PyTorch DDP / Megatron Core
+    ``overlap_grad_reduce``) or waits for the whole backward (Megatron-LM 2021).
+    The default is the generic profile: nothing hidden but the DP reduction."""
+
+    tp: float = 0.0
+    p2p: float = 0.0
+    cp: float = 0.0
+    dp: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("tp", "p2p", "cp"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not 0.0 <= value <= 1.0:
+                raise InputError(f"overlap_{name}", f"must be a share 0-1, got {value!r}")
+
+
+NO_OVERLAP = Overlap()
 _NARAYANAN = "Narayanan et al. 2021 (SC21) §2.2-§4.1"
 _MEGATRON = "Shoeybi et al. 2019 §3 (2 all-reduces per layer each way)"
 
@@ -234,6 +261,7 @@ class StepParts:
     optimizer_s: float  # per step, Adam update at HBM bandwidth
     tp_s: float  # per micro-batch, at collective efficiency 1
     p2p_s: float  # per micro-batch, at collective efficiency 1
+    cp_s: float  # per micro-batch, context-parallel KV exchange at collective efficiency 1
     dp_comm_s: float  # per step, at collective efficiency 1
     dp_gradient_bytes: float  # reduced per GPU per step (×1.5 for ZeRO-3)
     backward_share: float  # of a micro-batch's compute that is backward
@@ -257,28 +285,35 @@ class StepParts:
         batch_scale: float = 1.0,
         virtual_stages: int | None = None,
         micro_batches: int | None = None,
+        overlap: Overlap = NO_OVERLAP,
     ) -> dict[str, float]:
         """Seconds per term (:data:`TERMS`) at the two efficiencies; they sum to the step.
 
         ``dp_exposed`` is comm.allreduce_step's ``max(0, comm − overlap · compute)``
-        with the backward of the last micro-batch as the overlapping compute.  The
-        keywords re-evaluate the same job at another micro-batch (``batch_scale`` × the
-        one these parts were computed at) and virtual-stage count, exactly: the
-        per-micro-batch terms grow with the micro-batch, the sends with v.
+        with the backward of the last micro-batch as the overlapping compute (none when
+        the stack does not overlap it).  ``overlap`` hides the shares of TP, CP and
+        pipeline communication the stack overlaps.  The keywords re-evaluate the same job
+        at another micro-batch (``batch_scale`` × the one these parts were computed at)
+        and virtual-stage count, exactly: the per-micro-batch terms grow with the
+        micro-batch, the sends with v.
         """
         k, c = kernel_efficiency, collective_efficiency
         m = self.micro_batches if micro_batches is None else micro_batches
         v = self.virtual_stages if virtual_stages is None else virtual_stages
         g = batch_scale
         compute = (self.flops_s / k + self.memory_s) * g
-        tp, p2p = self.tp_s / c * g, self.p2p_s / c * g * v / self.virtual_stages
-        per_mb = compute + tp + p2p
+        tp = self.tp_s / c * g * (1.0 - overlap.tp)
+        cp = self.cp_s / c * g * (1.0 - overlap.cp)
+        p2p = self.p2p_s / c * g * v / self.virtual_stages * (1.0 - overlap.p2p)
+        per_mb = compute + tp + cp + p2p
+        hidden_by = self.backward_share * compute if overlap.dp else 0.0
         return {
             "compute": m * compute + self.optimizer_s,
             "tp_comm": m * tp,
+            "cp_comm": m * cp,
             "pipeline_bubble": (self.pp - 1) / v * per_mb,
             "p2p": m * p2p,
-            "dp_exposed": max(0.0, self.dp_comm_s / c - self.backward_share * compute),
+            "dp_exposed": max(0.0, self.dp_comm_s / c - hidden_by),
         }
 
     def step_time(
@@ -309,6 +344,11 @@ def step_parts(model: ModelConfig, layout: Layout, hardware: Hardware) -> StepPa
     s, b, h, v = lay.seq_len, lay.micro_batch, shape.hidden, lay.virtual_stages
     peak = hw.peak_tflops * 1e12
     tokens_mb = float(b * s)
+    # Context parallelism: each of cp GPUs holds s/cp of every sequence and does 1/cp of
+    # its work (causal load balancing, Megatron Core's CP), so the per-GPU tokens are
+    # b·s/cp; FLOPs per token stay those of the whole sequence.
+    cp = lay.cp
+    tokens_gpu = tokens_mb / cp
 
     # FLOPs per token: per layer (hardware, with recompute) and the logits.
     fwd = fl.forward_flops_per_token(shape, s)
@@ -321,7 +361,7 @@ def step_parts(model: ModelConfig, layout: Layout, hardware: Hardware) -> StepPa
         stage_fpt = shape.layers * layer_fpt + logits_fpt
     else:
         stage_fpt = max(heaviest * layer_fpt, last * layer_fpt + logits_fpt)
-    flops_s = stage_fpt * tokens_mb / lay.tp / peak
+    flops_s = stage_fpt * tokens_gpu / lay.tp / peak
 
     # Memory-bound work: element-wise traffic per micro-batch, the optimizer per step.
     layer_params = shape.matmul_params_per_layer()
@@ -334,17 +374,17 @@ def step_parts(model: ModelConfig, layout: Layout, hardware: Hardware) -> StepPa
     if hw.hbm_tbs:
         hbm = hw.hbm_tbs * 1e12
         traffic = heaviest * fl.memory_traffic_bytes_per_layer(
-            shape, s, b, lay.tp, lay.recompute, lay.sequence_parallel, lay.flash_attention
+            shape, s // cp, b, lay.tp, lay.recompute, lay.sequence_parallel, lay.flash_attention
         )
         memory_s = traffic / hbm
-        shard = lay.dp if lay.zero >= 1 else 1
+        shard = lay.dp * cp if lay.zero >= 1 else 1
         optimizer_s = stage_params / lay.tp / shard * fl.OPTIMIZER_BYTES_PER_PARAM / hbm
     else:
         warnings.append("hbm_tbs: the GPU gives no HBM bandwidth; memory-bound work not counted")
 
     # Tensor-parallel collectives on the heaviest stage.
     tp_s, tp_link = 0.0, "none"
-    act_bytes = tokens_mb * h * ACTIVATION_BYTES
+    act_bytes = tokens_gpu * h * ACTIVATION_BYTES
     colls = 6 if lay.recompute == "full" else 4
     if lay.tp > 1:
         line = comm.bus_bandwidth_gbs(
@@ -353,20 +393,31 @@ def step_parts(model: ModelConfig, layout: Layout, hardware: Hardware) -> StepPa
         tp_link = line.link
         tp_s = heaviest * colls * comm.ring_allreduce_seconds(act_bytes, lay.tp, line.busbw_gbs)
 
+    # Context parallelism: ring attention passes each layer's K and V blocks (s/cp tokens,
+    # kv_heads/tp heads) round the cp ranks, cp − 1 hops forward, and K, V and their
+    # gradients backward (3× in all; Liu et al. 2023, Ring Attention; Megatron Core CP).
+    cp_s = 0.0
+    if cp > 1:
+        kv_bytes = 2.0 * tokens_gpu * shape.kv_heads * shape.head_dim / lay.tp * ACTIVATION_BYTES
+        in_node = lay.tp * cp <= hw.gpus_per_node
+        bw, _ = _link(hw, in_node, 1.0, warnings, "context-parallel KV exchange")
+        cp_s = heaviest * 3.0 * (cp - 1) * kv_bytes / (bw * 1e9)
+
     # Pipeline sends: forward activation + backward gradient per micro-batch and chunk.
     p2p_s, p2p_link = 0.0, "none"
     if lay.pp > 1:
-        in_node = lay.tp * lay.pp <= hw.gpus_per_node
+        in_node = lay.tp * lay.cp * lay.pp <= hw.gpus_per_node
         bw, p2p_link = _link(hw, in_node, 1.0, warnings, "pipeline sends")
         p2p_s = 2.0 * v * (act_bytes / lay.tp) / (bw * 1e9)
 
-    # Data-parallel gradient reduction (ZeRO-3 adds a parameter all-gather: 1.5×).
+    # Data-parallel gradient reduction (ZeRO-3 adds a parameter all-gather: 1.5×), over
+    # the dp·cp ranks that hold the same weights.
     dp_comm_s, dp_bw, grad_bytes = 0.0, 0.0, 0.0
-    if lay.dp > 1:
+    if lay.dp * cp > 1:
         grad_bytes = stage_params / lay.tp * GRADIENT_BYTES * (1.5 if lay.zero == 3 else 1.0)
         bw, _ = _link(hw, lay.gpus <= hw.gpus_per_node, 1.0, warnings, "the DP gradient reduction")
         dp_bw = bw * _uplink_share(hw, lay)
-        dp_comm_s = comm.ring_allreduce_seconds(grad_bytes, lay.dp, dp_bw)
+        dp_comm_s = comm.ring_allreduce_seconds(grad_bytes, lay.dp * cp, dp_bw)
     backward_share = (2.0 * fwd.forward + extra) / (3.0 * fwd.forward + extra)
     return StepParts(
         micro_batches=lay.micro_batches,
@@ -377,13 +428,14 @@ def step_parts(model: ModelConfig, layout: Layout, hardware: Hardware) -> StepPa
         optimizer_s=optimizer_s,
         tp_s=tp_s,
         p2p_s=p2p_s,
+        cp_s=cp_s,
         dp_comm_s=dp_comm_s,
         dp_gradient_bytes=grad_bytes,
         backward_share=backward_share,
         model_flops_per_token=model_fpt,
         hardware_flops_per_token=hw_fpt,
         stage_flops_per_token=stage_fpt,
-        tokens_per_micro_batch=tokens_mb,
+        tokens_per_micro_batch=tokens_gpu,
         heaviest_layers=heaviest,
         collectives_per_layer=colls,
         activation_bytes=act_bytes,
@@ -402,12 +454,15 @@ def predict_step(
     *,
     kernel_efficiency: float | None = None,
     collective_efficiency: float | None = None,
+    overlap: Overlap = NO_OVERLAP,
     explain: bool = True,
 ) -> StepPrediction:
     """Predict one training step of ``model`` split as ``layout`` on ``hardware``.
 
     ``precision`` names the precision ``hardware.peak_tflops`` is quoted at (it labels
-    the explanations); the two efficiencies default to the fitted global constants.
+    the explanations); the two efficiencies default to the fitted global constants and
+    ``overlap`` to the generic profile (a stack profile, calc/stack_profiles.py, gives
+    all three).
     ``explain=False`` leaves the explanations out (a curve of sixty predictions needs
     only their times).
     """
@@ -419,12 +474,12 @@ def predict_step(
     k = fraction("kernel_efficiency", kernel_efficiency or DEFAULT_KERNEL_EFFICIENCY)
     c = fraction("collective_efficiency", collective_efficiency or DEFAULT_COLLECTIVE_EFFICIENCY)
     parts = step_parts(model, layout, hardware)
-    breakdown = parts.breakdown(k, c)
-    if layout.dp > 1:  # the same figure through comm.py's overlap model
+    breakdown = parts.breakdown(k, c, overlap=overlap)
+    if layout.dp * layout.cp > 1 and overlap.dp:  # the same figure through comm.py
         compute = parts.flops_s / k + parts.memory_s
         breakdown["dp_exposed"] = comm.allreduce_step(
             parts.dp_gradient_bytes,
-            layout.dp,
+            layout.dp * layout.cp,
             parts.dp_busbw_gbs * c,
             max(parts.backward_share * compute, 1e-12),
         ).exposed_s

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from workbench.calc import compute, memory, step_time
+from workbench.calc import compute, memory, stack_profiles, step_time
 from workbench.calc import flops as fl
 from workbench.calc.design_hardware import FabricFigures, node_figures
 from workbench.calc.errors import InputError, fraction, positive, positive_int
@@ -288,7 +288,18 @@ def _predict(
     hw, notes = found
     result.hardware = hw
     result.warnings.extend(notes)
-    step = attempt(result, step_time.predict_step, model, layout, hw, w.precision)
+    profile, note = stack_profiles.profile_for(getattr(w, "framework", None), w.precision)
+    keywords = profile.keywords()
+    result.stack_profile = profile.key
+    measured = getattr(w, "measured_step_s", None)
+    if measured is not None:
+        k = attempt(result, stack_profiles.calibrate, model, layout, hw, profile, measured)
+        if k is not None:
+            keywords["kernel_efficiency"] = k
+    elif note and getattr(w, "framework", None):
+        result.warnings.append(note)
+    result.step_keywords = keywords
+    step = attempt(result, step_time.predict_step, model, layout, hw, w.precision, **keywords)
     if step is None:
         return
     result.step = step
@@ -335,6 +346,10 @@ def _days(result: Any, per_token: float | None) -> None:
     )
     result.compute_days = compute_s / compute.SECONDS_PER_DAY
     result.days = result.seconds / compute.SECONDS_PER_DAY
+    if result.mfu_source == "predicted" and result.stack_profile is not None:
+        low, high = _spread(result)
+        result.days_range = (result.days * (1 + low), result.days * (1 + high))
+        result.gpu_hours_range = (result.gpu_hours * (1 + low), result.gpu_hours * (1 + high))
     result.explanations["days"] = Explained(
         result.days,
         "days",
@@ -350,6 +365,16 @@ def _days(result: Any, per_token: float | None) -> None:
         f"{gpus}·{num(result.seconds)} / 3600",
         "definition; the wall-clock includes the goodput",
     )
+
+
+def _spread(result: Any) -> tuple[float, float]:
+    """The band of the days: ±5 % when calibrated on a measured step, else the profile's
+    spread on the runs it was fitted on."""
+    calibrated = (result.step_keywords or {}).get("kernel_efficiency")
+    profile = stack_profiles.PROFILES.get(result.stack_profile or "", stack_profiles.GENERIC)
+    if calibrated is not None and calibrated != profile.kernel_efficiency:
+        return stack_profiles.CALIBRATED_SPREAD
+    return profile.spread
 
 
 def run_time(

@@ -63,6 +63,13 @@ class WorkloadResult:
     #: The job's own global batch (sequences) before rounding to this size's DP ranks:
     #: what the curve and the deadline answer keep at every other size.
     job_batch: int | None = None
+    #: The software-stack profile the prediction used (calc/stack_profiles.py), the
+    #: step-time keywords it set (kernel efficiency, overlap), and the low/high band of
+    #: the days and GPU-hours from the profile's spread.
+    stack_profile: str | None = None
+    step_keywords: dict[str, Any] | None = None
+    days_range: tuple[float, float] | None = None
+    gpu_hours_range: tuple[float, float] | None = None
     step_time_s: float | None = None
     step_breakdown_s: dict[str, float] | None = None
     step: StepPrediction | None = None

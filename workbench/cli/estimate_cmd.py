@@ -286,6 +286,11 @@ _LABELS: dict[str, str] = {
     "job_global_batch": "Job's global batch (sequences, before rounding)",
     "cp": "Context parallel (GPUs per sequence)",
     "grad_precision": "Gradient precision",
+    "stack_profile": "Software stack profile",
+    "kernel_efficiency": "Kernel efficiency (share of dense peak)",
+    "calibrated_from_step_s": "Calibrated on a measured step (s)",
+    "days_range": "Training time range (days, low-high)",
+    "gpu_hours_range": "GPU-hours range (low-high)",
     "step_time_s": "Step time (s)",
     "goodput": "Goodput (share of wall-clock training)",
     "compute_days": "Compute time (days, goodput excluded)",
@@ -334,6 +339,9 @@ def _table(result: dict[str, Any]) -> str:
             continue
         if key == "warnings":
             rows.extend(("Note", text) for text in value)
+            continue
+        if key.endswith("_range"):
+            rows.append((_LABELS.get(key, key), f"{value[0]:,.1f} - {value[1]:,.1f}"))
             continue
         label = _LABELS.get(key, key)
         if isinstance(value, bool) or value is None:

@@ -21,6 +21,7 @@ from workbench.calc.errors import InputError, fraction, positive
 from workbench.calc.job_layout import DEFAULT_GRAD_PRECISION, JobLayout, job_layout
 from workbench.calc.memory import GRADIENT_PRECISIONS
 from workbench.calc.presets import ModelConfig, model_from_config
+from workbench.calc.stack_profiles import CALIBRATED_SPREAD, PLANNING_MFU, calibrate, profile_for
 from workbench.calc.training_estimate import low_mfu_warning, run_time, step_at_mfu
 from workbench.catalog.item import CatalogItem
 from workbench.cli.errors import CliError
@@ -79,6 +80,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         default=step_time.DEFAULT_GOODPUT,
         help=f"share of wall-clock that trains (default {step_time.DEFAULT_GOODPUT:g})",
+    )
+    stack = p.add_argument_group("software stack and calibration")
+    stack.add_argument(
+        "--stack",
+        help="framework or profile: megatron-lm, deepspeed, megatron-core, nemo, "
+        "torchtitan, or a profile key (default: the generic profile)",
+    )
+    stack.add_argument(
+        "--measured-step",
+        type=float,
+        help="a measured step time in seconds of this job on your cluster: fits the "
+        "stack's kernel efficiency, then predicts from it",
+    )
+    stack.add_argument(
+        "--plan-at-30",
+        action="store_true",
+        help="plan at a pessimistic 30 %% MFU until the cluster is benchmarked",
     )
     hw = p.add_argument_group("hardware (beyond --gpu)")
     hw.add_argument(
@@ -196,6 +214,7 @@ def training(
     known = model.has_architecture and model.ffn and model.vocab
     lay = job.layout
     prediction = None
+    spread = (0.0, 0.0)
     if known:
         shape = fl.shape_of(model)
         per_token = fl.model_flops_per_token(shape, lay.seq_len)
@@ -209,8 +228,20 @@ def training(
                 f"{lay.tp} spans more than one {hw.gpus_per_node}-GPU node and no NIC figure "
                 "is known: give --nic-gbps or a GPU server with --gpu",
             )
-        prediction = step_time.predict_step(model, lay, hw, args.precision)
-        out["warnings"] = [*notes, *prediction.warnings]
+        profile, note = profile_for(args.stack, args.precision)
+        keywords = profile.keywords()
+        out["stack_profile"] = profile.key
+        spread = profile.spread
+        if args.measured_step is not None:
+            k = calibrate(model, lay, hw, profile, args.measured_step)
+            keywords["kernel_efficiency"] = k
+            out["kernel_efficiency"] = k
+            out["calibrated_from_step_s"] = args.measured_step
+            spread = CALIBRATED_SPREAD
+        else:
+            out["kernel_efficiency"] = profile.kernel_efficiency
+        prediction = step_time.predict_step(model, lay, hw, args.precision, **keywords)
+        out["warnings"] = [*notes, *([note] if note else []), *prediction.warnings]
         out["global_batch"] = lay.global_batch
         out["job_global_batch"] = job.job_batch
         out["step_time_s"] = prediction.step_time_s
@@ -218,8 +249,11 @@ def training(
     else:
         per_token = 6.0 * model.params
         hw_per_token = compute.RECOMPUTE_FLOPS_FACTOR[args.recompute] * model.params
+    if args.plan_at_30 and args.mfu is None:
+        args.mfu = PLANNING_MFU
     if args.mfu is not None:
-        mfu, source = fraction("mfu", args.mfu), "given"
+        mfu = fraction("mfu", args.mfu)
+        source = "plan at 30 %" if args.plan_at_30 else "given"
         if prediction is not None:
             step, parts = step_at_mfu(prediction.breakdown_s, lay, per_token, tflops, mfu)
             out["step_time_s"], out["step_breakdown_s"] = step, parts
@@ -250,6 +284,9 @@ def training(
         gpu_hours=gpu_hours,
         tokens_per_s=compute.effective_flops_per_s(gpus, tflops, mfu) / per_token,
     )
+    if prediction is not None and source == "predicted":
+        out["days_range"] = [out["days"] * (1 + spread[0]), out["days"] * (1 + spread[1])]
+        out["gpu_hours_range"] = [gpu_hours * (1 + spread[0]), gpu_hours * (1 + spread[1])]
     warning = low_mfu_warning(mfu)
     if warning:
         out.setdefault("warnings", []).append(f"MFU: {warning}")

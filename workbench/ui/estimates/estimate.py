@@ -47,6 +47,7 @@ DEFAULT_NODES_PER_SU = 32
 STEP_TERMS: tuple[tuple[str, str], ...] = (
     ("compute", "Compute"),
     ("tp_comm", "TP communication"),
+    ("cp_comm", "CP communication"),
     ("pipeline_bubble", "Pipeline bubble"),
     ("p2p", "Pipeline sends"),
     ("dp_exposed", "Exposed DP communication"),

@@ -37,6 +37,7 @@ PREDICTED_PEN = "#222222"
 STEP_COLOURS: dict[str, str] = {
     "compute": "#0072B2",
     "tp_comm": "#E69F00",
+    "cp_comm": "#F0E442",
     "pipeline_bubble": "#9E9E9E",
     "p2p": "#CC79A7",
     "dp_exposed": "#D55E00",

@@ -42,7 +42,7 @@ def test_sheets_and_expected_values(design, tmp_path: Path) -> None:
     fp16 = design.device_types["nvidia-h100-sxm5-80gb"].tflops["fp16"]
     assert items["gpu.fp16_matmul"][4] == f"≥ {fp16 * 0.6:.1f} TFLOPS"
     assert items["sched.srun_world"][4] == f"= {2 * gpus}"
-    assert items["nic.rate"][2] == "Active ports at ≥ 400 Gb/s"
+    assert items["nic.rate"][2] == "Compute ports active at ≥ 400 Gb/s"
     assert "nvidia-smi" in items["gpu.count"][3]
 
 

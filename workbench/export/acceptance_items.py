@@ -4,26 +4,39 @@ One list serves three exports so they cannot disagree: the checklist workbook sh
 the items to sign, ``health_check.sh`` runs them (its ``expected.csv`` is this list)
 and the results it writes come back in by item id (:mod:`workbench.export.acceptance`).
 
-The items follow the four layers of the domain brief §8 (devices visible, single-GPU
-compute, multi-GPU / multi-node bandwidth, storage throughput), then the scheduler and
-business checks, with the commands from the field notes.  Expected values come from the
-design; the factors that turn a datasheet figure into a pass mark are here, named:
+The layers follow the seeds and the domain brief §6 and §8: BIOS/OS preflight, devices
+and firmware against the node's baseline revision, single-GPU compute, multi-GPU and
+multi-node bandwidth, storage, the container layer, the scheduler, then the business
+checks (:data:`LAYERS`).  The preflight, firmware and container items live in
+:mod:`workbench.export.acceptance_preflight`; this module holds the rest and the
+pass marks, each a named factor with its source:
 
-- FP16 matmul: :data:`FP16_FRACTION` (60 %) of the GPU's dense FP16 TFLOPS (60–80 %
-  is normal; below 50 % means a power cap or cooling problem);
-- one-node all-reduce bus bandwidth: :data:`NVLINK_FRACTION` (70 %) of the GPU's
-  NVLink bandwidth in one direction (catalog ``nvlink_gbs`` is both directions);
-- two-node all-reduce bus bandwidth: :data:`NIC_FRACTION` (80 %) of the compute line
-  rate per GPU (compute ports × speed / 8 / GPUs, in GB/s): half of it means the
-  traffic went over PCIe instead of the NIC;
-- ``ib_write_bw``: :data:`WIRE_FRACTION` (90 %) of one compute port's line rate;
-- ``fio`` sequential read per client: :data:`FIO_FRACTION` (80 %) of the node's
-  storage line rate, capped by its share of the hot tiers' read bandwidth.
+- GEMM: :data:`FP16_FRACTION` (60 %) of the GPU's **dense** FP16 tensor TFLOPS (the
+  domain brief §8: 60–80 % is normal, below 50 % means a power cap or cooling);
+- one-node all-reduce bus bandwidth: :data:`NVLINK_FRACTION` (70 %) of the GPU's NVLink
+  bandwidth in one direction (catalog ``nvlink_gbs`` is both directions).  The NCCL
+  maintainers give ~370 GB/s of H100's 450 GB/s with the ring (≈ 82 %, ~20 % protocol
+  overhead) and ~480 GB/s with NVLink SHARP (NVIDIA/nccl-tests#212), so 70 % passes
+  both and fails a node with an NVLink or NVSwitch down;
+- two-node all-reduce bus bandwidth: :data:`NIC_BUSBW_FRACTION` (92 %) of the node's
+  compute rails (ports × line rate / 8, in GB/s), run with ``NCCL_ALGO=Ring``.  The NCCL
+  maintainers: "for NDR @ 400 Gbps you should see 46–48 GB/s per NIC" on two H100
+  nodes with the ring (NVIDIA/nccl-tests#290), and 192 GB/s on DGX A100's 8 × 200 Gb/s
+  (NVIDIA/nccl#812, 96 %); 46 of 50 GB/s is the lower end, so 8 × 400 Gb/s gives
+  ≥ 368 GB/s and a node with one rail down (~322 GB/s) fails;
+- ``ib_write_bw``: :data:`WIRE_FRACTION` (90 %) of each compute port's line rate (the
+  lowest port counts: every rail is measured against its peer);
+- ``fio`` sequential read per client with ``--direct=1`` (no page cache):
+  :data:`FIO_FRACTION` (80 %) of the node's storage line rate, capped by its share of
+  the hot tiers' read bandwidth;
+- the short training run: :data:`TRAIN_MFU_FRACTION` (90 %) of the model TFLOP/s per GPU
+  the design predicts for its first training job (predicted MFU × dense peak).
 
 Comparison kinds (``op``) are few, and ``health_check.sh`` implements the same ones:
 ``eq`` (text or number equal), ``ge``/``le`` (numbers), ``version`` (``12.4`` is met by
-``12.4.1``), ``oneof`` (``|``-separated), ``record`` (measured, not judged: the design
-states no expectation, e.g. no driver pinned) and ``manual`` (a person judges).
+``12.4.1``), ``oneof`` (``|``-separated), ``record`` (measured and recorded, not judged:
+the design states no value, e.g. no VBIOS pinned; PASS once a value is read) and
+``manual`` (a person judges).
 """
 
 from __future__ import annotations
@@ -38,28 +51,39 @@ from workbench.versions.matrix import effective_versions, is_node
 
 FP16_FRACTION = 0.6
 NVLINK_FRACTION = 0.7
-NIC_FRACTION = 0.8
+NIC_BUSBW_FRACTION = 0.92
 WIRE_FRACTION = 0.9
 FIO_FRACTION = 0.8
+TRAIN_MFU_FRACTION = 0.9
 #: Hottest GPU allowed when idle-to-warm (°C); slowdown starts in the high 80s.
 MAX_GPU_TEMP_C = 80
 
 OPS = ("eq", "ge", "le", "version", "oneof", "record", "manual")
 #: Layers in checklist order: (key, title).
 LAYERS = (
-    ("devices", "1. Devices visible"),
-    ("compute", "2. Single-GPU compute"),
-    ("bandwidth", "3. Multi-GPU / multi-node bandwidth"),
-    ("storage", "4. Storage throughput"),
-    ("scheduler", "5. Scheduler"),
-    ("business", "6. Business"),
+    ("preflight", "1. BIOS / OS preflight"),
+    ("devices", "2. Devices, driver and firmware"),
+    ("compute", "3. Single-GPU compute"),
+    ("bandwidth", "4. Multi-GPU / multi-node bandwidth"),
+    ("storage", "5. Storage throughput"),
+    ("container", "6. Containers"),
+    ("scheduler", "7. Scheduler"),
+    ("business", "8. Business"),
 )
 #: Every item id, in checklist order (an item a node's hardware lacks is left out).
 ITEM_IDS = (
-    "gpu.count", "gpu.driver", "gpu.power_limit", "gpu.persistence", "gpu.temperature",
-    "gpu.nvlink", "nic.rate", "nic.mtu", "bmc.address", "gpu.fp16_matmul", "gpu.dcgm_diag",
+    "bios.aspm", "bios.above4g", "bios.rebar", "bios.numa", "bios.sriov",
+    "os.iommu", "os.hugepages", "os.max_map_count", "os.nouveau", "os.swap", "os.memlock",
+    "os.chrony", "os.disk_mirror", "os.secure_boot", "os.release", "os.kernel",
+    "os.kernel_pinned", "os.dkms",
+    "gpu.count", "gpu.driver", "gpu.vbios", "gpu.power_limit", "gpu.persistence",
+    "gpu.temperature", "gpu.pcie_link", "gpu.nvlink", "gpu.nvlink_links", "nic.rate",
+    "nic.mtu", "nic.firmware", "storage.nic_rate", "bios.version", "bmc.address",
+    "gpu.fp16_matmul", "gpu.dcgm_diag",
     "net.allreduce_node", "net.allreduce_2node", "net.ib_write_bw", "storage.fio_read",
-    "sched.sinfo", "sched.srun_world", "biz.train_converges", "biz.infer_p99",
+    "ctr.toolkit", "ctr.gpus", "ctr.nccl",
+    "sched.sinfo", "sched.gres", "sched.k8s_gpus", "sched.srun_world",
+    "biz.train_mfu", "biz.train_converges", "biz.infer_p99",
 )  # fmt: skip
 #: A node name the script can use as a host name and a CSV field without quoting.
 HOST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -107,7 +131,8 @@ class CheckItem:
         return self.expected or "judged by the signer"
 
 
-def _num(value: float) -> str:
+def num(value: float) -> str:
+    """A figure as the checklist and ``expected.csv`` write it: one decimal at most."""
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
@@ -117,7 +142,7 @@ class _Ports:
     gbps: float = 0.0
 
 
-class _Facts:
+class Facts:
     """What the items read from the design, computed once for all nodes."""
 
     def __init__(self, design: Design, plan: IpPlan | None):
@@ -126,6 +151,7 @@ class _Facts:
         self.versions = effective_versions(design)
         plane_of = {n.id: n for n in design.networks}
         self.compute = next((n for n in design.networks if n.plane == "compute"), None)
+        self.storage = next((n for n in design.networks if n.plane == "storage"), None)
         ports: dict[tuple[str, str], set[str]] = {}
         speed: dict[tuple[str, str], float] = {}
         for link in design.links:
@@ -148,6 +174,7 @@ class _Facts:
                     item = design.device_types.get(found[1].device_type)
                     read += float((item.props.get("read_gbs") or 0) if item else 0)
         self.hot_share_gbs = read / len(nodes) if nodes and read > 0 else None
+        self.train_tflops = _predicted_train_tflops(design) if nodes else None
 
     def node_ports(self, device: Device, plane: str) -> _Ports:
         found = self.ports.get((device.id, plane))
@@ -158,94 +185,181 @@ class _Facts:
         count = sum(1 for i in item.interfaces if i.name.startswith(plane))
         return _Ports(count, net.speed_gbps if net is not None else 0.0)
 
+    def pins(self, device: Device) -> dict[str, str]:
+        """The node's baseline pins (layer → version); empty when none is assigned."""
+        node = self.versions.get(device.name)
+        return node.expected if node is not None else {}
+
+
+def _predicted_train_tflops(design: Design) -> tuple[float, float, float] | None:
+    """(model TFLOP/s per GPU, MFU, peak) the design predicts for its first training job."""
+    from workbench.calc.workload import evaluate_workload
+
+    job = next((w for w in design.workloads if w.kind == "training"), None)
+    if job is None:
+        return None
+    result = evaluate_workload(design, job)
+    if not result.mfu or not result.peak_tflops_per_gpu:
+        return None
+    mfu, peak = float(result.mfu), float(result.peak_tflops_per_gpu)
+    return mfu * peak, mfu, peak
+
 
 def acceptance_nodes(design: Design) -> list[Device]:
     """The devices that get a checklist: the GPU servers (the version matrix's nodes)."""
     return [d for _r, d in design.iter_devices() if is_node(design, d)]
 
 
-def _items(facts: _Facts, device: Device) -> Iterator[CheckItem]:
+def _device_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
     design = facts.design
     item = design.device_types[device.device_type]
     gpu = design.device_types.get(item.gpu or "")
     n = item.gpu_count
+    pins = facts.pins(device)
     smi = "nvidia-smi --query-gpu={} --format=csv,noheader"
     yield CheckItem("gpu.count", "devices", "GPU count equals the physical count",
                     smi.format("index") + " | wc -l", "eq", str(n))  # fmt: skip
-    node = facts.versions.get(device.name)
-    driver = node.expected.get("driver", "") if node is not None else ""
+    driver = pins.get("driver", "")
     yield CheckItem("gpu.driver", "devices", "Driver version of the node's baseline",
                     smi.format("driver_version") + " | sort -u",
                     "version" if driver else "record", driver)  # fmt: skip
+    vbios = pins.get("vbios", "")
+    yield CheckItem("gpu.vbios", "devices", "GPU VBIOS of the node's baseline (every GPU)",
+                    smi.format("vbios_version") + " | sort -u",
+                    "version" if vbios else "record", vbios)  # fmt: skip
     tdp = (gpu.max_power_w or gpu.typical_power_w) if gpu is not None else None
     yield CheckItem("gpu.power_limit", "devices", "Power limit not capped (lowest GPU)",
                     smi.format("power.limit") + ",nounits | sort -n | head -1",
-                    "ge" if tdp else "record", _num(tdp) if tdp else "", "W")  # fmt: skip
+                    "ge" if tdp else "record", num(tdp) if tdp else "", "W")  # fmt: skip
     yield CheckItem("gpu.persistence", "devices", "Persistence mode on (every GPU)",
                     smi.format("persistence_mode") + " | sort -u", "eq", "Enabled")  # fmt: skip
     yield CheckItem("gpu.temperature", "devices", "Hottest GPU temperature",
                     smi.format("temperature.gpu") + " | sort -n | tail -1",
                     "le", str(MAX_GPU_TEMP_C), "°C")  # fmt: skip
+    if n:
+        yield CheckItem("gpu.pcie_link", "devices",
+                        "GPUs whose PCIe link runs at its full speed and width",
+                        "lspci -vv -d 10de: | grep -E 'LnkCap|LnkSta'", "eq", str(n),
+                        "GPUs")  # fmt: skip
     if gpu is not None and gpu.nvlink_gbs and n > 1:
         yield CheckItem("gpu.nvlink", "devices", "NVLink between every GPU pair (NV# cells)",
                         "nvidia-smi topo -m", "eq", str(n * (n - 1)))  # fmt: skip
+        yield CheckItem("gpu.nvlink_links", "devices", "NVLink links inactive (every GPU)",
+                        "nvidia-smi nvlink -s | grep -c inactive", "eq", "0", "links")  # fmt: skip
     compute = facts.node_ports(device, "compute")
     net = facts.compute
     if compute.count and net is not None:
-        rate = _num(compute.gbps)
-        rdma = net.technology in ("infiniband", "roce")
-        yield CheckItem("nic.rate", "devices", f"Active ports at ≥ {rate} Gb/s",
-                        "ibstatus" if rdma else "ethtool <port> | grep Speed", "ge",
-                        str(compute.count), "ports", f"{'ib' if rdma else 'eth'}:{rate}")  # fmt: skip
-        mtu_cmd = "ibv_devinfo | grep active_mtu" if net.technology == "infiniband" else (
+        rate = num(compute.gbps)
+        ib = net.technology == "infiniband"
+        yield CheckItem("nic.rate", "devices", f"Compute ports active at ≥ {rate} Gb/s",
+                        "ibstatus" if ib else "ethtool <port> | grep -E 'Speed|Link detected'",
+                        "ge", str(compute.count), "ports", f"{'ib' if ib else 'eth'}:{rate}")  # fmt: skip
+        mtu_cmd = "ibv_devinfo | grep -E 'active_mtu|link_layer'" if ib else (
             "ip -o link show | grep mtu")  # fmt: skip
-        kind = "ib" if net.technology == "infiniband" else "eth"
-        yield CheckItem("nic.mtu", "devices", f"Ports with MTU ≥ {net.mtu}", mtu_cmd, "ge",
-                        str(compute.count), "ports", f"{kind}:{net.mtu}")  # fmt: skip
+        yield CheckItem("nic.mtu", "devices", f"Compute ports with MTU ≥ {net.mtu}", mtu_cmd,
+                        "ge", str(compute.count), "ports", f"{'ib' if ib else 'eth'}:{net.mtu}")  # fmt: skip
+        fw = pins.get("nic_firmware", "")
+        yield CheckItem("nic.firmware", "devices", "NIC firmware of the node's baseline",
+                        "ibstat | grep 'Firmware version' | sort -u",
+                        "version" if fw else "record", fw)  # fmt: skip
+    storage = facts.node_ports(device, "storage")
+    if storage.count and facts.storage is not None:
+        rate = num(storage.gbps)
+        yield CheckItem("storage.nic_rate", "devices",
+                        f"Storage Ethernet ports up at ≥ {rate} Gb/s",
+                        "ethtool <port> | grep -E 'Speed|Link detected'", "ge",
+                        str(storage.count), "ports", rate)  # fmt: skip
+    bios = pins.get("bios", "")
+    yield CheckItem("bios.version", "devices", "BIOS of the node's baseline",
+                    "dmidecode -s bios-version", "version" if bios else "record", bios)  # fmt: skip
     bmc = facts.plan.address_of(device.id, "oob")
     if bmc is not None:
         yield CheckItem("bmc.address", "devices", "BMC answers at its planned address",
                         "ipmitool lan print 1 | grep 'IP Address'", "eq", bmc)  # fmt: skip
+
+
+def _performance_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
+    design = facts.design
+    item = design.device_types[device.device_type]
+    gpu = design.device_types.get(item.gpu or "")
+    n = item.gpu_count
     fp16 = gpu.tflops.get("fp16") if gpu is not None else None
     yield CheckItem("gpu.fp16_matmul", "compute",
-                    f"FP16 matmul ≥ {FP16_FRACTION:.0%} of datasheet (slowest GPU)", _MATMUL,
-                    "ge" if fp16 else "record", _num(fp16 * FP16_FRACTION) if fp16 else "",
+                    f"FP16 GEMM ≥ {FP16_FRACTION:.0%} of the dense datasheet peak"
+                    " (slowest GPU)", _MATMUL,
+                    "ge" if fp16 else "record", num(fp16 * FP16_FRACTION) if fp16 else "",
                     "TFLOPS")  # fmt: skip
     yield CheckItem("gpu.dcgm_diag", "compute", "DCGM diagnostic level 2", "dcgmi diag -r 2",
                     "eq", "Pass")  # fmt: skip
+    node_mark = None
     if gpu is not None and gpu.nvlink_gbs and n > 1:
+        node_mark = num(gpu.nvlink_gbs / 2 * NVLINK_FRACTION)
         yield CheckItem("net.allreduce_node", "bandwidth",
                         f"All-reduce bus bandwidth on {n} GPUs (NVLink)",
                         f"all_reduce_perf -b 8G -e 8G -f 2 -g {n}", "ge",
-                        _num(gpu.nvlink_gbs / 2 * NVLINK_FRACTION), "GB/s", str(n))  # fmt: skip
+                        node_mark, "GB/s", str(n))  # fmt: skip
+    compute = facts.node_ports(device, "compute")
     if compute.count and n:
-        per_gpu = compute.count * compute.gbps / 8 / n
+        rails = compute.count * compute.gbps / 8
         yield CheckItem("net.allreduce_2node", "bandwidth",
-                        f"All-reduce bus bandwidth, 2 nodes × {n} GPUs (compute fabric)",
-                        f"mpirun -np {2 * n} -H {device.name}:{n},$PEER:{n} "
+                        f"All-reduce bus bandwidth, 2 nodes × {n} GPUs over "
+                        f"{compute.count} × {num(compute.gbps)} Gb/s rails",
+                        f"NCCL_ALGO=Ring srun -N 2 -w {device.name},$PEER "
+                        f"--ntasks-per-node={n} --gpus-per-node={n} "
                         "all_reduce_perf -b 8G -e 8G -f 2 -g 1", "ge",
-                        _num(per_gpu * NIC_FRACTION), "GB/s", str(n))  # fmt: skip
-        yield CheckItem("net.ib_write_bw", "bandwidth", "RDMA write bandwidth, one port",
-                        "ib_write_bw --report_gbits -d <device> $PEER", "ge",
-                        _num(compute.gbps * WIRE_FRACTION), "Gb/s")  # fmt: skip
+                        num(rails * NIC_BUSBW_FRACTION), "GB/s", str(n))  # fmt: skip
+        yield CheckItem("net.ib_write_bw", "bandwidth",
+                        "RDMA write bandwidth, lowest compute port",
+                        "ssh $PEER ib_write_bw -d <dev> --report_gbits & "
+                        "ib_write_bw -d <dev> --report_gbits $PEER   (each port)", "ge",
+                        num(compute.gbps * WIRE_FRACTION), "Gb/s")  # fmt: skip
     storage = facts.node_ports(device, "storage")
     if storage.count:
         target = storage.count * storage.gbps / 8 * FIO_FRACTION
         if facts.hot_share_gbs is not None:
             target = min(target, facts.hot_share_gbs)
-        yield CheckItem("storage.fio_read", "storage", "Sequential read per client (fio)",
+        yield CheckItem("storage.fio_read", "storage",
+                        "Sequential read per client (fio, direct I/O)",
                         "fio --name=read --directory=$FIO_DIR --rw=read --bs=1M --size=8G "
-                        "--numjobs=8 --group_reporting", "ge", _num(target), "GB/s")  # fmt: skip
+                        "--numjobs=8 --direct=1 --ioengine=libaio --iodepth=16 "
+                        "--group_reporting --output-format=json", "ge", num(target), "GB/s")  # fmt: skip
+    if node_mark is not None:
+        yield CheckItem("ctr.nccl", "container",
+                        f"All-reduce bus bandwidth on {n} GPUs inside a container",
+                        "docker run --rm --gpus all --ipc=host --ulimit memlock=-1 "
+                        f"$NCCL_IMAGE all_reduce_perf -b 8G -e 8G -f 2 -g {n}", "ge",
+                        node_mark, "GB/s", str(n))  # fmt: skip
+
+
+def _scheduler_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
+    item = facts.design.device_types[device.device_type]
+    n = item.gpu_count
     yield CheckItem("sched.sinfo", "scheduler", "Node in service in Slurm",
                     f"sinfo -h -n {device.name} -o %t", "oneof", "idle|mix|alloc")  # fmt: skip
     if n:
-        yield CheckItem("sched.srun_world", "scheduler", "2-node job sees every GPU",
-                        f"srun -p training -N 2 --gres=gpu:{n} python -c \"import torch; "
-                        "torch.distributed.init_process_group(backend='nccl'); "
-                        'print(torch.distributed.get_world_size())"', "eq",
-                        str(2 * n), "", str(n))  # fmt: skip
+        yield CheckItem("sched.gres", "scheduler", "Slurm GRES GPUs of the node",
+                        f"scontrol show node {device.name} | grep Gres", "eq", str(n), "GPUs")  # fmt: skip
+        yield CheckItem("sched.k8s_gpus", "scheduler",
+                        "Kubernetes device plugin: allocatable GPUs",
+                        f"kubectl get node {device.name} "
+                        "-o jsonpath='{.status.allocatable.nvidia\\.com/gpu}'", "eq", str(n),
+                        "GPUs")  # fmt: skip
+        yield CheckItem("sched.srun_world", "scheduler",
+                        "2-node job sees every GPU (rank and master address set)",
+                        f"srun -p training -N 2 --ntasks-per-node={n} --gpus-per-node={n} "
+                        "with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR from Slurm: "
+                        "torch.distributed world size", "eq", str(2 * n), "", str(n))  # fmt: skip
+    train = facts.train_tflops
+    if train is not None:
+        tflops, mfu, peak = train
+        yield CheckItem("biz.train_mfu", "business",
+                        f"Short training run: model TFLOP/s per GPU ≥ {TRAIN_MFU_FRACTION:.0%}"
+                        f" of the predicted MFU {mfu:.1%} × {num(peak)}",
+                        "$TRAIN_CMD (e.g. 50 steps of the planned job, logging throughput "
+                        "per GPU)", "ge", num(tflops * TRAIN_MFU_FRACTION), "TFLOP/s/GPU",
+                        num(peak))  # fmt: skip
     yield CheckItem("biz.train_converges", "business",
-                    "Short training run (tens of steps) converges", "a small GPT on this node",
+                    "Short training run (tens of steps) converges", "the run above",
                     "manual", "loss falls steadily; throughput near the benchmark")  # fmt: skip
     yield CheckItem("biz.infer_p99", "business", "Inference P99 latency on sample data",
                     "the serving benchmark on a sample of production data", "manual",
@@ -255,10 +369,25 @@ def _items(facts: _Facts, device: Device) -> Iterator[CheckItem]:
 def node_checklists(
     design: Design, plan: IpPlan | None = None
 ) -> list[tuple[Device, list[CheckItem]]]:
-    """Every acceptance node with its items, in design order (see the module docstring).
+    """Every acceptance node with its items, in checklist order (see the module
+    docstring).
 
     ``plan`` saves planning the addresses again when the caller has one; an exhausted
     subnet raises the IP plan's ExportError.
     """
-    facts = _Facts(design, plan)
-    return [(device, list(_items(facts, device))) for device in acceptance_nodes(design)]
+    from workbench.export.acceptance_preflight import container_items, preflight_items
+
+    facts = Facts(design, plan)
+    order = {item_id: k for k, item_id in enumerate(ITEM_IDS)}
+    result = []
+    for device in acceptance_nodes(design):
+        items = [
+            *preflight_items(facts, device),
+            *_device_items(facts, device),
+            *_performance_items(facts, device),
+            *container_items(facts, device),
+            *_scheduler_items(facts, device),
+        ]
+        items.sort(key=lambda i: order[i.id])
+        result.append((device, items))
+    return result

@@ -66,7 +66,7 @@ def preflight_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
         yield CheckItem("bios.numa", "preflight",
                         "NUMA on: the GPUs' NUMA nodes span the CPU sockets",
                         "nvidia-smi topo -m   (NUMA Affinity column)",
-                        "eq" if layout else "record", str(layout[0]) if layout else "",
+                        "eq" if layout else "record", str(layout.sockets) if layout else "",
                         "NUMA nodes")  # fmt: skip
     yield CheckItem("bios.sriov", "preflight", "SR-IOV virtual functions on the NICs",
                     "lspci -vv | grep 'Number of VFs'", "eq", "0", "VFs")  # fmt: skip

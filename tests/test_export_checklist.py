@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import openpyxl
@@ -125,3 +129,66 @@ def test_node_names_are_never_formulas(tmp_path: Path) -> None:
     book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx"))
     cell = book["Summary"]["A2"]
     assert cell.value == node.name and cell.data_type == "s"
+
+
+def test_verdict_list_refuses_other_values(design, tmp_path: Path) -> None:
+    book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx"))
+    (dv,) = book["gpu00001"].data_validations.dataValidation
+    assert dv.showErrorMessage and dv.errorStyle == "stop"  # "OK" is refused, not kept
+
+
+def test_node_sheets_print_on_a4_landscape_one_page_wide(design, tmp_path: Path) -> None:
+    book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx"))
+    sheet = book["gpu00001"]
+    setup = sheet.page_setup
+    assert (setup.paperSize, setup.orientation) == (9, "landscape")  # 9: A4
+    assert (setup.fitToWidth, setup.fitToHeight) == (1, 0)
+    assert sheet.sheet_properties.pageSetUpPr.fitToPage
+    assert sheet.print_title_rows == "$1:$1"
+    widths = [sheet.column_dimensions[c].width for c in "ABCDEFGHIJ"]
+    assert sum(widths) <= 170  # ~85 % on A4 landscape: 9 pt text, not 4 pt
+    rows = {row[0].value: row[0].row for row in sheet.iter_rows(min_row=2)}
+    matmul = rows["gpu.fp16_matmul"]
+    command = sheet.cell(matmul, 4)
+    assert command.alignment.wrap_text and command.alignment.vertical == "top"
+    lines = command.value.count("\n") + 1
+    assert sheet.row_dimensions[matmul].height >= 15 * lines  # tall enough to hold it
+
+
+def test_every_workbook_sets_its_paper_size(design, tmp_path: Path) -> None:
+    from workbench.export.inventory import write_inventory
+
+    book = openpyxl.load_workbook(write_inventory(design, tmp_path / "i.xlsx"))
+    assert book["Inventory"].page_setup.paperSize == 9
+
+
+def test_failing_items_come_first_after_an_import(design, tmp_path: Path) -> None:
+    def result(node: str, item: str, verdict: str) -> AcceptanceResult:
+        return AcceptanceResult(node, item, "x", verdict, "results.csv", 2,
+                                "2026-11-04T00:00:00Z", "ana", "2026-11-03T09:00:00Z", "ai-3")  # fmt: skip
+
+    results = [result("gpu00002", "gpu.count", "PASS"), result("gpu00003", "gpu.driver", "FAIL"),
+               result("gpu00003", "nic.mtu", "FAIL"), result("gpu00003", "gpu.count", "PASS")]  # fmt: skip
+    book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx", results=results))
+    assert book.sheetnames[:2] == ["Summary", "gpu00003"]
+    ids = [row[0] for row in book["gpu00003"].iter_rows(min_row=2, values_only=True)]
+    assert ids[:2] == ["gpu.driver", "nic.mtu"]
+    assert ids.index("bios.aspm") < ids.index("gpu.count")  # the rest in checklist order
+    assert book["Summary"]["A2"].value == "gpu00003"
+
+
+@pytest.mark.skipif(shutil.which("libreoffice") is None, reason="needs LibreOffice")
+def test_libreoffice_prints_the_command_cells_whole(design, tmp_path: Path) -> None:
+    """The multi-line GEMM command prints in full on A4 landscape (LibreOffice drew it
+    over the row above when the row had no height)."""
+    path = write_checklist(design, tmp_path / "c.xlsx")
+    subprocess.run(["libreoffice", "--headless", "--convert-to", "pdf", "--outdir",
+                    str(tmp_path), str(path)], capture_output=True, timeout=240, check=True,
+                   env={**os.environ, "HOME": str(tmp_path)})  # fmt: skip
+    pdf = tmp_path / "c.pdf"
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    assert re.search(r"Page size:\s+841\.\d+ x 595\.\d+ pts \(A4\)", info.stdout)
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout  # fmt: skip
+    for line in ("print(round(min(r),1))", "torch.cuda.synchronize(i); t=time.time()"):
+        assert line in text

@@ -17,11 +17,16 @@ with a node column and filters.  Measured (500 nodes): one sheet each takes 2.0 
 of 237,500 rows is written in ~25 s and filters fine.
 ``per_node_sheets=True`` forces sheets (refused above the
 limit), ``False`` forces the single sheet.
+
+After ``workbench acceptance import`` the failing items come first (on each node's
+sheet, and the nodes with a failure first); the sheets print on A4 landscape one page
+wide with the long texts wrapped, and the verdict list refuses anything but PASS,
+FAIL and SKIP.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from openpyxl.formatting.rule import CellIsRule
@@ -32,7 +37,7 @@ from workbench.export import xlsx_common as xc
 from workbench.export.acceptance_items import LAYERS, CheckItem, node_checklists
 from workbench.export.output import ExportError, Progress, no_progress
 from workbench.model.acceptance import VERDICTS, AcceptanceResult, latest_results
-from workbench.model.design import Design
+from workbench.model.design import Design, Device
 
 #: Most nodes that get a sheet each (see the module docstring).
 PER_NODE_SHEET_LIMIT = 500
@@ -42,17 +47,19 @@ _GREEN = PatternFill("solid", fgColor="C6EFCE")
 _RED = PatternFill("solid", fgColor="FFC7CE")
 _GREY = PatternFill("solid", fgColor="EDEDED")
 
+#: Fixed widths that sum to what A4 landscape prints at about 85 % (≈ 9 pt text):
+#: long texts wrap inside them and each row takes the height they need.
 _ITEM_COLUMNS = [
-    xc.Column("Item id", min_width=10),
-    xc.Column("Layer", max_width=36),
-    xc.Column("Check", max_width=60),
-    xc.Column("Command", max_width=80),
-    xc.Column("Expected", max_width=40),
-    xc.Column("Measured", min_width=12, max_width=40),
-    xc.Column("Verdict", width=10),
-    xc.Column("Signed by", min_width=14),
-    xc.Column("Date", "yyyy-mm-dd", min_width=12),
-    xc.Column("Result from", max_width=40),
+    xc.Column("Item id", width=17, wrap=True),
+    xc.Column("Layer", width=14, wrap=True),
+    xc.Column("Check", width=28, wrap=True),
+    xc.Column("Command", width=34, wrap=True),
+    xc.Column("Expected", width=17, wrap=True),
+    xc.Column("Measured", width=14, wrap=True),
+    xc.Column("Verdict", width=8, wrap=True),
+    xc.Column("Signed by", width=11, wrap=True),
+    xc.Column("Date", "yyyy-mm-dd", width=11, wrap=True),
+    xc.Column("Result from", width=14, wrap=True),
 ]
 _SUMMARY_COLUMNS = [
     xc.Column("Node", min_width=12),
@@ -72,6 +79,10 @@ def _validate(sheet: xc.SheetWriter, column: int, first: int, last: int) -> None
     letter = chr(ord("A") + column)
     ref = f"{letter}{first}:{letter}{last}"
     dv = DataValidation(type="list", formula1='"' + ",".join(VERDICTS) + '"', allow_blank=True)
+    # Without the error flag Excel and LibreOffice accept any text ("OK" would count
+    # as an open row): refuse it.
+    dv.showErrorMessage = True
+    dv.errorStyle = "stop"
     dv.error = "Choose PASS, FAIL or SKIP"
     dv.errorTitle = "Verdict"
     dv.add(ref)
@@ -106,6 +117,7 @@ def write_checklist(
                                   f"(at most {PER_NODE_SHEET_LIMIT}); use one checks sheet")  # fmt: skip
     stored = results if results is not None else getattr(design, "acceptance", [])
     latest = latest_results(stored)
+    nodes = _failing_first(nodes, latest)
     total = max(1, len(nodes))
 
     def fill(book: xc.Book) -> None:
@@ -135,6 +147,26 @@ def write_checklist(
         _summary(book, counts)
 
     return xc.write_workbook(target, fill, progress)
+
+
+def _failing_first(
+    nodes: list[tuple[Device, list[CheckItem]]],
+    latest: Mapping[tuple[str, str], AcceptanceResult],
+) -> list[tuple[Device, list[CheckItem]]]:
+    """After an import the signer starts with what failed: a node's FAIL rows first and
+    the nodes with a FAIL first, each otherwise in checklist order (a stable sort)."""
+    if not latest:
+        return nodes
+
+    def failed(device: Device, item: CheckItem) -> bool:
+        found = latest.get((device.name, item.id))
+        return found is not None and found.verdict == "FAIL"
+
+    ordered = [
+        (device, sorted(items, key=lambda item: not failed(device, item)))
+        for device, items in nodes
+    ]
+    return sorted(ordered, key=lambda pair: not (pair[1] and failed(pair[0], pair[1][0])))
 
 
 def _summary(book: xc.Book, counts: Sequence[tuple[str, int, str, str]]) -> None:

@@ -5,7 +5,10 @@ All workbooks stream through openpyxl's **write-only** mode so a 100,000-GPU des
 of that this module gives every sheet the same hygiene:
 
 - a bold, shaded header row that is frozen, filtered and repeated on every printed
-  page; landscape, fit to one page wide;
+  page; A4 landscape, narrow margins, fit to one page wide;
+- columns marked ``wrap`` wrap their text top-aligned, and each row is given the height
+  its longest wrapped cell needs (:data:`LINE_HEIGHT` points a line at the column's
+  width), so a multi-line command prints whole instead of over the row above;
 - column widths that fit the content.  Write-only mode writes ``<cols>`` *before* the
   rows, when the widths are not known yet, so :class:`SheetWriter` tracks the longest
   text per column while streaming and, when the sheet is closed, splices the
@@ -40,6 +43,8 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+from openpyxl.worksheet.page import PageMargins
+from openpyxl.worksheet.worksheet import Worksheet
 
 from workbench.export import xlsx_rows
 from workbench.export.output import Progress, write_file
@@ -58,6 +63,12 @@ _WIDTH_MARGIN = 3
 _FORMULA_WIDTH = 12
 #: Key of the quote-prefix style among the per-format styles.
 _QUOTED = "\0quoted"
+#: Keys of the wrapped-text styles (plain and quote-prefixed).
+_WRAPPED = "\0wrapped"
+_WRAPPED_QUOTED = "\0wrapped-quoted"
+_WRAP_ALIGN = Alignment(wrap_text=True, vertical="top")
+#: Points per line of 11 pt text, what Excel and LibreOffice give a one-line row.
+LINE_HEIGHT = 15.0
 
 
 class Formula(str):
@@ -76,6 +87,8 @@ class Column:
     width: float | None = None
     min_width: float = 6
     max_width: float = 60
+    #: Wrap long text in the cell (needs ``width``: the lines are counted at it).
+    wrap: bool = False
 
 
 def needs_guard(text: str) -> bool:
@@ -115,7 +128,11 @@ class SheetWriter:
         ws.page_setup.fitToWidth = 1
         ws.page_setup.fitToHeight = 0
         ws.sheet_properties.pageSetUpPr.fitToPage = True
+        ws.page_setup.paperSize = Worksheet.PAPERSIZE_A4
+        ws.page_margins = PageMargins(left=0.4, right=0.4, top=0.5, bottom=0.5)
         ws.print_options.gridLines = True
+        self._wrap = [c.width if c.wrap and c.width else 0.0 for c in self.columns]
+        self._wrapping = any(self._wrap)
         header = []
         for column in self.columns:
             cell = WriteOnlyCell(ws, value=column.title)
@@ -150,6 +167,7 @@ class SheetWriter:
         widths = self._widths
         formats = self._formats
         cells: list[str] = []
+        lines = 1
         for i, value in enumerate(values):
             kind = type(value)
             if value is None or value == "":
@@ -159,7 +177,12 @@ class SheetWriter:
                 if n > widths[i]:
                     widths[i] = n
                 value = clean_text(value)
-                style = self._quote_style() if needs_guard(value) else None
+                style: int | None
+                if self._wrapping and self._wrap[i]:
+                    lines = max(lines, wrapped_lines(value, self._wrap[i]))
+                    style = self._wrap_style(needs_guard(value))
+                else:
+                    style = self._quote_style() if needs_guard(value) else None
                 cells.append(stream.text(i, row, value, style))
             elif kind is Formula:
                 if widths[i] < _FORMULA_WIDTH:
@@ -172,7 +195,7 @@ class SheetWriter:
                 cells.append(stream.number(i, row, value, self._style_of(formats[i])))
             else:
                 raise TypeError(f"column {self.columns[i].title!r}: cannot write {kind.__name__}")
-        stream.add(cells)
+        stream.add(cells, LINE_HEIGHT * lines if lines > 1 else None)
         self.rows += 1
 
     def _style_of(self, number_format: str | None) -> int | None:
@@ -193,6 +216,17 @@ class SheetWriter:
             cell = WriteOnlyCell(self.ws, value="")
             cell.quotePrefix = True
             style = self._styles[_QUOTED] = cell.style_id
+        return style
+
+    def _wrap_style(self, quoted: bool) -> int:
+        """The style index of wrapped, top-aligned text (quote-prefixed or not)."""
+        key = _WRAPPED_QUOTED if quoted else _WRAPPED
+        style = self._styles.get(key)
+        if style is None:
+            cell = WriteOnlyCell(self.ws, value="")
+            cell.alignment = _WRAP_ALIGN
+            cell.quotePrefix = quoted
+            style = self._styles[key] = cell.style_id
         return style
 
     def close(self) -> None:
@@ -263,6 +297,14 @@ class Book:
             if writer is not None and isinstance(writer.out, str):
                 with contextlib.suppress(OSError, ValueError):
                     os.remove(writer.out)
+
+
+def wrapped_lines(text: str, width: float) -> int:
+    """Lines ``text`` takes in a wrapping cell ``width`` characters wide (each line
+    break starts one; a long line takes one per ``width`` characters, a little under
+    to leave room for word breaks)."""
+    per_line = max(1, int(width) - 2)
+    return sum(max(1, -(-len(part) // per_line)) for part in text.split("\n"))
 
 
 def _sheet_title(title: str, taken: set[str]) -> str:

@@ -68,9 +68,12 @@ class RowStream:
         s = f' s="{style}"' if style is not None else ""
         return f'<c r="{self._letters[index]}{row}"{s}><f>{escape(value[1:])}</f><v></v></c>'
 
-    def add(self, cells: Sequence[str]) -> None:
-        """Append one row made of cells from :meth:`text`, :meth:`number`, :meth:`formula`."""
-        self._buffer.append(f'<row r="{self.next_row}">{"".join(cells)}</row>')
+    def add(self, cells: Sequence[str], height: float | None = None) -> None:
+        """Append one row made of cells from :meth:`text`, :meth:`number`, :meth:`formula`;
+        ``height`` (points) sets the row's height (wrapped text: a spreadsheet draws a
+        row without one at the default height, over the rows next to it)."""
+        ht = f' ht="{height:g}" customHeight="1"' if height else ""
+        self._buffer.append(f'<row r="{self.next_row}"{ht}>{"".join(cells)}</row>')
         self.next_row += 1
         if len(self._buffer) >= _FLUSH_EVERY:
             self._flush()

@@ -34,6 +34,7 @@ Why each limit:
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -223,3 +224,37 @@ STORED_TEXT: dict[str, TextRule] = {
 def field_problem(key: str, value: object) -> str | None:
     """Why ``value`` cannot be stored in the column ``key`` (``"devices.name"``), or None."""
     return STORED_TEXT[key].problem(value)
+
+
+# -- names a scheduler takes as host names ---------------------------------------------------
+#
+# A GPU server's name is the host name Slurm's slurm.conf and Kubernetes' Node objects
+# carry.  The model does not refuse other names (a PDU may be called "PDU A / left"),
+# and the exports do not rename nodes: a slurm.conf naming hosts that do not exist is
+# worse than none, so an admin gets the name to fix instead.  The rule NODE-HOSTNAME
+# (``workbench check``) reports every GPU server an export would refuse, with the same
+# patterns as the exports, before anyone exports.
+
+#: A Slurm NodeName: letters, digits, '.', '_', '-' (no brackets, commas, spaces, '=').
+SLURM_NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+#: A Kubernetes Node name: an RFC 1123 subdomain (lowercase, 253 characters at most).
+K8S_NODE_NAME = re.compile(
+    r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+)
+
+#: What each scheduler's node names may hold, in words, for messages.
+NODE_NAME_WORDS: dict[str, str] = {
+    "Slurm": "letters, digits, '.', '_', '-'",
+    "Kubernetes": "lowercase letters, digits, '-', '.', a letter or digit at each end",
+}
+
+
+def node_name_refusals(name: str) -> list[str]:
+    """The schedulers whose exports refuse ``name`` as a node's name (empty: both take it)."""
+    refused = []
+    if not SLURM_NODE_NAME.fullmatch(name):
+        refused.append("Slurm")
+    if not K8S_NODE_NAME.fullmatch(name):
+        refused.append("Kubernetes")
+    return refused

@@ -57,12 +57,13 @@ from workbench.export.handoff import (
 from workbench.export.nccl import NcclSetup, nccl_setup, server_types
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
 from workbench.model.design import Design
+from workbench.text_rules import K8S_NODE_NAME
 
 #: Prefix of the workbench's own label keys (a DNS subdomain, as Kubernetes requires).
 PREFIX = "gpu.workbench"
 
 #: A Node name: an RFC 1123 subdomain.
-_NODE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_NODE_NAME = K8S_NODE_NAME  # one home with the NODE-HOSTNAME rule: text_rules
 
 #: The RDMA shared device plugin's resource for the compute ports (``rdma/<name>``).
 RDMA_RESOURCE = "rdma_compute"

@@ -69,12 +69,13 @@ from workbench.export.hostlist import compress
 from workbench.export.nccl import nccl_env_files
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
 from workbench.model.design import Design
+from workbench.text_rules import SLURM_NODE_NAME
 
 #: Share of installed memory kept out of ``RealMemory`` for the OS (see the docstring).
 OS_MEMORY_SHARE = 0.05
 
 #: Names Slurm can hold in a hostlist (no brackets, commas, spaces or '=').
-_SLURM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_SLURM_NAME = SLURM_NODE_NAME  # one home with the NODE-HOSTNAME rule: text_rules
 
 #: Most names on one NodeName line when names are too irregular to compress.
 _NAMES_PER_LINE = 512

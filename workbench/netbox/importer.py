@@ -29,9 +29,11 @@ from workbench.catalog.errors import CatalogError
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.vocabulary import COOLING_TYPES, FACES, item_role
 from workbench.model.design import Design, Device, Link, Network, Rack, Row, Site, SoftwareStack
-from workbench.model.names import MAX_NAME_CHARS, text_problem
+from workbench.model.names import MAX_NAME_CHARS, text_problem, tidy
+from workbench.model.unique import clashes
 from workbench.netbox import columns as nb
 from workbench.netbox import extras
+from workbench.text_rules import STORED_TEXT
 
 #: Largest file read, in bytes: a 100,000-GPU export's cables.csv is about 70 MB.
 MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -65,16 +67,32 @@ class _Row(dict[str, str]):
     def has(self, key: str) -> bool:
         return key in self
 
-    def text(self, key: str, *, required: bool = False, limit: int = MAX_NAME_CHARS) -> str:
+    def text(self, key: str, *, required: bool = False, column: str | None = None) -> str:
+        """The cell ``key``, stripped; judged by the rule of the design ``column`` it
+        fills (``"devices.name"``, :data:`~workbench.text_rules.STORED_TEXT`), or as a
+        plain name."""
         value = self.get(key, "").strip()
         if not value:
             if required:
                 raise self.fail(f"field {key!r} is empty")
             return ""
-        problem = text_problem(value, limit=limit)
+        if column is not None:
+            problem = STORED_TEXT[column].problem(value)
+        else:
+            problem = text_problem(value, limit=MAX_NAME_CHARS)
         if problem is not None:
             raise self.fail(f"field {key!r} {problem}")
         return value
+
+    def note(self, key: str, column: str) -> str:
+        """Free text (comments) as the design's ``column`` keeps it: tidied like a note
+        typed in the window, refused with the row when its rule refuses it."""
+        rule = STORED_TEXT[column]
+        value = tidy(self.get(key, ""), rule)
+        problem = rule.problem(value)
+        if problem is not None:
+            raise self.fail(f"field {key!r} {problem}")
+        return str(value)
 
     def number(self, key: str, *, whole: bool = False) -> float | int | None:
         value = self.get(key, "").strip()
@@ -278,7 +296,19 @@ def read_netbox(folder: str | os.PathLike[str]) -> Design:
     builder.networks(root)
     builder.cables(root)
     design.reindex()
+    _refuse_clashes(design, root / "devices.csv")
     return _with_extras(design, root / nb.SIDECAR)
+
+
+def _refuse_clashes(design: Design, devices_csv: Path) -> None:
+    """Asset tags and serials identify one box (:mod:`workbench.model.unique`): an
+    import holding one twice is refused, as the edits would refuse it."""
+    for clash in clashes(design):
+        names = ", ".join(repr(d.name) for _r, d in clash.holders[:3])
+        raise NetBoxImportError(
+            f"{devices_csv}: devices {names} share the {clash.what} {clash.value!r}; "
+            "it must identify one device"
+        )
 
 
 def _with_extras(design: Design, sidecar: Path) -> Design:
@@ -319,7 +349,7 @@ class _Builder:
 
     def sites(self, root: Path) -> None:
         for row in read_rows(root, "sites.csv", ("name",)):
-            name = row.text("name", required=True)
+            name = row.text("name", required=True, column="sites.name")
             if name in self.sites_by:
                 raise row.fail(f"site {name!r} is listed twice")
             site = Site(
@@ -332,7 +362,7 @@ class _Builder:
             self.d.sites.append(site)
         for row in read_rows(root, "locations.csv", ("site", "name")):
             site = self.site(row)
-            name = row.text("name", required=True)
+            name = row.text("name", required=True, column="rows.name")
             if (site.name, name) in self.rows_by:
                 raise row.fail(f"location {name!r} is listed twice in site {site.name!r}")
             new = Row(
@@ -364,7 +394,7 @@ class _Builder:
                 raise row.fail(
                     f"location {location!r} of site {site.name!r} is not in locations.csv"
                 )
-            name = row.text("name", required=True)
+            name = row.text("name", required=True, column="racks.name")
             if (site.name, name) in self.racks_by:
                 raise row.fail(f"rack {name!r} is listed twice in site {site.name!r}")
             model = row.text("rack_type")
@@ -408,11 +438,11 @@ class _Builder:
         need = ("name", "device_type", "site", "rack")
         for row in read_rows(root, "devices.csv", need):
             site = self.site(row)
-            rack_name = row.text("rack", required=True)
+            rack_name = row.text("rack", required=True, column="racks.name")
             rack = self.racks_by.get((site.name, rack_name))
             if rack is None:
                 raise row.fail(f"rack {rack_name!r} of site {site.name!r} is not in racks.csv")
-            name = row.text("name", required=True)
+            name = row.text("name", required=True, column="devices.name")
             if (site.name, name) in self.devices_by:
                 raise row.fail(f"device {name!r} is listed twice in site {site.name!r}")
             slug = self.slug_of(
@@ -430,9 +460,10 @@ class _Builder:
                 raise row.fail(f"field 'face': {face!r} is neither front nor rear")
             device = Device(self.new_id(row, row.text("cf_wb_id"), f"d{len(self.devices_by) + 1:06d}"),
                             name, slug, int(position) if position is not None else None, face,
-                            row.text("serial", limit=64), row.text("asset_tag", limit=64),
+                            row.text("serial", column="devices.serial"),
+                            row.text("asset_tag", column="devices.asset_tag"),
                             row.text("cf_wb_software_stack") or None,
-                            row.get("comments", "").strip()[:MAX_CELL_CHARS])  # fmt: skip
+                            row.note("comments", "devices.notes"))  # fmt: skip
             if row.has("cf_wb_role"):
                 device.role = row.text("cf_wb_role")
             else:

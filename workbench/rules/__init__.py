@@ -8,6 +8,7 @@ copy of a rule (see :mod:`workbench.rules.engine`).
 
 from workbench.rules import (  # noqa: F401 - register
     fabric,
+    identity,
     nodes,
     power_unknown,
     racks,

@@ -113,3 +113,114 @@ def test_cli_refuses_an_ambiguous_file_and_takes_the_answer(tmp_path, capsys):
     assert copied.startswith(source.read_bytes())  # the original, then our own fields
     [item] = load_file(dest / "dell-poweredge-xe8545.yaml").items
     assert (item.gpu, item.gpu_count, item.role) == ("nvidia-a100-sxm4-80gb", 4, "gpu-server")
+
+
+LIBRARY = Path(__file__).parent / "data" / "netbox_library"
+
+
+def _library(path: str) -> dict:
+    return yaml.safe_load((LIBRARY / path).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    ("path", "count"),
+    [
+        ("Supermicro/SYS-421GE-TNRT.yaml", 8),  # once a CPU server with 0 GPUs, silently
+        ("Supermicro/SYS-4029GP-TRT.yaml", 8),
+        ("Supermicro/SYS-4029GP-TRT2.yaml", 10),
+        ("Lenovo/ThinkSystem-SR680a-v3.yaml", 8),
+        ("Lenovo/ThinkSystem-SR675-v3.yaml", 8),
+        ("Nvidia/DGX-Spark.yaml", 1),
+        ("Supermicro/AS-4126GS-NMR-LCC.yml", 8),
+        ("Supermicro/ARS-121GL-NB3-LCC-R1.yaml", 4),
+        ("Gigabyte/XV23-ZX0-AAJ1.yaml", 4),
+    ],
+)
+def test_a_server_with_gpu_evidence_is_never_taken_with_zero_gpus(path, count):
+    """Real library files: the GPU evidence makes a GPU server, and what the file does
+    not settle (which GPU, how many in a PCIe chassis) is asked, best guess first."""
+    found = classify(_library(path))
+    assert (found.kind.value, found.role.value) == ("server", "gpu-server")
+    assert found.kind.certain and found.role.certain
+    assert found.gpu_count.value == count  # the likely answer comes first
+    assert found.ambiguous and {q.field for q in found.questions()} <= {"gpu", "gpu_count"}
+
+
+def test_comments_and_gpu_bays_settle_an_mi300x_server():
+    """AS-8125GS-TNMR2: 'comments say 8x AMD Instinct MI300X' and eight bays named GPU;
+    once guessed storage from its drive bays."""
+    found = classify(_library("Supermicro/AS-8125GS-TNMR2.yml"))
+    assert not found.ambiguous, found.refusal()
+    assert (found.kind.value, found.role.value) == ("server", "gpu-server")
+    assert (found.gpu.value, found.gpu_count.value) == ("amd-instinct-mi300x", 8)
+
+
+@pytest.mark.parametrize(
+    ("path", "role"),
+    [
+        ("Nvidia/SN2201.yaml", "management-switch"),  # 48 x 1G, 4 x 100G uplinks
+        ("Dell/Networking_N3248TE-ON.yaml", "management-switch"),
+        ("Arista/DCS-7010TX-48.yaml", "management-switch"),
+        ("Cisco/N9K-C93108TC-FX.yaml", "management-switch"),
+        ("Dell/Networking_s5248f-on-os10.yaml", "compute-switch"),  # 48 x 25G: a leaf
+        ("Mellanox/SN2010.yml", "compute-switch"),  # swp ports, once guessed a server
+        ("Nvidia/NVLink-5-Switch.yaml", "compute-switch"),  # once a management switch
+        ("Nvidia/Q3400-RA.yaml", "compute-switch"),
+    ],
+)
+def test_access_ports_decide_management_or_fabric(path, role):
+    found = classify(_library(path))
+    assert (found.kind.value, found.role.value) == ("switch", role), found.role.describe()
+    assert not found.ambiguous
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "Lenovo/ThinkSystem-DE4000H.yaml",
+        "Lenovo/ThinkSystem-DG5200.yaml",
+        "HPE/Alletra-6000.yaml",
+        "HPE/Alletra-Storage-MP-B10120.yaml",
+        "Dell/EMC-MD1400.yml",
+        "Supermicro/SSG-6049P-E1CR36H.yml",
+    ],
+)
+def test_storage_lines_of_server_makers_are_storage(path):
+    found = classify(_library(path))
+    assert (found.kind.value, found.role.value) == ("storage", "storage")
+    assert not found.ambiguous, found.refusal()
+
+
+def test_an_answered_kind_recomputes_the_role():
+    found = classify(_library("Lenovo/ThinkSystem-DE4000H.yaml")).answered(kind="server")
+    assert (found.kind.value, found.role.value) == ("server", "cpu-server")
+    switch = classify(_library("Nvidia/SN2201.yaml")).answered(kind="switch")
+    assert switch.role.value == "management-switch"  # from the ports, not a default
+
+
+def test_gpu_server_without_a_gpu_asks_for_one(tmp_path, capsys):
+    found = classify(_library("Lenovo/ThinkSystem-SR650-v3.yaml")).answered(role="gpu-server")
+    assert {q.field for q in found.questions()} == {"gpu", "gpu_count"}
+    dest = tmp_path / "user"
+    source = LIBRARY / "Lenovo" / "ThinkSystem-SR650-v3.yaml"
+    args = ["catalog", "import-netbox", "--dest", str(dest), "--role", "gpu-server"]
+    assert main([*args, str(source)]) == 1
+    assert "gpu? best guess None" in capsys.readouterr().err
+    more = ["--gpu", "nvidia-l40s", "--gpu-count", "4", str(source)]
+    assert main([*args, *more]) == 0, capsys.readouterr().err
+    [item] = load_file(dest / "lenovo-thinksystem-sr650-v3.yaml").items
+    assert (item.role, item.gpu, item.gpu_count) == ("gpu-server", "nvidia-l40s", 4)
+
+
+def test_an_answered_gpu_writes_the_count_the_file_gives(tmp_path, capsys):
+    dest = tmp_path / "user"
+    source = LIBRARY / "Lenovo" / "ThinkSystem-SR680a-v3.yaml"
+    assert main(["catalog", "import-netbox", "--dest", str(dest), str(source)]) == 1
+    err = capsys.readouterr().err
+    assert "nvidia-h100-sxm5-80gb, nvidia-h200-sxm-141gb" in err  # likely answers first
+    args = ["catalog", "import-netbox", "--dest", str(dest), "--gpu", "nvidia-h200-sxm-141gb"]
+    assert main([*args, str(source)]) == 0, capsys.readouterr().err
+    [item] = load_file(dest / "lenovo-thinksystem-sr680a-v3.yaml").items
+    assert (item.kind, item.role, item.gpu, item.gpu_count) == (
+        "server", "gpu-server", "nvidia-h200-sxm-141gb", 8,
+    )  # fmt: skip

@@ -18,9 +18,11 @@ from workbench.catalog import (
     snapshot_for,
     user_catalog_dir,
 )
-from workbench.catalog.netbox import interface_speed_gbps
+from workbench.catalog.item import PowerPort
+from workbench.catalog.netbox import interface_speed_gbps, netbox_power
 
 NETBOX = Path(__file__).parent / "data" / "netbox"
+LIBRARY = Path(__file__).parent / "data" / "netbox_library"
 
 
 def test_netbox_files_load_unchanged_with_their_extra_keys():
@@ -49,8 +51,22 @@ def test_dell_gpu_server_is_classified_and_supply_ratings_are_not_summed():
 
 def test_allocated_draw_is_preferred_over_maximum_draw():
     [item] = load_file(NETBOX / "supermicro-sys-421ge-tnrt.yaml").items
-    assert item.max_power_w == 2 * 1200
+    # 1,200 W on each of two supplies is the device's draw once (N+N), not 2,400 W
+    assert item.max_power_w == 1200
+    assert "taken once" in item.sources["max_power_w"]
     assert load_file(NETBOX / "supermicro-sys-421ge-tnrt.yaml").warnings == []
+
+
+def test_identical_allocated_draw_on_redundant_supplies_is_one_device_figure():
+    """The library's Dell S5248F-ON lists 360 W on each of its two supplies: a 360 W
+    switch, which the import used to count as 720 W.  Different figures still add up."""
+    [item] = load_file(LIBRARY / "Dell" / "Networking_s5248f-on-os10.yaml").items
+    assert item.max_power_w == 360
+    assert "360 W on each of 2 power ports, taken once" in item.sources["max_power_w"]
+    assert "(720 W)" in item.sources["max_power_w"]  # the sum it is not, said aloud
+    ports = (PowerPort("a", "iec-60320-c14", None, 300), PowerPort("b", "iec-60320-c14", None, 200))
+    figure = netbox_power(ports, None)
+    assert figure.watts == 500 and "different figures" in figure.source
 
 
 def test_switch_without_power_draw_warns_and_its_power_is_unknown():

@@ -97,3 +97,16 @@ def test_schema_files_cite_the_library_commit_and_ship_as_package_data():
         )
     pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
     assert "catalog/schema/*.json" in pyproject and "jsonschema" in pyproject
+
+
+LIBRARY = Path(__file__).parent / "data" / "netbox_library"
+
+
+def test_netbox_current_types_and_an_empty_part_number_load():
+    """Vertiv's VP7N32A0 has eaton-c39 outlets (NetBox's PowerOutletTypeChoices), and
+    NetBox's own exports write ``part_number: ''``: both are files NetBox accepts."""
+    result = load_file(LIBRARY / "Vertiv" / "VP7N32A0.yaml")
+    assert not result.errors and result.items[0].kind == "pdu"
+    assert _errors(HEAD + "part_number: ''\n") == []
+    [item] = load_file(LIBRARY / "Mellanox" / "SN2010.yml").items
+    assert item.kind == "switch"

@@ -1,14 +1,20 @@
-"""Kind, role and GPUs of a NetBox device type, from the evidence in its file.
+"""Kind, role and GPUs of a NetBox device type, decided from the evidence in its file.
 
-The community library never says "server" or "switch", and guessing from one number
-went wrong on real files: every GPU server became a CPU server, storage arrays became
-servers, 16-port 400G switches became servers and 25G leaves management switches.  So
-each decision here is taken from named evidence (the model and system names a buyer
-would recognise, the interface counts and speeds, bays, and manufacturers whose whole
-line is storage or PDUs) and carries that evidence and a confidence.  A decision below
-:data:`CONFIDENT` is a *question*: the command line refuses to import the file until
-``--kind/--role/--gpu/--gpu-count`` answers it, and the window asks (see
-:meth:`Classification.questions`).  Nothing is guessed silently.
+Measured on real files of the community library (``tests/data/netbox_library``), a
+decision from one number went wrong: every GPU server came in as a CPU server with 0
+GPUs, storage arrays of server makers became servers, 48-port 1G access switches with
+100G uplinks became fabric switches.  The evidence an engineer reads is gathered by
+:mod:`workbench.catalog.evidence`; this module decides, each decision with its
+evidence and a confidence.  A decision below :data:`CONFIDENT` is a *question*: the
+command line refuses the file until ``--kind/--role/--gpu/--gpu-count`` answers it, the
+window asks, and a question offers the likely answer first (its value, then its
+candidates).
+
+Two rules are never bent: a server whose file shows GPU evidence is never taken with
+0 GPUs (the GPU and the count are asked when the file does not settle them), and an
+answer is a fact the other decisions are recomputed from (``--kind server`` recomputes
+the role, ``--role gpu-server`` asks for the GPU) -- :meth:`Classification.answered`
+re-runs :func:`classify` with the answers, it does not patch one field.
 
 Only the mapping is read, so the parser can call this for an entry without ``kind``
 and get the same answer from a design's snapshot years later.
@@ -17,11 +23,23 @@ and get the same answer from a design's snapshot years later.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.catalog.netbox import interface_speed_gbps
+from workbench.catalog import evidence as ev
+from workbench.catalog.evidence import KNOWN_GPUS, SYSTEMS, GpuName, PortGroup, System, Texts
+
+__all__ = [
+    "CONFIDENT",
+    "INFRASTRUCTURE",
+    "KNOWN_GPUS",
+    "SYSTEMS",
+    "Classification",
+    "Decision",
+    "classify",
+    "is_passive",
+]
 
 #: A decision at or above this confidence is taken without asking.
 CONFIDENT = 0.7
@@ -33,108 +51,28 @@ STATED, STRONG, GOOD, WEAK, GUESS = 1.0, 0.9, 0.75, 0.5, 0.3
 #: expected, never a fabric or compute node.
 INFRASTRUCTURE = "infrastructure"
 
-#: GPU slugs of the shipped catalog a name can be mapped to with certainty.
-KNOWN_GPUS: dict[str, str] = {
-    "a100-40": "nvidia-a100-sxm4-40gb",
-    "a100-80": "nvidia-a100-sxm4-80gb",
-    "h100": "nvidia-h100-sxm5-80gb",
-    "h100-pcie": "nvidia-h100-pcie-80gb",
-    "h200": "nvidia-h200-sxm-141gb",
-    "h800": "nvidia-h800-sxm5-80gb",
-    "b200": "nvidia-b200-sxm-180gb",
-    "l40s": "nvidia-l40s",
-    "l20": "nvidia-l20",
-    "mi300x": "amd-instinct-mi300x",
-}
+#: The fields a file (ours) may state and a user may answer.
+FIELDS: tuple[str, ...] = ("kind", "role", "gpu", "gpu_count")
 
+#: Access ports at or below this line rate make a switch a management switch: BMC and
+#: out-of-band networks run at 1 Gb/s, in-band management at 10 Gb/s, whatever the
+#: uplinks; leaves of a data plane serve 25 Gb/s or faster.
+MANAGEMENT_ACCESS_GBPS = 10.0
 
-@dataclass(frozen=True)
-class System:
-    """A GPU system line: the words that name it, its GPUs per unit, which GPUs."""
+#: A device with at least this many data interfaces and no server name is a switch.
+SWITCH_PORTS = 16
 
-    pattern: str
-    label: str
-    gpu_count: int
-    #: GPU slugs it ships with; one means certain, several mean "ask which".
-    gpus: tuple[str, ...]
-    #: What the GPU is called when the catalog has no item for it (GB300's B300).
-    missing_gpu: str = ""
-
-
-#: Known GPU systems, most specific first (matched on model, slug and part number).
-SYSTEMS: tuple[System, ...] = (
-    System(r"dg[xc][-_ ]?a100.*(640|80)", "DGX A100 640GB", 8, (KNOWN_GPUS["a100-80"],)),
-    System(r"dg[xc][-_ ]?a100", "DGX A100", 8, (KNOWN_GPUS["a100-40"], KNOWN_GPUS["a100-80"])),
-    System(r"dgx[-_ ]?h100", "DGX H100", 8, (KNOWN_GPUS["h100"],)),
-    System(r"dgx[-_ ]?h200", "DGX H200", 8, (KNOWN_GPUS["h200"],)),
-    System(r"dgx[-_ ]?b200", "DGX B200", 8, (KNOWN_GPUS["b200"],)),
-    System(r"hgx[-_ ]?h100", "HGX H100", 8, (KNOWN_GPUS["h100"],)),
-    System(r"hgx[-_ ]?h200", "HGX H200", 8, (KNOWN_GPUS["h200"],)),
-    System(r"hgx[-_ ]?b200", "HGX B200", 8, (KNOWN_GPUS["b200"],)),
-    System(r"gb300", "GB300 NVL72 compute tray", 4, (), "B300 (Blackwell Ultra)"),
-    System(r"gb200", "GB200 NVL72 compute tray", 4, (), "B200 of a GB200 superchip"),
-    System(r"xe8545", "Dell PowerEdge XE8545", 4, (KNOWN_GPUS["a100-40"], KNOWN_GPUS["a100-80"])),
-    System(
-        r"xe9680",
-        "Dell PowerEdge XE9680",
-        8,
-        (KNOWN_GPUS["h100"], KNOWN_GPUS["h200"], KNOWN_GPUS["b200"], KNOWN_GPUS["mi300x"]),
-    ),
-    System(r"mi300x", "AMD Instinct MI300X platform", 8, (KNOWN_GPUS["mi300x"],)),
-)
-
-#: GPU names in a model, when no system line matched: GPU slug it means.
-GPU_NAMES: tuple[tuple[str, str], ...] = (
-    (r"h100[-_ ]?pcie", KNOWN_GPUS["h100-pcie"]),
-    (r"\bh100\b", KNOWN_GPUS["h100"]),
-    (r"\bh200\b", KNOWN_GPUS["h200"]),
-    (r"\bh800\b", KNOWN_GPUS["h800"]),
-    (r"\bb200\b", KNOWN_GPUS["b200"]),
-    (r"\ba100\b", KNOWN_GPUS["a100-80"]),
-    (r"\bl40s\b", KNOWN_GPUS["l40s"]),
-    (r"\bmi300x\b", KNOWN_GPUS["mi300x"]),
-)
-
-#: Manufacturers (or product lines) whose rack devices are all storage.
-STORAGE_LINES: tuple[str, ...] = (
-    "pure storage",
-    "purestorage",
-    "netapp",
-    "ddn",
-    "datadirect",
-    "vast data",
-    "vastdata",
-    "powerscale",
-    "isilon",
-    "powerstore",
-    "flashblade",
-    "flasharray",
-    "weka",
-    "hitachi vantara",
-)
-_VAST = re.compile(r"^vast\b")
-
-#: Manufacturers whose rack devices (with outlets) are PDUs.
-PDU_LINES: tuple[str, ...] = (
-    "apc",
-    "schneider",
-    "eaton",
-    "raritan",
-    "vertiv",
-    "geist",
-    "servertech",
-    "server technology",
-    "legrand",
-)
-
-#: Words that mark passive or facility items.
 _CDU = re.compile(r"\bcdu\b|coolant distribution|liquid[- ]cooling distribution")
 _PATCH = re.compile(r"patch[- ]?panel|fiber enclosure|fibre enclosure|\bcassette\b")
-_SWITCH_WORD = re.compile(r"\bswitch\b|\bspectrum\b|\bquantum\b|\bnexus\b|\bleaf\b|\bspine\b")
-_SERVER_WORD = re.compile(
-    r"\bserver\b|superserver|poweredge|proliant|thinksystem|\bucs[- ]?c|\bsys-|\bdgx|\bhgx"
+_SWITCH_WORD = re.compile(
+    r"\bswitch\b|\bspectrum\b|\bquantum\b|\bnexus\b|\bleaf\b|\bspine\b|\bnvlink\b"
 )
-_COUNT = re.compile(r"\b(\d{1,2})\s*[x×-]?\s*gpus?\b|\b(\d{1,2})x\s*(?:h100|h200|b200|a100|l40s)")
+_SERVER_WORD = re.compile(
+    r"\bserver\b|superserver|poweredge|proliant|thinksystem|\bucs[- ]?c|\bsys-|\bdgx|\bhgx|"
+    r"\bcray\b|\bapollo\b"
+)
+#: Switch lines that are always a GPU (compute) fabric: NVLink trays, InfiniBand.
+_FABRIC_SWITCH = re.compile(r"nvlink|\bqm\d{4}|quantum|\bq\d{4}-|infiniband")
 
 
 @dataclass(frozen=True)
@@ -145,7 +83,8 @@ class Decision:
     value: Any
     confidence: float
     evidence: tuple[str, ...]
-    #: Other plausible values (for a question, what the user chooses from).
+    #: Other plausible values, likeliest first (for a question, what the user chooses
+    #: from); the value itself is the likeliest of all.
     candidates: tuple[Any, ...] = ()
 
     @property
@@ -165,6 +104,9 @@ class Classification:
     role: Decision
     gpu: Decision
     gpu_count: Decision
+    #: The file's mapping and the answers given so far, to recompute from.
+    source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    answers: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def decisions(self) -> tuple[Decision, ...]:
         return (self.kind, self.role, self.gpu, self.gpu_count)
@@ -184,24 +126,22 @@ class Classification:
         gpu: str | None = None,
         gpu_count: int | None = None,
     ) -> Classification:
-        """This classification with the user's answers taken as stated facts."""
-        result = self
-        for name, value in (("kind", kind), ("role", role), ("gpu", gpu), ("gpu_count", gpu_count)):
-            if value is not None:
-                chosen = Decision(name, value, STATED, ("stated by the user",))
-                result = replace(result, **{name: chosen})
-        if gpu is not None and gpu_count is None and not result.gpu_count.certain:
-            result = replace(result, gpu_count=replace(result.gpu_count, confidence=WEAK))
-        return result
+        """The classification recomputed with the user's answers taken as facts: the
+        role follows an answered kind, a GPU server asks for its GPU, and so on."""
+        given = {"kind": kind, "role": role, "gpu": gpu, "gpu_count": gpu_count}
+        answers = dict(self.answers) | {k: v for k, v in given.items() if v is not None}
+        return classify(self.source, answers)
 
     def refusal(self) -> str:
         """The one-line message the command line gives for an ambiguous file."""
         parts = []
         for question in self.questions():
-            options = ", ".join(str(c) for c in question.candidates) or "no candidate"
+            options = [question.value] if question.value not in (None, "") else []
+            options += [c for c in question.candidates if c not in options]
+            shown = ", ".join(str(c) for c in options) or "no candidate the catalog holds"
             parts.append(
                 f"{question.field}? best guess {question.value!r} because "
-                f"{'; '.join(question.evidence)} (candidates: {options})"
+                f"{'; '.join(question.evidence)} (likely: {shown})"
             )
         return (
             "not imported: cannot tell without guessing: "
@@ -222,199 +162,276 @@ class Classification:
         }
 
 
-def _text(mapping: Mapping[str, Any], *keys: str) -> str:
-    return " ".join(str(mapping.get(k) or "") for k in keys).lower()
+@dataclass(frozen=True)
+class _Gpus:
+    """The GPU evidence of one file."""
+
+    system: System | None
+    names: tuple[GpuName, ...]
+    bays: int
+    slots: int
+    counts: tuple[int, ...]
+    line: str | None
+    text: str
+
+    @property
+    def any(self) -> bool:
+        return bool(
+            self.system or self.names or self.bays or self.slots or self.counts or self.line
+        )
+
+    def why(self) -> str:
+        """The strongest GPU evidence, in words."""
+        if self.bays:
+            return f"{self.bays} bays named for a GPU"
+        if self.system is not None:
+            return f"{self.system.label}: a GPU system"
+        if self.counts:
+            return f"the file says {self.counts[0]} GPUs"
+        if self.names:
+            return f"the file names the {self.names[0].label}"
+        if self.slots:
+            return f"{self.slots} PCIe slots described for a GPU"
+        return f"the file says {self.line!r}"
 
 
-def _speeds(mapping: Mapping[str, Any]) -> list[float]:
-    """Line rates of the data (not management-only) interfaces."""
-    entries = mapping.get("interfaces")
-    if not isinstance(entries, list):
-        return []
-    found = []
-    for entry in entries:
-        if isinstance(entry, Mapping) and not entry.get("mgmt_only"):
-            speed = interface_speed_gbps(str(entry.get("type", "")))
-            if speed is not None:
-                found.append(speed)
-    return found
+def _gpu_evidence(mapping: Mapping[str, Any], found: Texts) -> _Gpus:
+    bays, slots, bay_words = ev.gpu_bays(mapping)
+    text = f"{found.names} {found.prose} {bay_words}"
+    return _Gpus(
+        system=ev.system_of(found.names),
+        names=tuple(ev.gpu_names_in(text)),
+        bays=bays,
+        slots=slots,
+        counts=tuple(ev.gpu_counts_in(f"{found.names} {found.prose}")),
+        line=ev.gpu_line_in(found.everything),
+        text=text,
+    )
 
 
-def _count(mapping: Mapping[str, Any], key: str) -> int:
-    value = mapping.get(key)
-    return len(value) if isinstance(value, list) else 0
+def _stated(mapping: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """Field → (value, who said it): the user's answers over the file's own fields."""
+    facts: dict[str, tuple[Any, str]] = {}
+    for name in FIELDS:
+        if mapping.get(name) not in (None, ""):
+            facts[name] = (mapping[name], "stated in the file")
+        if answers.get(name) not in (None, ""):
+            facts[name] = (answers[name], "stated by the user")
+    return facts
 
 
-def classify(mapping: Mapping[str, Any]) -> Classification:
-    """Kind, role, GPU and GPU count of one device type, stated fields first."""
-    names = _text(mapping, "model", "slug", "part_number")
-    maker = _text(mapping, "manufacturer").strip()
-    comments = _text(mapping, "comments", "description")
-    speeds = _speeds(mapping)
-    system = next((s for s in SYSTEMS if re.search(s.pattern, names)), None)
-    kind = _kind(mapping, names, maker, comments, speeds, system)
-    gpu, count = _gpus(mapping, names, comments, kind.value, system)
-    role = _role(mapping, kind, gpu, count, speeds, names)
-    return Classification(kind, role, gpu, count)
+def classify(
+    mapping: Mapping[str, Any], answers: Mapping[str, Any] | None = None
+) -> Classification:
+    """Kind, role, GPU and GPU count of one device type; ``answers`` (a user's) and the
+    file's own workbench fields are facts, the rest is decided from evidence."""
+    answers = dict(answers or {})
+    facts = _stated(mapping, answers)
+    found = ev.texts(mapping)
+    groups = ev.port_groups(mapping)
+    gpus = _gpu_evidence(mapping, found)
+    if "kind" in facts:
+        kind = Decision("kind", facts["kind"][0], STATED, (facts["kind"][1],))
+    else:
+        kind = _kind(mapping, found, groups, gpus, facts)
+    role_fact = facts.get("role")
+    gpu, count = _gpus(kind, role_fact[0] if role_fact else None, gpus, facts)
+    if role_fact is not None:
+        role = Decision("role", role_fact[0], STATED, (role_fact[1],))
+    else:
+        role = _role(kind, gpu, count, gpus, groups, found)
+    return Classification(kind, role, gpu, count, source=mapping, answers=answers)
+
+
+# -- kind ----------------------------------------------------------------------------
 
 
 def _kind(
     mapping: Mapping[str, Any],
-    names: str,
-    maker: str,
-    comments: str,
-    speeds: Sequence[float],
-    system: System | None,
+    found: Texts,
+    groups: list[PortGroup],
+    gpus: _Gpus,
+    facts: Mapping[str, tuple[Any, str]],
 ) -> Decision:
-    stated = mapping.get("kind")
-    if isinstance(stated, str) and stated:
-        return Decision("kind", stated, STATED, ("stated in the file",))
     if "form_factor" in mapping and "power-ports" not in mapping:
         return Decision("kind", "rack", STRONG, ("a NetBox rack type (form_factor)",))
-    passive = _passive(mapping, names, comments)
-    if passive is not None:
-        return passive
-    if system is not None:
-        return Decision("kind", "server", STRONG, (f"{system.label}: a GPU system",))
-    if any(re.search(p, names) for p, _ in GPU_NAMES):
-        return Decision("kind", "server", GOOD, ("a GPU model name in the model",))
-    if any(line in maker or line in names for line in STORAGE_LINES) or _VAST.match(maker):
-        return Decision(
-            "kind", "storage", STRONG, (f"manufacturer line {maker or names!r} makes storage",)
-        )
-    outlets = _count(mapping, "power-outlets")
+    outlets = len(ev.entries(mapping, "power-outlets"))
     if outlets:
         why = f"{outlets} power outlets"
-        if any(maker.startswith(line) for line in PDU_LINES):
-            why += f" from {maker!r}, a PDU maker"
+        if any(found.maker.startswith(m) for m in ev.PDU_MAKERS):
+            why += f" from {found.maker!r}, a PDU maker"
         return Decision("kind", "pdu", STRONG, (why,))
-    fast = [s for s in speeds if s >= 100]
-    if len(speeds) >= 16 and len(fast) >= 16 and not _SERVER_WORD.search(names):
+    passive = _passive(mapping, found)
+    if passive is not None:
+        return passive
+    line = ev.storage_line(found)
+    if line is not None:
+        return Decision("kind", "storage", STRONG, (line,))
+    switch_name = _SWITCH_WORD.search(found.names)
+    if switch_name and not (gpus.system or gpus.bays or gpus.slots):
+        # an NVLink tray's comments name the GB200 it serves; the name says switch
+        return Decision("kind", "switch", STRONG, (f"{switch_name.group(0)!r} in the model",))
+    if gpus.any or facts.get("role", (None,))[0] == "gpu-server" or "gpu" in facts:
+        why = gpus.why() if gpus.any else "a GPU server by the answers given"
+        return Decision("kind", "server", STRONG, (why,))
+    prose = ev.storage_prose(found)
+    if prose is not None:
+        return Decision("kind", "storage", GOOD, (prose,))
+    ports = sum(g.count for g in groups)
+    server_name = _SERVER_WORD.search(found.names)
+    if ports >= SWITCH_PORTS and not server_name:
         return Decision(
-            "kind", "switch", STRONG, (f"{len(fast)} data ports at {max(fast):g} Gb/s or so",)
+            "kind", "switch", STRONG, (f"{ports} data ports ({ev.describe_groups(groups)})",)
         )
-    if len(speeds) >= 24 and not _SERVER_WORD.search(names):
-        return Decision("kind", "switch", STRONG, (f"{len(speeds)} data ports",))
-    if _SWITCH_WORD.search(names):
-        return Decision("kind", "switch", GOOD, ("'switch' (or a switch line) in the model",))
-    bays = _drive_bays(mapping)
-    if bays >= 12:
+    if server_name:
+        return Decision("kind", "server", GOOD, (f"{server_name.group(0)!r}: a server line",))
+    drives = ev.drive_bays(mapping)
+    if drives >= 12:
         return Decision(
-            "kind", "storage", WEAK, (f"{bays} drive bays",), candidates=("storage", "server")
-        )
-    if _SERVER_WORD.search(names):
-        return Decision("kind", "server", GOOD, ("a server line in the model",))
-    if speeds and len(speeds) <= 8:
-        return Decision(
-            "kind",
-            "server",
-            WEAK,
-            (f"only {len(speeds)} data ports and no name it is known by",),
-            candidates=("server", "storage", "switch"),
-        )
+            "kind", "storage", WEAK, (f"{drives} drive bays and no server name",),
+            candidates=("server", "switch"),
+        )  # fmt: skip
+    if "server" in found.prose:
+        return Decision("kind", "server", GOOD, ("the file calls it a server",))
     return Decision(
         "kind",
         "server",
         GUESS,
-        ("nothing in the file says what it is",),
-        candidates=("server", "storage", "switch", "pdu", INFRASTRUCTURE),
+        (f"nothing in the file says what it is ({ev.describe_groups(groups)})",),
+        candidates=("storage", "switch", "pdu", INFRASTRUCTURE),
     )
 
 
-def _passive(mapping: Mapping[str, Any], names: str, comments: str) -> Decision | None:
+def _passive(mapping: Mapping[str, Any], found: Texts) -> Decision | None:
     """Patch panels and coolant distribution units: rack items that are no IT device."""
-    kind = INFRASTRUCTURE
-    if _CDU.search(names) or _CDU.search(comments):
-        return Decision("kind", kind, STRONG, ("a coolant distribution unit (CDU)",))
-    ports = _count(mapping, "front-ports") + _count(mapping, "rear-ports")
-    if _PATCH.search(names) or (ports and not _count(mapping, "interfaces")):
-        why = "a patch panel" if _PATCH.search(names) else f"{ports} front/rear ports only"
-        return Decision("kind", kind, STRONG, (why,))
+    if _CDU.search(found.names) or _CDU.search(found.prose):
+        return Decision("kind", INFRASTRUCTURE, STRONG, ("a coolant distribution unit (CDU)",))
+    ports = len(ev.entries(mapping, "front-ports")) + len(ev.entries(mapping, "rear-ports"))
+    if _PATCH.search(found.names) or (ports and not ev.entries(mapping, "interfaces")):
+        why = "a patch panel" if _PATCH.search(found.names) else f"{ports} front/rear ports only"
+        return Decision("kind", INFRASTRUCTURE, STRONG, (why,))
     return None
 
 
-def _drive_bays(mapping: Mapping[str, Any]) -> int:
-    bays = mapping.get("module-bays")
-    if not isinstance(bays, list):
-        return 0
-    words = ("drive", "disk", "nvme", "ssd", "hdd", "bay")
-    return sum(
-        1
-        for bay in bays
-        if isinstance(bay, Mapping) and any(w in str(bay.get("name", "")).lower() for w in words)
-    )
+# -- GPUs ----------------------------------------------------------------------------
 
 
 def _gpus(
-    mapping: Mapping[str, Any], names: str, comments: str, kind: str, system: System | None
+    kind: Decision, role: str | None, gpus: _Gpus, facts: Mapping[str, tuple[Any, str]]
 ) -> tuple[Decision, Decision]:
-    gpu, count = mapping.get("gpu"), mapping.get("gpu_count")
-    if gpu is not None or count is not None:
-        return (
-            Decision("gpu", gpu, STATED, ("stated in the file",)),
-            Decision("gpu_count", count or 0, STATED, ("stated in the file",)),
+    """The GPU and the GPU count: stated ones as given, else from the evidence; a GPU
+    server's open GPU or count is a question, never a silent 0."""
+    stated_count = None
+    if "gpu_count" in facts:
+        value, who = facts["gpu_count"]
+        stated_count = Decision("gpu_count", int(value), STATED, (who,))
+    gpu_server = (
+        kind.value == "server"
+        and role in (None, "gpu-server")
+        and (
+            gpus.any
+            or role == "gpu-server"
+            or "gpu" in facts
+            or bool(stated_count and stated_count.value)
         )
-    if kind != "server":
-        return (
-            Decision("gpu", None, STRONG, (f"a {kind} carries no GPUs",)),
-            Decision("gpu_count", 0, STRONG, (f"a {kind} carries no GPUs",)),
-        )
-    if system is not None:
-        count_decision = Decision(
-            "gpu_count", system.gpu_count, STRONG, (f"{system.label}: {system.gpu_count} GPUs",)
-        )
-        if len(system.gpus) == 1:
-            return Decision("gpu", system.gpus[0], STRONG, (system.label,)), count_decision
-        named = _named_gpu(names)
-        if named in system.gpus:
-            return Decision("gpu", named, GOOD, (f"{system.label} with {named}",)), count_decision
-        why = (
-            f"{system.label} carries {system.missing_gpu}, which the catalog lacks"
-            if system.missing_gpu
-            else f"{system.label} ships with several GPUs"
-        )
-        return Decision("gpu", None, WEAK, (why,), candidates=system.gpus), count_decision
-    named = _named_gpu(names)
-    if named is not None:
-        match = _COUNT.search(names) or _COUNT.search(comments)
-        number = int(next(g for g in match.groups() if g)) if match else 0
-        if match is not None and number:
-            return (
-                Decision("gpu", named, GOOD, ("GPU named in the model",)),
-                Decision("gpu_count", number, GOOD, (f"'{match.group(0)}' in the file",)),
-            )
-        return (
-            Decision("gpu", named, GOOD, ("GPU named in the model",)),
-            Decision("gpu_count", 0, WEAK, ("no GPU count in the file",), candidates=(1, 2, 4, 8)),
-        )
-    return (
-        Decision("gpu", None, GOOD, ("no GPU or GPU system named",)),
-        Decision("gpu_count", 0, GOOD, ("no GPU or GPU system named",)),
     )
+    if not gpu_server:
+        if kind.value != "server":
+            why = f"a {kind.value} carries no GPUs"
+        elif role not in (None, "gpu-server"):
+            why = f"a {role} carries no GPUs"
+        else:
+            why = "no GPU evidence in the file"
+        certainty = STRONG if kind.certain else WEAK
+        gpu = (
+            Decision("gpu", facts["gpu"][0], STATED, (facts["gpu"][1],))
+            if "gpu" in facts
+            else Decision("gpu", None, certainty, (why,))
+        )
+        return gpu, stated_count or Decision("gpu_count", 0, certainty, (why,))
+    if "gpu" in facts:
+        gpu = Decision("gpu", facts["gpu"][0], STATED, (facts["gpu"][1],))
+    else:
+        gpu = _which_gpu(gpus)
+    return gpu, stated_count or _how_many(gpus)
 
 
-def _named_gpu(names: str) -> str | None:
-    return next((slug for pattern, slug in GPU_NAMES if re.search(pattern, names)), None)
+def _which_gpu(gpus: _Gpus) -> Decision:
+    system = gpus.system
+    slugs = [s for name in gpus.names for s in name.slugs]
+    if gpus.names and len(set(slugs)) == 1 and all(n.slugs for n in gpus.names):
+        return Decision("gpu", slugs[0], STRONG, (f"the file names the {gpus.names[0].label}",))
+    if any(n.label == "A100" for n in gpus.names):
+        settled = ev.a100_memory(gpus.text)
+        if settled is not None:
+            return Decision("gpu", settled, GOOD, (f"A100 with {settled.split('-')[-1]}",))
+    missing = [n.label for n in gpus.names if not n.slugs]
+    if missing:
+        why = f"the file names the {missing[0]}, which the catalog lacks: add it, then answer"
+        return Decision("gpu", None, WEAK, (why,), candidates=tuple(dict.fromkeys(slugs)))
+    if gpus.names:
+        why = f"the file names {' and '.join(n.label for n in gpus.names)}: which one is fitted?"
+        return Decision("gpu", None, WEAK, (why,), candidates=tuple(dict.fromkeys(slugs)))
+    if system is not None and len(system.gpus) == 1:
+        return Decision("gpu", system.gpus[0], STRONG, (system.label,))
+    if system is not None and system.missing:
+        why = f"{system.label} carries the {system.missing}, which the catalog lacks"
+        return Decision("gpu", None, WEAK, (why,))
+    if system is not None and system.gpus:
+        why = f"{system.label} ships with several GPUs; the file does not say which"
+        return Decision("gpu", None, WEAK, (why,), candidates=system.gpus)
+    why = f"{gpus.why()}, but no GPU model is named" if gpus.any else "a GPU server names no GPU"
+    return Decision("gpu", None, WEAK, (why,), candidates=tuple(KNOWN_GPUS.values()))
+
+
+def _how_many(gpus: _Gpus) -> Decision:
+    system = gpus.system
+    if gpus.bays:
+        return Decision("gpu_count", gpus.bays, STRONG, (f"{gpus.bays} bays named for a GPU",))
+    if system is not None and system.count is not None:
+        return Decision(
+            "gpu_count", system.count, STRONG, (f"{system.label}: {system.count} GPUs",)
+        )
+    counts = list(dict.fromkeys(gpus.counts))
+    if len(counts) == 1:
+        return Decision("gpu_count", counts[0], GOOD, (f"the file says {counts[0]} GPUs",))
+    if counts:
+        why = f"the file gives several counts ({', '.join(map(str, counts))})"
+        return Decision("gpu_count", counts[0], WEAK, (why,), candidates=tuple(counts[1:]))
+    if system is not None:
+        first, *rest = system.counts or (8, 4)
+        why = f"{system.label}: {' or '.join(map(str, system.counts))} GPUs, the buyer's choice"
+        return Decision("gpu_count", first, WEAK, (why,), candidates=tuple(rest))
+    if gpus.slots:
+        why = f"{gpus.slots} PCIe slots described for a GPU; how many are fitted?"
+        others = tuple(n for n in (8, 4, 2, 1) if n != gpus.slots)
+        return Decision("gpu_count", gpus.slots, WEAK, (why,), candidates=others)
+    why = f"{gpus.why()}, but no GPU count" if gpus.any else "a GPU server states no GPU count"
+    return Decision("gpu_count", 8, WEAK, (why,), candidates=(4, 2, 1))
+
+
+# -- role ----------------------------------------------------------------------------
 
 
 def _role(
-    mapping: Mapping[str, Any],
     kind: Decision,
     gpu: Decision,
     count: Decision,
-    speeds: Sequence[float],
-    names: str,
+    gpus: _Gpus,
+    groups: list[PortGroup],
+    found: Texts,
 ) -> Decision:
-    stated = mapping.get("role")
-    if isinstance(stated, str) and stated:
-        return Decision("role", stated, STATED, ("stated in the file",))
     low = min(kind.confidence, STRONG)
     if kind.value == "server":
-        if gpu.value or count.value or (gpu.candidates and not gpu.value):
-            return Decision("role", "gpu-server", low, gpu.evidence or count.evidence)
-        return Decision("role", "cpu-server", min(low, GOOD), ("no GPU or GPU system named",))
+        if gpu.value or count.value or gpus.any:
+            why = gpus.why() if gpus.any else "; ".join(gpu.evidence)
+            return Decision("role", "gpu-server", low, (why,), candidates=("cpu-server",))
+        return Decision(
+            "role", "cpu-server", min(low, GOOD), ("no GPU evidence in the file",),
+            candidates=("gpu-server", "storage"),
+        )  # fmt: skip
     if kind.value == "switch":
-        return _switch_role(speeds, names, low)
+        return _switch_role(groups, found, low)
     if is_passive(kind):
         return Decision("role", "other", low, ("passive or facility item",))
     if kind.value in ("storage", "pdu"):
@@ -433,37 +450,32 @@ def is_passive(kind: Decision) -> bool:
     )
 
 
-def _switch_role(speeds: Sequence[float], names: str, confidence: float) -> Decision:
-    """Management for 1G-only (or 10G) switches, else a fabric (compute) switch.
-
-    A 48x25G switch with 100G uplinks is a leaf of a data plane, not a management
-    switch: management runs at 1 Gb/s (BMC) or 10 Gb/s, while 25G leaves carry storage
-    or front-end traffic."""
-    for hint, role in (("mgmt", "management-switch"), ("management", "management-switch")):
-        if hint in names:
-            return Decision("role", role, confidence, (f"{hint!r} in the model",))
-    if not speeds:
+def _switch_role(groups: list[PortGroup], found: Texts, confidence: float) -> Decision:
+    """The access ports (the most numerous group) decide: at most 10 Gb/s is a
+    management switch whatever its uplinks; 25-50 Gb/s a leaf of a data plane (compute
+    or storage); faster, InfiniBand and NVLink a compute fabric."""
+    for hint in ("mgmt", "management", "oob"):
+        if re.search(rf"\b{hint}\b", found.names):
+            return Decision("role", "management-switch", confidence, (f"{hint!r} in the model",))
+    fabric = _FABRIC_SWITCH.search(found.names)
+    if fabric is not None:
+        why = f"{fabric.group(0)!r}: a GPU fabric switch"
+        return Decision("role", "compute-switch", confidence, (why,))
+    if not groups:
         return Decision(
-            "role",
-            "compute-switch",
-            WEAK,
-            ("no data ports with a known speed",),
-            candidates=("compute-switch", "storage-switch", "management-switch"),
-        )
-    top = max(speeds)
-    if top <= 10:
+            "role", "compute-switch", WEAK, ("no data ports with a known speed",),
+            candidates=("storage-switch", "management-switch"),
+        )  # fmt: skip
+    access = groups[0]
+    ports = ev.describe_groups(groups)
+    if access.speed <= MANAGEMENT_ACCESS_GBPS:
+        why = f"{access.count} access ports at {access.speed:g} Gb/s ({ports}): management"
+        return Decision("role", "management-switch", confidence, (why,))
+    if access.speed <= 50:
+        why = f"a leaf: {access.count} access ports at {access.speed:g} Gb/s ({ports})"
         return Decision(
-            "role", "management-switch", confidence, (f"fastest data port {top:g} Gb/s",)
-        )
-    if top < 100 or min(speeds) <= 25:
-        slow = sum(1 for s in speeds if s <= 25)
-        return Decision(
-            "role",
-            "compute-switch",
-            min(confidence, GOOD),
-            (f"a leaf: {slow} ports at 25 Gb/s or less, uplinks at {top:g} Gb/s",),
-            candidates=("compute-switch", "storage-switch"),
-        )
-    return Decision(
-        "role", "compute-switch", confidence, (f"{len(speeds)} ports at up to {top:g} Gb/s",)
-    )
+            "role", "compute-switch", min(confidence, GOOD), (why,),
+            candidates=("storage-switch",),
+        )  # fmt: skip
+    why = f"{access.count} ports at {access.speed:g} Gb/s ({ports}): a fabric switch"
+    return Decision("role", "compute-switch", confidence, (why,), candidates=("storage-switch",))

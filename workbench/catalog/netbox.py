@@ -6,7 +6,9 @@ helpers turn those names into numbers the calculators can use.
 
 NetBox's power figures have a meaning of their own, kept here too (:func:`netbox_power`):
 ``allocated_draw`` is what a port is expected to draw, so its sum over the ports is the
-device's draw; ``maximum_draw`` is the rating of one supply, so summing it over
+device's draw -- except on redundant supplies that each list the same figure, which the
+library writes for N+N devices (each supply ready to carry the whole load): that figure
+is the device's draw once, never N times it; ``maximum_draw`` is the rating of one supply, so summing it over
 redundant supplies says nothing about the device (a 4U server with six 4.4 kW supplies
 is not a 26.4 kW load).  A rating is used only with the redundancy stated
 (``props.psu_redundancy``: ``N+N``, ``N+1``, ``4+2``), as the capacity of the supplies
@@ -142,11 +144,22 @@ def netbox_power(
     Raises ValueError for a redundancy that does not fit the ports.
     """
     allocated = [p.allocated_draw for p in ports if p.allocated_draw]
+    if len(allocated) > 1 and len(set(allocated)) == 1:
+        # Redundant supplies (N+N) each list the device's whole draw: the library's
+        # S5248F-ON says 360 W on both of its two supplies for a 360 W switch.
+        once = float(allocated[0])
+        source = (
+            f"allocated_draw: {once:,.0f} W on each of {len(allocated)} power ports, taken "
+            f"once: identical figures on redundant supplies are the device's draw, not "
+            f"{len(allocated)} × it ({once * len(allocated):,.0f} W)"
+        )
+        return PowerFigure(once, source, _comment_mismatch(once, len(allocated), comments))
     if allocated:
         total = float(sum(allocated))
         source = (
             f"allocated_draw: sum over {len(allocated)} power port"
             f"{'s' if len(allocated) != 1 else ''} ({total:,.0f} W)"
+            + (", the ports list different figures" if len(allocated) > 1 else "")
         )
         return PowerFigure(total, source, _comment_mismatch(total, len(allocated), comments))
     ratings = sorted(p.maximum_draw for p in ports if p.maximum_draw)

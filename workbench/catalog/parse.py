@@ -40,6 +40,8 @@ REQUIRED_FIELDS: tuple[str, ...] = ("manufacturer", "model", "slug")
 #: rule for names (``workbench.text_rules``), so an item cannot carry a name a design
 #: file or an export could not hold.
 _PRINTED_NAMES = frozenset({"manufacturer", "model", "part_number"})
+#: Printed names a device type may leave empty (``part_number: ''``).
+_OPTIONAL_NAMES = frozenset({"part_number"})
 
 #: Units NetBox allows for ``weight_unit``.
 WEIGHT_UNITS: tuple[str, ...] = ("kg", "g", "lb", "oz")
@@ -220,7 +222,8 @@ def _fields(ctx: _Context, mapping: dict[str, Any]) -> dict[str, Any]:
             with ctx.check():
                 values[name] = ctx.text(mapping[name], (name,))
                 if name in _PRINTED_NAMES:  # printed on labels, BOMs and elevations
-                    problem = text_problem(values[name])
+                    # part_number is optional: NetBox's exports and the library write ''
+                    problem = text_problem(values[name], blank_ok=name in _OPTIONAL_NAMES)
                     if problem is not None:
                         raise ctx.error((name,), problem)
     with ctx.check():
@@ -422,7 +425,7 @@ def _resolve_power(
 
     Our own ``max_power_w`` wins.  Otherwise NetBox's figures, as NetBox means them
     (:func:`workbench.catalog.netbox.netbox_power`): the sum of ``allocated_draw`` is the
-    draw; ``maximum_draw`` is a supply rating, used only with ``props.psu_redundancy``.
+    draw (one identical figure on redundant supplies counted once); ``maximum_draw`` is a supply rating, used only with ``props.psu_redundancy``.
     Without either the power is *unknown* (None) with a warning, never 0 W: a budget
     that silently drops a 10 kW server is worse than one that says it cannot tell.
     """

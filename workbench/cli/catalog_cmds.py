@@ -242,7 +242,7 @@ def _import_one(
     found = _classification(raw, options)
     if found.ambiguous:
         raise CatalogError(found.refusal(), file=shown)
-    fields = _answers(raw, options)
+    fields = _answers(raw, options, found)
     old = existing.get(result.items[0].slug) or known.get(result.items[0].slug)
     kept = kept_fields(old, raw | fields, options["replace"]) if old is not None else {}
     fields |= kept
@@ -288,6 +288,9 @@ def _import_one(
     if "kind" not in raw:
         lines += [f"  {decision.describe()}" for decision in found.decisions()]
     lines.append(f"  power: {_watts(item.max_power_w)} ({power_source(item)})")
+    how = item.sources.get("max_power_w", "")
+    if how.startswith(("allocated_draw", "maximum_draw")):
+        lines.append(f"    {how}")  # the decision and its evidence, never a silent sum
     lines += [f"  warning: {warning}" for warning in result.warnings]
     if old is not None:
         where = display_path(Path(old.source_file))
@@ -331,16 +334,18 @@ def _classification(raw: dict[str, Any], options: dict[str, Any]) -> Classificat
     return found
 
 
-def _answers(raw: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-    """The workbench fields the user's options add to the copy."""
+def _answers(raw: dict[str, Any], options: dict[str, Any], found: Classification) -> dict[str, Any]:
+    """The workbench fields the user's options add to the copy: once anything is
+    answered, every decision recomputed from the answers is written (``--kind switch``
+    writes the role the ports give, ``--gpu`` the count the file gives), so the copy
+    says what the user confirmed rather than what a later reading would re-derive."""
     fields: dict[str, Any] = {}
-    for name in ("kind", "role", "gpu", "gpu_count"):
-        if options[name] is not None:
-            fields[name] = options[name]
-    if options["gpu"] is not None and options["gpu_count"] is None and "gpu_count" not in raw:
-        found = classify(raw)
-        if found.gpu_count.value:
-            fields["gpu_count"] = found.gpu_count.value
+    if any(options[name] is not None for name in ("kind", "role", "gpu", "gpu_count")):
+        for decision in found.decisions():
+            if options[decision.field] is not None:
+                fields[decision.field] = options[decision.field]
+            elif decision.field not in raw and decision.value is not None:
+                fields[decision.field] = decision.value
     if options["psu_redundancy"]:
         props = dict(raw.get("props") or {})
         props["psu_redundancy"] = str(options["psu_redundancy"])

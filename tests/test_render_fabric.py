@@ -130,6 +130,25 @@ def test_storage_tiers_are_their_own_boxes_with_their_figures(design, catalog):
     assert [b.members for b in hosts] == [("n1",)]  # the node is not in the tier's box
 
 
+def test_an_uncabled_tier_stays_on_the_canvas(design, catalog):
+    """Before issue 24: a tier none of whose appliances had a storage link vanished from
+    the Fabric view, so it could not be cabled by dragging onto it."""
+    from workbench.catalog import snapshot_for
+    from workbench.model import Device, Network
+
+    design.device_types.update(snapshot_for(catalog, ["generic-allflash-pfs-node"]))
+    design.find_rack("r3").devices.append(
+        Device("pfs1", "pfs-1", "generic-allflash-pfs-node", position=44)
+    )
+    design.networks.append(Network("net-storage", "Storage", "storage", "ethernet", 400.0, 9000))
+    design.links.append(Link("s2", "n1", "storage0", "mgmt", "uplink2", "net-storage"))
+    design.storage_tiers.append(StorageTier("hot", "Hot tier", "hot", "Lustre", ["pfs1"]))
+    design.reindex()
+    layout = lay_out_fabric(design, ["storage"])
+    tiers = [b for b in boxes_of(layout, 0, "storage") if b.kind == "tier"]
+    assert [(b.title, b.members) for b in tiers] == [("Hot tier", ("pfs1",))]
+
+
 def test_grouped_layers_stay_within_the_limits_on_a_large_design():
     """A 16,384-GPU template (its generated fabric) draws at most the limits' boxes per
     layer and no box per link, and every link of a drawn plane is in a bundle."""

@@ -16,7 +16,18 @@ from workbench.calc.summary import rack_load
 from workbench.calc.workload import evaluate_workload
 from workbench.catalog import load_catalog, snapshot_for
 from workbench.catalog.item import CatalogItem
-from workbench.model import Design, Device, Feed, Rack, Row, Site, StorageTier, Workload, ops
+from workbench.model import (
+    Design,
+    Device,
+    Feed,
+    Link,
+    Rack,
+    Row,
+    Site,
+    StorageTier,
+    Workload,
+    ops,
+)
 from workbench.model.errors import EditError
 from workbench.model.placement import can_place, covered_units, units_label
 from workbench.rules import (
@@ -51,6 +62,8 @@ EXPECTED_RULES = {
     "NODE-MIXED-GPU",
     "NODE-HOST-RAM",
     "STORAGE-HOT-TIER",
+    "STORAGE-HOT-FLASH",
+    "STORAGE-UNCABLED",
     "STORAGE-CLIENT",
     "STORAGE-CHECKPOINT",
     "STORAGE-POOLS",
@@ -589,6 +602,18 @@ def test_shipped_nodes_are_quiet(catalog) -> None:
 
 PFS = "generic-allflash-pfs-node"  # 50 GB/s read
 HDD = "generic-hdd-enclosure-84"  # 8 GB/s read
+STORAGE_SWITCH = "nvidia-sn4600"  # 200G ports: a 400G appliance port runs at 200G
+
+
+def cabled(design: Design, appliance: str, switch: str, links: int = 2) -> Design:
+    """``appliance`` cabled to ``switch`` with ``links`` storage links (200G each, 25 GB/s):
+    an uncabled appliance serves nothing (issue 24)."""
+    for k in range(links):
+        design.links.append(
+            Link(f"st-{appliance}-{k}", appliance, f"storage{k}", switch, f"swp{k + 1}")
+        )
+    design.reindex()
+    return design
 
 
 def gpu_racks(nodes: int, storage: tuple[Device, ...] = ()) -> list[Rack]:
@@ -625,7 +650,9 @@ def test_hot_tier_fires_when_too_slow(catalog) -> None:
     finding = only(design, "STORAGE-HOT-TIER")
     assert finding.objects == ("tier-hot",)
     assert "48 GPUs" in finding.message and "50 GB/s" in finding.message
-    assert "the hot tier reads 8.0 GB/s from 1 devices" in finding.message
+    assert "tier Hot, which the training jobs read, gives 8.0 GB/s from 1 devices" in (
+        finding.message
+    )
 
 
 def test_hot_tier_ignores_warm_tiers(catalog) -> None:
@@ -636,7 +663,10 @@ def test_hot_tier_ignores_warm_tiers(catalog) -> None:
 
 def test_hot_tier_quiet_at_exactly_50_gbs(catalog) -> None:
     tier = StorageTier("tier-hot", "Hot", "hot", device_ids=["pfs-1"])
-    design = make_design(catalog, *gpu_racks(6, (dev("pfs-1", PFS, 1),)), tiers=(tier,))
+    storage = (dev("pfs-1", PFS, 1), dev("stor-1", STORAGE_SWITCH, 30))
+    design = make_design(catalog, *gpu_racks(6, storage), tiers=(tier,))
+    assert "0 of 1 cabled" in only(design, "STORAGE-HOT-TIER").message
+    cabled(design, "pfs-1", "stor-1")  # 2 × 200G = 50 GB/s, the appliance's own read
     assert run(design, "STORAGE-HOT-TIER") == []
 
 
@@ -927,6 +957,7 @@ def incremental_start(catalog) -> Design:
         power_limit_kw=12.0,
         devices=[
             dev("pfs-1", PFS, 1),
+            dev("stor-1", STORAGE_SWITCH, 30),
             dev("mgmt-1", ONE_U.slug, 42),
             dev("patch-1", HALF_U.slug, 41),
         ],
@@ -946,7 +977,7 @@ def incremental_start(catalog) -> Design:
     row_b = Row("row-b", "Row B", [design.sites[0].rows[0].racks.pop()])
     design.sites[0].rows.append(row_b)
     design.reindex()
-    return design
+    return cabled(design, "pfs-1", "stor-1")
 
 
 def draw_op(data, design: Design, fresh) -> ops.Op | None:

@@ -10,7 +10,7 @@ mixed-precision Adam is 175e9 × 14 B = 2.45 TB (ZeRO §3.1: 2 + 12 bytes per pa
 from __future__ import annotations
 
 import pytest
-from storage_designs import SLOW_NODE, storage_design
+from storage_designs import HDD, SLOW_NODE, storage_design
 
 from workbench.catalog import load_catalog
 from workbench.model import Link, StorageTier, Workload, ops
@@ -57,7 +57,9 @@ def test_hot_tier_uses_the_links_once_cabled(catalog) -> None:
     finding = only(design, "STORAGE-HOT-TIER")
     assert finding.severity is Severity.ERROR and finding.objects == ("tier-hot",)
     assert "48 GPUs need at least 50 GB/s" in finding.message
-    assert "the hot tier reads 25.0 GB/s from 1 devices" in finding.message
+    assert "tier Hot, which the training jobs read, gives 25.0 GB/s from 1 devices" in (
+        finding.message
+    )
     assert "storage-plane links: they read 50.0 GB/s, their links carry 25.0 GB/s" in (
         finding.message
     )
@@ -69,18 +71,56 @@ def test_hot_tier_quiet_when_two_links_carry_the_50_gbs(catalog) -> None:
     assert hot_read(storage_figures(design)).read_gbs == pytest.approx(50.0)
 
 
-def test_hot_tier_uncabled_counts_the_appliances_only(catalog) -> None:
+def test_hot_tier_uncabled_serves_nothing(catalog) -> None:
+    """Before issue 24: an uncabled appliance counted its own 50 GB/s and the rule
+    stayed quiet; it serves nothing until it is cabled ("0 of 1 cabled")."""
     design = storage_design(catalog, nodes=6, appliances=1)
-    assert run(design, "STORAGE-HOT-TIER") == []
+    finding = only(design, "STORAGE-HOT-TIER")
+    assert "gives 0.0 GB/s from 1 devices, 0 of 1 cabled" in finding.message
     hot = hot_read(storage_figures(design))
-    assert (hot.read_gbs, hot.limit, hot.cabled) == (50.0, "appliances", 0)
+    assert (hot.read_gbs, hot.limit, hot.cabled) == (0.0, "cabling", 0)
+    (uncabled,) = run(design, "STORAGE-UNCABLED")
+    assert uncabled.severity is Severity.WARNING and uncabled.objects == ("tier-hot",)
+    assert "0 of 1 cabled" in uncabled.message and "50.0 GB/s of read" in uncabled.message
+
+
+def test_hot_tier_judges_the_dataset_tier_not_the_checkpoint_tier(catalog) -> None:
+    """Before issue 24: 64 GPUs whose dataset tier gives 25 GB/s passed, because the
+    checkpoint tier's 50 GB/s was added to it."""
+    tiers = [
+        StorageTier("tier-data", "Datasets", "hot", "Lustre", ["st-0"]),
+        StorageTier("tier-ckpt", "Checkpoints", "hot", "Lustre", ["st-1"]),
+    ]
+    work = job(dataset_tier="tier-data", checkpoint_tier="tier-ckpt")
+    design = storage_design(
+        catalog, nodes=8, appliances=2, appliance_links=2, tiers=tiers, workloads=[work]
+    )
+    design.links = [x for x in design.links if x.id != "l-st-0-1"]  # st-0: one 200G link
+    design.reindex()
+    assert hot_read(storage_figures(design)).read_gbs == pytest.approx(75.0)  # the old sum
+    finding = only(design, "STORAGE-HOT-TIER")
+    assert finding.objects == ("tier-data",)
+    assert "tier Datasets, which the training jobs read, gives 25.0 GB/s" in finding.message
+
+
+def test_hot_tier_on_spinning_disks_is_a_warning(catalog) -> None:
+    """Before issue 24: nothing checked that a hot tier is all-flash."""
+    tiers = [StorageTier("tier-hot", "Hot", "hot", "", ["st-0"])]
+    design = storage_design(catalog, nodes=1, appliances=1, appliance_slug=HDD, tiers=tiers)
+    (finding,) = run(design, "STORAGE-HOT-FLASH")
+    assert finding.severity is Severity.WARNING and finding.objects == ("tier-hot",)
+    assert "hdd media" in finding.message
+    flash = storage_design(catalog, nodes=1, appliances=1)
+    assert run(flash, "STORAGE-HOT-FLASH") == []
 
 
 def test_hot_tier_names_the_clients_when_they_bind(catalog) -> None:
     """Six 8-GPU nodes with one 25G storage NIC each: 6 × 25 / 8 = 18.75 GB/s."""
-    design = storage_design(catalog, nodes=6, node_slug=SLOW_NODE.slug, appliances=2)
+    design = storage_design(
+        catalog, nodes=6, node_slug=SLOW_NODE.slug, appliances=2, appliance_links=2
+    )
     finding = only(design, "STORAGE-HOT-TIER")
-    assert "the hot tier reads 18.8 GB/s from 2 devices" in finding.message
+    assert "gives 18.8 GB/s from 2 devices" in finding.message
     assert "limited by the storage NICs of the 6 GPU nodes, 18.8 GB/s in all" in finding.message
 
 
@@ -124,8 +164,8 @@ def test_client_quiet_at_exactly_100_gbps_per_8_gpus(catalog) -> None:
 
 def test_client_total_below_the_tier_is_a_bottleneck(catalog) -> None:
     """Six DGX H100 (48 GPUs) on one 200G link each (6 × 25 = 150 GB/s) against four
-    uncabled all-flash nodes serving 4 × 50 = 200 GB/s."""
-    design = storage_design(catalog, nodes=6, node_links=1, appliances=4)
+    all-flash nodes on two 200G links each serving 4 × 50 = 200 GB/s."""
+    design = storage_design(catalog, nodes=6, node_links=1, appliances=4, appliance_links=2)
     (finding,) = run(design, "STORAGE-CLIENT")
     assert finding.objects == ("tier-hot",)
     assert finding.message == (
@@ -133,14 +173,14 @@ def test_client_total_below_the_tier_is_a_bottleneck(catalog) -> None:
         "nodes carry 150.0 GB/s in all (6 × 200 Gb/s / 8): the clients are the bottleneck."
     )
     # Two links each (6 × 2 × 200 / 8 = 300 GB/s) reach the tier: quiet.
-    both = storage_design(catalog, nodes=6, node_links=2, appliances=4)
+    both = storage_design(catalog, nodes=6, node_links=2, appliances=4, appliance_links=2)
     assert run(both, "STORAGE-CLIENT") == []
 
 
 def test_client_total_is_not_compared_on_small_clusters(catalog) -> None:
     """One DGX H100 (8 GPUs, 25 GB/s on one link) and two all-flash nodes (100 GB/s):
     the hot-tier rule does not apply at 8 GPUs, and the node has what its GPUs need."""
-    design = storage_design(catalog, nodes=1, node_links=1, appliances=2)
+    design = storage_design(catalog, nodes=1, node_links=1, appliances=2, appliance_links=2)
     assert run(design, "STORAGE-CLIENT") == []
 
 
@@ -157,7 +197,11 @@ def test_checkpoint_fires_with_write_time_interval_and_shortest_interval(catalog
     """2.45 TB at one all-flash node's 30 GB/s: 81.7 s, 6.8 % of 20 minutes; passing
     needs 81.7 / 0.05 = 1,633 s = 27.2 minutes."""
     design = storage_design(
-        catalog, nodes=6, appliances=1, workloads=[job(checkpoint_interval_min=20)]
+        catalog,
+        nodes=6,
+        appliances=1,
+        appliance_links=2,
+        workloads=[job(checkpoint_interval_min=20)],
     )
     finding = only(design, "STORAGE-CHECKPOINT")
     assert finding.severity is Severity.WARNING and finding.objects == ("w1", "tier-hot")
@@ -170,7 +214,7 @@ def test_checkpoint_fires_with_write_time_interval_and_shortest_interval(catalog
 
 def test_checkpoint_quiet_at_the_default_hour(catalog) -> None:
     assert DEFAULT_CHECKPOINT_INTERVAL_MIN == 60
-    design = storage_design(catalog, nodes=6, appliances=1, workloads=[job()])
+    design = storage_design(catalog, nodes=6, appliances=1, appliance_links=2, workloads=[job()])
     assert run(design, "STORAGE-CHECKPOINT") == []  # 81.7 s of 3,600 s = 2.3 %
     # At 27 minutes (1,620 s) 81.7 s is 5.04 %: fires; at 28 minutes (4.9 %) quiet.
     design.workloads[0].checkpoint_interval_min = 27
@@ -184,7 +228,9 @@ def test_checkpoint_counts_only_the_jobs_share_of_the_clients(catalog) -> None:
     60 GB/s.  A job on 8 of the 16 GPUs writes through one node: 25 GB/s, 2.45 TB in
     98 s, 5.4 % of 30 minutes.  On all 16 GPUs: 50 GB/s, 49 s, 2.7 %."""
     work = job(gpus=8, tp=8, checkpoint_interval_min=30)
-    design = storage_design(catalog, nodes=2, node_links=1, appliances=2, workloads=[work])
+    design = storage_design(
+        catalog, nodes=2, node_links=1, appliances=2, appliance_links=2, workloads=[work]
+    )
     finding = only(design, "STORAGE-CHECKPOINT")
     assert "in 98 s at 25.0 GB/s (limited by the job's GPU nodes' storage NICs): 5.4%" in (
         finding.message
@@ -252,7 +298,11 @@ def test_pools_ignore_inference(catalog) -> None:
 
 def test_checker_follows_cabling_and_tier_edits(catalog) -> None:
     design = storage_design(
-        catalog, nodes=6, appliances=1, workloads=[job(checkpoint_tier="tier-hot")]
+        catalog,
+        nodes=6,
+        appliances=1,
+        appliance_links=2,
+        workloads=[job(checkpoint_tier="tier-hot")],
     )
     checker = Checker(design)
 
@@ -262,9 +312,8 @@ def test_checker_follows_cabling_and_tier_edits(catalog) -> None:
         return found
 
     assert "STORAGE-HOT-TIER" not in rules()
-    # One 200G link on the appliance: 25 GB/s < 50.
-    link = Link("lx", "st-0", "storage0", "sw-1", "swp9", "net-storage")
-    applied = ops.apply(design, ops.AddLinks((link,)))
+    # One 200G link left on the appliance: 25 GB/s < 50.
+    applied = ops.apply(design, ops.RemoveLinks(("l-st-0-1",)))
     checker.update(applied.change)
     assert "STORAGE-HOT-TIER" in rules()
     checker.update(ops.apply(design, applied.inverse).change)

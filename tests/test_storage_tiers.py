@@ -44,16 +44,19 @@ def test_one_allflash_node_raw_and_usable(catalog) -> None:
     assert (tier.read_gbs, tier.write_gbs) == (50.0, 30.0)
 
 
-def test_uncabled_tier_is_limited_by_its_appliances_and_says_so(catalog) -> None:
+def test_uncabled_tier_serves_nothing_and_says_so(catalog) -> None:
+    """Before issue 24: a tier with no appliance cabled showed its full read (100 GB/s
+    here) as effective.  An uncabled appliance serves nothing: "0 of 2 cabled"."""
     (tier,) = tier_figures(storage_design(catalog, appliances=2, nodes=2))
     assert tier.cabled_devices == 0 and tier.link_gbs == 0
     # Four 400G ports per appliance: 2 × 4 × 400 / 8 = 400 GB/s if fully cabled.
     assert tier.port_gbs == pytest.approx(400.0)
     # Two uncabled DGX H100: 2 × 1,600 Gb/s / 8 = 400 GB/s of clients.
     assert tier.client_gbs == pytest.approx(400.0) and tier.client_nodes == 2
-    assert tier.effective_read_gbs == tier.served_read_gbs == 100.0
-    assert tier.read_limit == "appliances"
-    assert any("2 of 2 appliances are not cabled" in note for note in tier.notes)
+    assert tier.effective_read_gbs == tier.served_read_gbs == 0.0
+    assert tier.uncabled_read_gbs == 100.0 and tier.uncabled_devices == 2
+    assert tier.read_limit == "cabling" and tier.cabled_text == "0 of 2 cabled"
+    assert any("0 of 2 appliances cabled" in note for note in tier.notes)
     assert any("2 of 2 GPU nodes have no storage-plane link" in note for note in tier.notes)
 
 
@@ -75,7 +78,7 @@ def test_one_200g_link_per_appliance_limits_each_to_25_gbs(catalog) -> None:
 
 def test_each_appliance_is_limited_by_its_own_links(catalog) -> None:
     """Two links on one appliance do not help the other: 2 links → min(50, 50) = 50,
-    0 links → uncabled, not limited (50): 100 GB/s, not min(100, 50)."""
+    0 links → uncabled, serving nothing: 50 GB/s in all."""
     design = storage_design(catalog, appliances=2, appliance_links=0)
     design.links = []
     for k in range(2):
@@ -84,12 +87,14 @@ def test_each_appliance_is_limited_by_its_own_links(catalog) -> None:
         )
     design.reindex()
     (tier,) = tier_figures(design)
-    assert tier.cabled_devices == 1
-    assert tier.served_read_gbs == pytest.approx(100.0)
+    assert tier.cabled_devices == 1 and tier.cabled_text == "1 of 2 cabled"
+    assert tier.served_read_gbs == pytest.approx(50.0)
 
 
 def test_a_25g_storage_nic_makes_the_clients_the_limit(catalog) -> None:
-    design = storage_design(catalog, nodes=1, node_slug=SLOW_NODE.slug, appliances=2)
+    design = storage_design(
+        catalog, nodes=1, node_slug=SLOW_NODE.slug, appliances=2, appliance_links=2
+    )
     (tier,) = tier_figures(design)
     assert tier.client_gbs == pytest.approx(25 / 8) == pytest.approx(3.125)
     assert tier.effective_read_gbs == pytest.approx(3.125)
@@ -98,7 +103,7 @@ def test_a_25g_storage_nic_makes_the_clients_the_limit(catalog) -> None:
 
 
 def test_storage_to_compute_ratio_per_gpu(catalog) -> None:
-    (tier,) = tier_figures(storage_design(catalog, nodes=2, appliances=2))
+    (tier,) = tier_figures(storage_design(catalog, nodes=2, appliances=2, appliance_links=2))
     assert tier.gpus == 16
     # 2 × 294.912 TB usable / 16 GPUs = 36.864 TB per GPU; 100 GB/s / 16 = 6.25 GB/s.
     assert tier.usable_tb_per_gpu == pytest.approx(36.864)

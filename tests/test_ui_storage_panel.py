@@ -52,8 +52,10 @@ def retype(qtbot, widget, text: str) -> None:
 
 def test_panel_shows_figures_and_verdicts(qtbot, catalog) -> None:
     """Six 8-GPU nodes with one 25G storage NIC each (48 GPUs, 6 × 25 / 8 = 18.75 GB/s of
-    clients) and two uncabled all-flash nodes (2 × 50 = 100 GB/s)."""
-    design = storage_design(catalog, nodes=6, node_slug=SLOW_NODE.slug, appliances=2)
+    clients) and two all-flash nodes on two 200G links each (2 × 50 = 100 GB/s)."""
+    design = storage_design(
+        catalog, nodes=6, node_slug=SLOW_NODE.slug, appliances=2, appliance_links=2
+    )
     panel = shown_panel(qtbot, design, catalog)
     assert panel.table.rowCount() == 1
     # 2 × 368.64 × 0.8 = 589.8 TB usable; 48 GPUs: 12.3 TB and 0.391 GB/s per GPU.
@@ -61,7 +63,7 @@ def test_panel_shows_figures_and_verdicts(qtbot, catalog) -> None:
         "hot",
         "Hot",
         "2",
-        "0 of 2",
+        "2 of 2",
         "590 TB",
         "100 GB/s",
         "60.0 GB/s",
@@ -80,6 +82,17 @@ def test_panel_shows_figures_and_verdicts(qtbot, catalog) -> None:
     messages = [t for s, t in lines[2:]]
     assert any(t.startswith("6 GPU nodes have 25 Gb/s of storage ports") for t in messages)
     assert any("Tier Hot: its 2 appliances serve 100.0 GB/s" in t for t in messages)
+
+
+def test_panel_says_an_uncabled_tier_serves_nothing(qtbot, catalog) -> None:
+    """Before issue 24: "0 of 2" cabled and still 100 GB/s of effective read, no finding."""
+    design = storage_design(catalog, nodes=6, appliances=2)
+    panel = shown_panel(qtbot, design, catalog)
+    row = cells(panel, 0)
+    assert row[3] == "0 of 2" and row[7] == "0 GB/s (cabling)"
+    texts = [text for _state, text in panel.verdict_lines()]
+    assert any("0 of 2 appliances cabled" in t for t in texts)
+    assert any(t.startswith("Tier Hot: 0 of 2 cabled into the storage plane") for t in texts)
 
 
 def test_add_storage_tier_dialog_places_and_undoes(qtbot, catalog) -> None:

@@ -7,8 +7,10 @@ What a tier delivers to the GPUs is the smallest of three things (domain brief �
 2. **Their storage-plane links**: an appliance cabled into the storage plane cannot move
    more than its links carry (Σ link speed / 8, GB/s).  Each appliance is limited by its
    own links, so one under-cabled node costs its share and no more.  An appliance with
-   no storage-plane link is not limited here (there is nothing to measure yet); the
-   figures say how many are uncabled and what their ports could carry.
+   no storage-plane link serves **nothing**: a tier of four appliances none of which is
+   cabled reads 0 GB/s, not its 200 GB/s on paper ("0 of 4 cabled",
+   :attr:`TierFigures.cabled_text`); the figures say what the uncabled ones would read
+   and what their ports could carry.
 3. **The clients**: Σ over GPU nodes of their storage-plane bandwidth, a node's
    storage links or, while it has none, its storage ports (``storage0``..).  "A node with
    a 25G storage NIC starves 8 GPUs": the clients are shared by every tier.
@@ -173,6 +175,17 @@ class TierFigures:
     read_gbs_per_gpu: float | None
     device_ids: tuple[str, ...] = field(default=(), repr=False)
     notes: tuple[str, ...] = ()
+    #: The own read of the appliances not cabled yet (they serve none of it), GB/s.
+    uncabled_read_gbs: float = 0.0
+    #: Appliances with storage-plane ports and no link yet (they serve nothing).
+    uncabled_devices: int = 0
+
+    @property
+    def cabled_text(self) -> str:
+        """``0 of 4 cabled``: how much of the tier the effective figures count (an
+        appliance without storage-plane ports, a JBOD behind a server, has nothing to
+        cable and is left out)."""
+        return f"{self.cabled_devices:,} of {self.cabled_devices + self.uncabled_devices:,} cabled"
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON types, units in the keys (``report --json``); figures to 6 places."""
@@ -189,6 +202,8 @@ class TierFigures:
             "read_gbs": _round(self.read_gbs),
             "write_gbs": _round(self.write_gbs),
             "cabled_devices": self.cabled_devices,
+            "uncabled_devices": self.uncabled_devices,
+            "uncabled_read_gbs": _round(self.uncabled_read_gbs),
             "link_gbs": _round(self.link_gbs),
             "port_gbs": _round(self.port_gbs),
             "served_read_gbs": _round(self.served_read_gbs),
@@ -353,9 +368,11 @@ def _share(fractions: set[float], usable: float, raw: float, default: float) -> 
     return usable / raw if raw else default
 
 
-def _limit(own: float, served: float, clients: float) -> str:
+def _limit(own: float, served: float, clients: float, uncabled: bool = False) -> str:
     if clients < served - 1e-9:
         return "clients"
+    if uncabled and served < own - 1e-9:
+        return "cabling"
     if served < own - 1e-9:
         return "storage links"
     return "appliances"
@@ -386,9 +403,9 @@ def _tier_figures(
     clients: ClientFigures,
 ) -> TierFigures:
     raw = usable = read = write = link = port = served_read = served_write = 0.0
-    uncabled_ports = 0.0
+    uncabled_ports = uncabled_read = 0.0
     present: list[str] = []
-    cabled = 0
+    cabled = uncabled = 0
     sources: set[str] = set()
     fractions: set[float] = set()
     index = design.index
@@ -410,10 +427,15 @@ def _tier_figures(
         ports = port_speeds.of(item) / BITS_PER_BYTE if item is not None else 0.0
         port += ports
         cabled_gbps = bandwidth.gbps.get(device_id)
-        if cabled_gbps is None:  # not cabled yet: nothing to limit it by
-            uncabled_ports += ports
+        if cabled_gbps is None and not ports:
+            # No storage-plane port at all (a JBOD behind a server's SAS): nothing to
+            # cable, nothing to limit it by.
             served_read += r
             served_write += w
+        elif cabled_gbps is None:  # not cabled yet: it serves nothing
+            uncabled += 1
+            uncabled_ports += ports
+            uncabled_read += r
         else:
             cabled += 1
             link += cabled_gbps / BITS_PER_BYTE
@@ -423,11 +445,11 @@ def _tier_figures(
     if len(present) < len(tier.device_ids):
         gone = len(tier.device_ids) - len(present)
         notes.append(f"{gone:,} device id(s) of the tier name nothing in the design")
-    if present and cabled < len(present):
+    if uncabled:
         notes.append(
-            f"{len(present) - cabled:,} of {len(present):,} appliances are not cabled "
-            "into the storage plane: their links are not counted (their storage ports "
-            f"would carry {uncabled_ports:,.1f} GB/s)"
+            f"{cabled:,} of {cabled + uncabled:,} appliances cabled into the storage plane: "
+            f"the others serve nothing until they are ({uncabled_read:,.1f} GB/s of read; "
+            f"their storage ports would carry {uncabled_ports:,.1f} GB/s)"
         )
     if not clients.nodes:
         notes.append("the design has no GPU nodes to serve")
@@ -461,13 +483,15 @@ def _tier_figures(
         client_nodes=len(clients.nodes),
         effective_read_gbs=effective_read,
         effective_write_gbs=min(served_write, client_gbs),
-        read_limit=_limit(read, served_read, client_gbs),
-        write_limit=_limit(write, served_write, client_gbs),
+        read_limit=_limit(read, served_read, client_gbs, uncabled > 0),
+        write_limit=_limit(write, served_write, client_gbs, uncabled > 0),
         gpus=gpus,
         usable_tb_per_gpu=usable / gpus if gpus else None,
         read_gbs_per_gpu=effective_read / gpus if gpus else None,
         device_ids=tuple(present),
         notes=tuple(notes),
+        uncabled_read_gbs=uncabled_read,
+        uncabled_devices=uncabled,
     )
 
 

@@ -159,8 +159,12 @@ class PlaneLayout:
         tier_boxes: list[Box] = []
         if self.plane == "storage":
             tiered: set[str] = set()
+            present = ctx.design.index.devices
             for tier in ctx.design.storage_tiers:
-                members = tuple(d for d in tier.device_ids if d in self.structure.hosts)
+                # Every appliance of the tier, cabled or not: an uncabled tier stays on
+                # the canvas, where a drag onto its box cables it (issue 24: it used to
+                # vanish until cabled, which it could then not be by dragging).
+                members = tuple(d for d in tier.device_ids if d in present)
                 if not members:
                     continue
                 tiered.update(members)

@@ -1,12 +1,18 @@
 """Storage rules: the tiers must keep the GPUs fed, take checkpoints quickly, and keep
 datasets and checkpoints apart (domain brief §3, §4).
 
-* STORAGE-HOT-TIER: the hot tier, an all-flash parallel file system, must read at least
-  50 GB/s for clusters above about 40 GPUs.  What counts is the *effective* read of
+* STORAGE-HOT-TIER: the tier each training job reads its dataset from (its
+  ``dataset_tier``, by default the first hot tier) must read at least 50 GB/s for
+  clusters above about 40 GPUs, each such tier on its own: a checkpoint-only tier's
+  bandwidth feeds no input pipeline, so it no longer hides a slow dataset tier.  What counts is the *effective* read of
   :mod:`workbench.calc.storage_tiers`: the appliances, each limited by its storage-plane
   links once it is cabled, and all of them by the GPU nodes' storage NICs.  The template
   builder sizes its hot tier with :func:`hot_tier_required_gbs`; the rule checks any
   design against the same function.
+* STORAGE-HOT-FLASH: a hot tier is all-flash; an appliance on HDD or hybrid media in
+  it is a warning.
+* STORAGE-UNCABLED: a tier whose appliances are not all cabled into the storage plane
+  (the uncabled ones serve nothing, "0 of 4 cabled").
 * STORAGE-CLIENT: the client side.  A GPU node needs storage bandwidth for its GPUs
   (the storage plane runs 100–200 Gb/s per 8-GPU node, so at least
   :data:`MIN_NODE_STORAGE_GBPS_PER_GPU` per GPU; "a node with a 25G storage NIC starves
@@ -70,6 +76,8 @@ NAMED = 3
 #: The storage rules, in the order the storage panel lists them.
 STORAGE_RULES: tuple[str, ...] = (
     "STORAGE-HOT-TIER",
+    "STORAGE-HOT-FLASH",
+    "STORAGE-UNCABLED",
     "STORAGE-CLIENT",
     "STORAGE-CHECKPOINT",
     "STORAGE-POOLS",
@@ -128,12 +136,16 @@ class HotRead:
     devices: int
     cabled: int
     tiers: tuple[str, ...]
+    #: Appliances with storage-plane ports and no link (they serve nothing yet).
+    uncabled: int = 0
 
     @property
     def limit(self) -> str:
-        """What binds: "clients", "storage links" or "appliances"."""
+        """What binds: "clients", "cabling", "storage links" or "appliances"."""
         if self.client_gbs < self.served_gbs - 1e-9:
             return "clients"
+        if self.uncabled and self.served_gbs < self.own_gbs - 1e-9:
+            return "cabling"
         if self.served_gbs < self.own_gbs - 1e-9:
             return "storage links"
         return "appliances"
@@ -144,6 +156,11 @@ class HotRead:
             return (
                 f"limited by the storage NICs of the {nodes:,} GPU nodes, "
                 f"{self.client_gbs:,.1f} GB/s in all"
+            )
+        if self.limit == "cabling":
+            return (
+                f"{self.cabled:,} of {self.cabled + self.uncabled:,} appliances cabled into "
+                "the storage plane; the others serve nothing until they are"
             )
         if self.limit == "storage links":
             return (
@@ -169,9 +186,14 @@ def figures(ctx: RuleContext) -> StorageFigures:
     return found
 
 
-def hot_read(found: StorageFigures) -> HotRead:
-    """Every hot tier's appliances together, limited by their links and the clients."""
-    hot = [t for t in found.tiers if t.kind == "hot"]
+def hot_read(found: StorageFigures, tier_ids: Sequence[str] | None = None) -> HotRead:
+    """The tiers ``tier_ids`` (default: every hot tier) together, each appliance limited
+    by its links (an uncabled one serves nothing), all of them by the clients."""
+    if tier_ids is None:
+        hot = [t for t in found.tiers if t.kind == "hot"]
+    else:
+        wanted = set(tier_ids)
+        hot = [t for t in found.tiers if t.tier_id in wanted]
     served = sum(t.served_read_gbs for t in hot)
     client = found.clients.gbs
     return HotRead(
@@ -183,7 +205,22 @@ def hot_read(found: StorageFigures) -> HotRead:
         devices=sum(t.devices for t in hot),
         cabled=sum(t.cabled_devices for t in hot),
         tiers=tuple(t.tier_id for t in hot),
+        uncabled=sum(t.uncabled_devices for t in hot),
     )
+
+
+def dataset_tiers(design: Design) -> tuple[str, ...]:
+    """The tiers the training jobs read their datasets from (each job's
+    ``dataset_tier``, else the design's first hot tier), in design order; with no
+    training job, the first hot tier.  Checkpoint-only tiers are not among them: a
+    checkpoint tier's write burst feeds no GPU's input pipeline."""
+    wanted: set[str] = set()
+    jobs = [w for w in design.workloads if w.kind == "training"]
+    for job in jobs or [None]:  # type: ignore[list-item]
+        tier = workload_tier(design, job.dataset_tier if job is not None else None)
+        if tier is not None:
+            wanted.add(tier.id)
+    return tuple(t.id for t in design.storage_tiers if t.id in wanted)
 
 
 def workload_tier(design: Design, tier_id: str | None) -> StorageTier | None:
@@ -240,23 +277,85 @@ def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
     if not need:
         return
     found = figures(ctx)
-    hot = hot_read(found)
-    if hot.tiers and hot.read_gbs >= need:
-        return
-    objects: tuple[str, ...] = ()
-    if not hot.tiers:
-        where = "the design has no hot tier"
-    else:
-        tiers = "the hot tier reads" if len(hot.tiers) == 1 else "the hot tiers read"
-        where = (
-            f"{tiers} {hot.read_gbs:,.1f} GB/s from {hot.devices:,} devices "
-            f"({hot.limit_text(len(found.clients.nodes))})"
+    judged = dataset_tiers(design)
+    if not judged:
+        yield me.finding(
+            f"{gpus:,} GPUs need at least {need:g} GB/s of hot-tier read bandwidth; "
+            "the design has no hot tier.",
+            "design",
         )
-        objects = hot.tiers
-    yield me.finding(
-        f"{gpus:,} GPUs need at least {need:g} GB/s of hot-tier read bandwidth; {where}.",
-        *(objects or ("design",)),
-    )
+        return
+    for tier_id in judged:
+        read = hot_read(found, (tier_id,))
+        if read.read_gbs >= need:
+            continue
+        figures_of = found.tier(tier_id)
+        name = figures_of.name if figures_of is not None else tier_id
+        cabled = f", {figures_of.cabled_text}" if figures_of is not None else ""
+        yield me.finding(
+            f"{gpus:,} GPUs need at least {need:g} GB/s of dataset read bandwidth; tier "
+            f"{name}, which the training jobs read, gives {read.read_gbs:,.1f} GB/s from "
+            f"{read.devices:,} devices{cabled} "
+            f"({read.limit_text(len(found.clients.nodes))}).",
+            tier_id,
+        )
+
+
+#: Media an all-flash tier is made of (the catalog's ``props.media``).
+FLASH_MEDIA = frozenset({"nvme", "ssd"})
+
+
+@rule(
+    "STORAGE-HOT-FLASH",
+    title="Hot tier not all-flash",
+    severity=Severity.WARNING,
+    scope="design",
+    looks_at={"tier", "device", "design"},
+    depends=storage_moved,
+    source=planning("the hot tier is an all-flash parallel file system (NVMe)"),
+)
+def storage_hot_flash(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    index, types = design.index, design.device_types
+    for tier in design.storage_tiers:
+        if tier.tier != "hot":
+            continue
+        spinning: list[str] = []
+        media: set[str] = set()
+        for device_id in tier.device_ids:
+            found = index.devices.get(device_id)
+            item = types.get(found[1].device_type) if found is not None else None
+            kind = str(item.props.get("media", "")).lower() if item is not None else ""
+            if kind and kind not in FLASH_MEDIA:
+                spinning.append(found[1].name if found is not None else device_id)
+                media.add(kind)
+        if spinning:
+            yield me.finding(
+                f"Hot tier {tier.name} holds {len(spinning):,} appliance(s) on "
+                f"{', '.join(sorted(media))} media ({_names(spinning)}): a hot tier feeds "
+                "the GPUs' input pipelines and should be all-flash (NVMe); move them to a "
+                "warm or cold tier.",
+                tier.id,
+            )
+
+
+@rule(
+    "STORAGE-UNCABLED",
+    title="Storage appliances not cabled",
+    severity=Severity.WARNING,
+    scope="design",
+    looks_at={"tier", "device", "link", "design"},
+    depends=storage_moved,
+    source=planning("a tier serves only through its storage-plane links"),
+)
+def storage_uncabled(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    for tier in figures(ctx).tiers:
+        if tier.uncabled_devices:
+            yield me.finding(
+                f"Tier {tier.name}: {tier.cabled_text} into the storage plane; the uncabled "
+                f"appliances serve nothing ({tier.uncabled_read_gbs:,.1f} GB/s of read "
+                "waits on their links).",
+                tier.tier_id,
+            )
 
 
 @rule(

@@ -313,9 +313,10 @@ class FabricScene(QGraphicsScene):
         for f in tier_figures(self.design):
             usable = f.usable_tb
             size = f"{usable / 1000:,.2f} PB" if usable >= 1000 else f"{usable:,.0f} TB"
+            cabled = f" · {f.cabled_text}" if f.uncabled_devices else ""
             details[f.tier_id] = (
-                f"{format_count(f.devices, 'device')} · {size} usable\n"
-                f"{f.read_gbs:,.0f} GB/s read · {f.write_gbs:,.0f} GB/s write"
+                f"{format_count(f.devices, 'device')}{cabled} · {size} usable\n"
+                f"{f.served_read_gbs:,.0f} GB/s read · {f.served_write_gbs:,.0f} GB/s write"
             )
         return details
 

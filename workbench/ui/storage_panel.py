@@ -17,7 +17,7 @@ behind Checks: :func:`~workbench.ui.seen.is_seen`) does nothing until its tab is
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer
@@ -49,6 +49,7 @@ from workbench.rules import Finding, Severity
 from workbench.rules.storage import (
     HOT_TIER_RULE_ABOVE_GPUS,
     STORAGE_RULES,
+    dataset_tiers,
     hot_read,
     hot_tier_required_gbs,
     node_need_gbps,
@@ -130,6 +131,7 @@ def storage_verdicts(
     findings: Iterable[Finding] | None,
     waived: set[tuple[str, str]],
     training: bool = True,
+    dataset: Sequence[str] | None = None,
 ) -> list[Verdict]:
     """The panel's verdict lines: the hot read against the 50 GB/s rule and the clients,
     coloured by their rules' findings, then every storage finding, then what passes
@@ -139,7 +141,10 @@ def storage_verdicts(
     by_rule = {rule: [f for f in ours if f.rule == rule] for rule in STORAGE_RULES}
     pending = findings is None
     lines = []
-    hot = hot_read(found)
+    # The tier the rule judges: the weakest of those the training jobs read
+    # (``dataset``, rules.storage.dataset_tiers), every hot tier when not given.
+    reads = [hot_read(found, (tier_id,)) for tier_id in dataset or ()]
+    hot = min(reads, key=lambda r: r.read_gbs) if reads else hot_read(found)
     need = hot_tier_required_gbs(gpus)
     nodes = found.clients.nodes
     if not hot.tiers:
@@ -295,7 +300,7 @@ class StoragePanel(QWidget):
                     tier.kind,
                     tier.name,
                     f"{tier.devices:,}",
-                    f"{tier.cabled_devices:,} of {tier.devices:,}",
+                    tier.cabled_text.removesuffix(" cabled"),
                     format_capacity(tier.usable_tb),
                     format_gbs(tier.read_gbs),
                     format_gbs(tier.write_gbs),
@@ -318,7 +323,7 @@ class StoragePanel(QWidget):
                         cell.setTextAlignment(
                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                         )
-                    if column == 3 and tier.devices and tier.cabled_devices < tier.devices:
+                    if column == 3 and tier.uncabled_devices:
                         cell.setForeground(QBrush(QColor(STATE_COLORS["warning"])))
                     self.table.setItem(row, column, cell)
         finally:
@@ -347,6 +352,7 @@ class StoragePanel(QWidget):
             findings,
             figures.waived() if findings else set(),
             training=any(w.kind == "training" for w in design.workloads),
+            dataset=dataset_tiers(design),
         )
         self.verdicts.clear()
         for line in lines:

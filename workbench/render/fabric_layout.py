@@ -142,8 +142,13 @@ def _panel(plane_layout: PlaneLayout, structure: PlaneStructure, x: float) -> Pa
         max(
             0.0,
             -min(
-                plane_layout.layout.boxes[k].x - plane_layout.layout.boxes[k].w / 2
-                for k in layer.boxes
+                (
+                    plane_layout.layout.boxes[k].x - plane_layout.layout.boxes[k].w / 2
+                    for k in layer.boxes
+                ),
+                # A layer may hold no box: a snapshot calling a GPU server a switch puts
+                # it among the switches it is cabled to (issue 18's Fabric-tab crash).
+                default=0.0,
             ),
         )
         for layer in plane_layout.layers

@@ -20,6 +20,7 @@ read once per change of the cabling.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
@@ -36,6 +37,20 @@ from workbench.render import fabric_painter as fp
 from workbench.render.fabric_layout import Box, Bundle, FabricLayout, Panel, lay_out_fabric
 from workbench.ui.fabric_asbuilt import AsBuiltCache, MarksItem, bundle_marks
 from workbench.units import format_count
+
+_log = logging.getLogger(__name__)
+
+
+def _unavailable(exc: Exception) -> FabricLayout:
+    """A drawing that says the fabric cannot be drawn, and where to look instead."""
+    note = (
+        f"The fabric cannot be drawn ({type(exc).__name__}: {str(exc)[:120]}). "
+        "The Checks list names what is wrong with the design."
+    )
+    layout = FabricLayout(panels=[Panel("compute", "Fabric", 0.0, -60.0, 460.0, 120.0, note=note)])
+    layout.bounds = (0.0, -60.0, 460.0, 120.0)
+    return layout
+
 
 if TYPE_CHECKING:
     from workbench.ui.document import Document
@@ -242,10 +257,14 @@ class FabricScene(QGraphicsScene):
     def rebuild(self) -> None:
         """Lay the chosen planes out again from the model and make the items anew."""
         self._stale = False
-        structures = self.cache.structures()
-        self.layout = lay_out_fabric(
-            self.design, self.planes, structures=structures, tier_details=self._tier_details()
-        )
+        try:
+            structures = self.cache.structures()
+            self.layout = lay_out_fabric(
+                self.design, self.planes, structures=structures, tier_details=self._tier_details()
+            )
+        except Exception as exc:  # a design the checks flag must not take the window down
+            _log.warning("the fabric drawing failed", exc_info=True)
+            self.layout = _unavailable(exc)
         for item in self._items:
             self.removeItem(item)
         self._items = []

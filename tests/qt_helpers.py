@@ -36,8 +36,8 @@ def open_window(qtbot, tmp_path, design, catalog=None):
 # -- drag and drop from the catalog palette ----------------------------------------------------
 
 
-def palette_mime(window, slug: str):
-    """The mime data the palette's model makes for dragging ``slug``."""
+def palette_index(window, slug: str):
+    """The palette's (proxy) index of catalog item ``slug``."""
     from workbench.ui.catalog_palette import SLUG_ROLE
 
     proxy = window.palette_widget.proxy
@@ -45,9 +45,14 @@ def palette_mime(window, slug: str):
     while stack:
         index = stack.pop()
         if index.data(SLUG_ROLE) == slug:
-            return proxy.mimeData([index])
+            return index
         stack.extend(proxy.index(r, 0, index) for r in range(proxy.rowCount(index)))
     raise AssertionError(f"{slug} is not in the palette")
+
+
+def palette_mime(window, slug: str):
+    """The mime data the palette's model makes for dragging ``slug``."""
+    return window.palette_widget.proxy.mimeData([palette_index(window, slug)])
 
 
 def at_unit(view, rack_id: str, u: int):

@@ -84,3 +84,16 @@ def test_a_suffixed_pattern_name_still_follows(design, catalog):
     edit.rename_device(design, device.id, "gpu-server-A01-u2-3")
     ops.apply(design, hall_edits.move_devices(design, a02.id, [(device.id, 2, "front")]))
     assert device.name == "gpu-server-A02-u2"
+
+
+def test_two_servers_that_swap_places_keep_their_names(design, catalog):
+    """A ring of renames cannot be ordered; the names stay as they were, unique."""
+    a01, _ = _racks(design)
+    ops.apply(design, requests.place_new(design, catalog, a01.id, DGX, 2))
+    ops.apply(design, requests.place_new(design, catalog, a01.id, DGX, 10))
+    low, high = a01.devices
+    moves = [(low.id, 10, "front"), (high.id, 2, "front")]
+    ops.apply(design, hall_edits.move_devices(design, a01.id, moves))
+    assert (low.position, high.position) == (10, 2)
+    assert (low.name, high.name) == ("gpu-server-A01-u2", "gpu-server-A01-u10")
+    assert index_problems(design) == []

@@ -201,3 +201,53 @@ def test_a_drag_that_enters_over_the_margin_is_taken_and_drops_where_the_pointer
     assert drop(window, mime, where)
     (device,) = window.document.design.find_rack("r2").devices
     assert device.position == 2
+
+
+def test_the_keyboard_way_places_at_the_unit_clicked_in_the_selected_rack(window, qtbot):
+    """Select a rack by clicking a unit, pick a catalog item, press Enter."""
+    from qt_helpers import palette_index
+
+    view, document = window.rack_view, window.document
+    qtbot.mouseClick(view.viewport(), LEFT, NONE, at_unit(view, "r2", 20))
+    assert document.selection == "r2"
+    tree = window.palette_widget.tree
+    tree.setCurrentIndex(palette_index(window, "nvidia-dgx-h100"))
+    tree.setFocus()
+    qtbot.keyClick(tree, Qt.Key.Key_Return)
+    (device,) = document.design.find_rack("r2").devices
+    assert (device.position, device.name) == (20, "gpu-server-B01-u20")
+    assert document.selection == device.id
+    # Enter again: the rack of the selected device, where a fill would put the next.
+    qtbot.keyClick(tree, Qt.Key.Key_Return)
+    assert sorted(d.position for d in document.design.find_rack("r2").devices) == [1, 20]
+    assert document.undo_stack.count() == 2
+
+
+def test_place_here_without_a_rack_says_what_to_do(window, qtbot):
+    window.document.select(None)
+    assert window.hall_actions.place_here("nvidia-dgx-h100") is None
+    assert "Select a rack" in window.statusBar().currentMessage()
+
+
+def test_a_catalog_drag_over_the_floor_plan_drops_into_the_rack_under_the_pointer(window):
+    from PySide6.QtGui import QDropEvent
+    from qt_helpers import palette_mime
+
+    window.tabs.setCurrentWidget(window.floor_plan)
+    plan = window.floor_plan
+    plan.fit()
+    QApplication.processEvents()
+    mime = palette_mime(window, "nvidia-dgx-h100")
+    enter = _drag_event("enter", QPoint(2, 2), mime)  # the plan's corner: no rack there
+    QApplication.sendEvent(plan.viewport(), enter)
+    assert enter.isAccepted()
+    where = plan.view_point_of("r2")
+    move = _drag_event("move", where, mime)
+    QApplication.sendEvent(plan.viewport(), move)
+    assert move.isAccepted()
+    assert "B01" in window.statusBar().currentMessage()
+    dropped = QDropEvent(QPointF(where), Qt.DropAction.CopyAction, mime, LEFT, NONE)
+    QApplication.sendEvent(plan.viewport(), dropped)
+    assert dropped.isAccepted()
+    (device,) = window.document.design.find_rack("r2").devices
+    assert device.position == 1 and device.name == "gpu-server-B01-u1"

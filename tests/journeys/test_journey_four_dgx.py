@@ -110,3 +110,19 @@ def test_will_four_dgx_h100_fit(xsession, shots):
     state = x.wait_for("A01 selected", lambda s: s["selected"] == [a01["id"]])
     assert any("failover" in t.lower() or "one feed" in t.lower() for t in state["inspector"])
     x.screenshot(shots / "journey-four-dgx.png")
+
+    # From the floor plan: a DGX H100 dropped on A02's footprint goes in at U1.
+    x.click(at(x.ask("tab", text="Floor plan")))
+    x.wait_for("the floor plan", lambda s: s["tab"] == "Floor plan")
+    x.move(at(x.ask("palette", slug=DGX)))
+    x.press()
+    plan = x.ask("widget", name="floor_plan")
+    a02 = at(x.ask("floor_rack", rack="A02"))
+    x.move((plan["x"] + 3, a02[1]), steps=20)
+    x.move(a02)
+    x.release()
+    state = x.wait_for("a drop on the floor plan", lambda s: _rack(s, "A02")["devices"])
+    assert [(d["name"], d["u"]) for d in _rack(state, "A02")["devices"]] == [
+        ("gpu-server-A02-u1", 1)
+    ]
+    x.screenshot(shots / "floor-plan.png")

@@ -304,13 +304,47 @@ def move_devices(
     for slot in slots:
         assert slot.device is not None
         taken.free(slot.device.name)
-    steps = []
+    wanted: dict[str, str | None] = {}
     for slot in slots:
         assert slot.device is not None
         name = name_after_move(design, slot.device, slot.item, rack, slot.u, taken)
         taken.add(name if name is not None else slot.device.name)
-        steps.append(ops.MoveDevice(slot.device.id, rack_id, slot.u, slot.face, name=name))
-    return ops.Batch(tuple(steps))
+        wanted[slot.device.id] = name
+    steps = [
+        ops.MoveDevice(slot.device.id, rack_id, slot.u, slot.face, name=wanted[slot.device.id])
+        for slot in slots
+        if slot.device is not None
+    ]
+    return ops.Batch(tuple(_free_names_first(design, steps)))
+
+
+def _free_names_first(design: Design, steps: list[ops.MoveDevice]) -> list[ops.MoveDevice]:
+    """The moves ordered so no device takes a name another moving device still holds
+    (a group moved up by its own height: the top one is renamed first).  Devices that
+    would swap names in a ring keep the names they have: a ring cannot be ordered, and
+    their names stay unique as they were."""
+    holder = {}
+    for step in steps:
+        found = design.find_device(step.device_id)
+        if found is not None:
+            holder[found[1].name] = step.device_id
+    pending = list(steps)
+    ordered: list[ops.MoveDevice] = []
+    while pending:
+        waiting = {s.device_id for s in pending}
+        ready = [
+            s
+            for s in pending
+            if s.name is None
+            or holder.get(s.name) in (None, s.device_id)
+            or holder[s.name] not in waiting
+        ]
+        if not ready:  # a ring: every one waits for another
+            ordered += [replace(s, name=None) for s in pending]
+            break
+        ordered += ready
+        pending = [s for s in pending if s not in ready]
+    return ordered
 
 
 @dataclass(frozen=True)

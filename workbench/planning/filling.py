@@ -89,6 +89,34 @@ def from_top(item: CatalogItem) -> bool:
     return item_role(item) not in BOTTOM_UP_ROLES
 
 
+def first_free_unit(
+    design: Design,
+    rack: Rack,
+    item: CatalogItem,
+    face: str = "front",
+    downwards: bool | None = None,
+) -> int | None:
+    """The unit one more ``item`` goes to in ``rack`` as a fill puts it: the lowest
+    free units that hold it for servers and storage, the highest for switches and the
+    rest (``downwards`` None: by :func:`from_top`); None when no run of units holds it.
+    A drop on a rack without a unit under the pointer (the floor plan, Place Here with
+    no unit chosen) asks here too, so it lands where a fill would put it."""
+    if downwards is None:
+        downwards = from_top(item)
+    top = rack_height(design, rack)
+    height = max(1, math.ceil(item.u_height))
+    lowest = range(1, top - height + 2)
+    # The occupancy map skips taken starts quickly; can_place gives the verdict.
+    taken = occupancy(design, rack)
+    faces = ("front", "rear") if item.is_full_depth else (face,)
+    for u in reversed(lowest) if downwards else lowest:
+        if any((v, f) in taken for v in range(u, u + height) for f in faces):
+            continue
+        if can_place(design, rack, item, u, face).ok:
+            return u
+    return None
+
+
 @dataclass(frozen=True)
 class PlacedDevice:
     """One device a plan puts in."""
@@ -350,17 +378,10 @@ class _Shadow:
                     [],
                 )
             return None
-        top = rack_height(self.view, self.copy)
+        u = first_free_unit(self.view, self.copy, item, face, downwards)
+        if u is not None:
+            return u
         height = max(1, math.ceil(item.u_height))
-        lowest = range(1, top - height + 2)
-        # The occupancy map skips taken starts quickly; can_place gives the verdict.
-        taken = occupancy(self.view, self.copy)
-        faces = ("front", "rear") if item.is_full_depth else (face,)
-        for u in reversed(lowest) if downwards else lowest:
-            if any((v, f) in taken for v in range(u, u + height) for f in faces):
-                continue
-            if can_place(self.view, self.copy, item, u, face).ok:
-                return u
         runs = _free_runs(self.view, self.copy, item, face)
         largest = max(runs, key=len, default=range(0))
         sides = "front and rear" if item.is_full_depth else face

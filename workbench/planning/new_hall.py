@@ -60,8 +60,8 @@ def _problem(spec: HallSpec) -> str | None:
 
 def new_hall(spec: HallSpec, catalog: ItemSource | None) -> Design:
     """The design the dialog describes; EditError (one line) when it cannot be built."""
-    site_name = clean_name(spec.site, "site")
-    hall_name = clean_name(spec.hall, "hall")
+    site_name = clean_name(spec.site, "design")
+    hall_name = clean_name(spec.hall, "site")
     if spec.template:
         from workbench.templates import build_template
 

@@ -319,7 +319,8 @@ class CatalogPalette(QWidget):
 
     def menu_for(self, slug: str) -> QMenu:
         """The context menu of item ``slug``: "Set power figure…", enabled when its
-        power is unknown (the one figure a planner must supply to budget its racks)."""
+        power is unknown (the one figure a planner must supply to budget its racks), and
+        "Place Here" (into the selected rack, as Enter does)."""
         menu = QMenu(self)
         item = self.model.items.get(slug)
         action = menu.addAction("Set power figure…")
@@ -328,6 +329,10 @@ class CatalogPalette(QWidget):
         if item is not None and not power_unknown(item):
             action.setToolTip("Its power is known; see the tooltip for the figure.")
         action.triggered.connect(lambda: self.powerFigureRequested.emit(slug))
+        place = menu.addAction("Place Here")
+        place.setObjectName("placeHereAction")
+        place.setToolTip("Put it into the selected rack (at the unit clicked), as Enter does")
+        place.triggered.connect(lambda: self.slugActivated.emit(slug))
         return menu
 
     def _on_context_menu(self, pos: QPoint) -> None:

@@ -49,6 +49,7 @@ from workbench.render import colors
 from workbench.rules.budgets import BudgetState, unknown_note
 from workbench.ui.commands import EditCommand
 from workbench.ui.document import Document
+from workbench.ui.floor_drop import FloorDrop
 from workbench.ui.floor_items import COLD_FILL, FRONT, HOT_FILL, GhostItem, Spot
 from workbench.ui.floor_scene import FloorScene
 from workbench.ui.zoom_view import ZoomPanView
@@ -126,6 +127,8 @@ class FloorPlanView(ZoomPanView):
     """
 
     showObject = Signal(str)
+    #: Something to say in the status bar: (text, timeout in ms; 0 until replaced).
+    statusMessage = Signal(str, int)
     #: Pixels per mm: from a whole campus on a laptop screen to one rack filling it.
     MIN_ZOOM, MAX_ZOOM = 0.0015, 1.5
 
@@ -144,6 +147,8 @@ class FloorPlanView(ZoomPanView):
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMouseTracking(False)
+        self.setAcceptDrops(True)
+        self.dropper = FloorDrop(self)
         self._built = False
         self._drag: _Drag | None = None
         self._clicking = False
@@ -153,6 +158,24 @@ class FloorPlanView(ZoomPanView):
         document.designReplaced.connect(self._on_design_replaced)
         document.selectionChanged.connect(self._on_selection_changed)
         self._fill_positions()
+
+    def say(self, text: str, timeout_ms: int = 0) -> None:
+        """Tell the user something in the window's status bar (``statusMessage``)."""
+        self.statusMessage.emit(text, timeout_ms)
+
+    # -- drops from the catalog (workbench.ui.floor_drop) ---------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.dropper.enter(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.dropper.move(event)
+
+    def dragLeaveEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.dropper.leave()
+        event.accept()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.dropper.drop(event)
 
     # -- model access ------------------------------------------------------------------
     @property

@@ -236,6 +236,29 @@ class HallActions(QObject):
             self._say(f"Pasted {format_count(len(copied), 'device')}.", 4000)
         return done
 
+    # -- the keyboard way to place -----------------------------------------------------------
+    def place_here(self, slug: str) -> str | None:
+        """Put catalog item ``slug`` into the selected rack (Enter on a catalog item, or
+        its Place Here): at the unit last clicked in that rack, else where a fill would
+        put it.  Returns the new device's id, or None after saying why not."""
+        from workbench.ui import place_here
+
+        rack_id = self.selected_rack()
+        if rack_id is None:
+            self._say("Select a rack (and a unit) first, then press Enter on a catalog item.")
+            return None
+        chosen = self.window.rack_view.chosen_unit
+        u = None
+        if chosen is not None and chosen[0] == rack_id and self.document.selection == rack_id:
+            u = chosen[1]
+        placed, message = place_here.place(
+            self.document, rack_id, slug, u, self.window.rack_view.face
+        )
+        self._say(message, 8000)
+        if placed is not None:
+            self.document.select(placed)
+        return placed
+
     # -- rows and racks ----------------------------------------------------------------------
     def add_row(self) -> bool:
         return self._push(lambda: hall_edits.add_row(self.document.design), "Add row")

@@ -107,6 +107,7 @@ class MainWindow(QMainWindow):
 
         self.floor_plan = FloorPlanView(document)
         self.floor_plan.showObject.connect(self.show_object)
+        self.floor_plan.statusMessage.connect(self._say)
         self.tabs.addTab(self.floor_plan, "Floor plan")
         # Every plane's cabling as a layered drawing; drawn the first time it is shown.
         from workbench.ui.fabric_view import FabricView
@@ -181,6 +182,8 @@ class MainWindow(QMainWindow):
 
         self.file_actions = FileActions(self, document, self.settings, catalog)
         self.hall_actions = HallActions(self)
+        # Enter (or Place Here) on a catalog item: the keyboard way to place one.
+        self.palette_widget.slugActivated.connect(self.hall_actions.place_here)
         self._make_menus()
         self.rack_view.context_menu_for = self.hall_actions.context_menu
 

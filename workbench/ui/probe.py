@@ -208,6 +208,14 @@ class Probe(QObject):
                         return _point(top.mapToGlobal(rect.center()))
         raise ValueError(f"no open menu has an entry {text!r}")
 
+    def q_tab(self, text: str) -> dict[str, int]:
+        """The screen point of the main tab named ``text`` ("Floor plan")."""
+        bar = self.window.tabs.tabBar()
+        for i in range(bar.count()):
+            if bar.tabText(i).replace("&", "") == text:
+                return _point(bar.mapToGlobal(bar.tabRect(i).center()))
+        raise ValueError(f"no tab {text!r}")
+
     def q_floor_rack(self, rack: str) -> dict[str, int]:
         """The screen point of a rack's centre on the floor plan."""
         plan = self.window.floor_plan

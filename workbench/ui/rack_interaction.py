@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from workbench.ui.rack_view import RackView
 
 #: Highlight colours per verdict (fill with alpha, border).
-_COLOURS: dict[DropState, str] = {
+VERDICT_COLOURS: dict[DropState, str] = {
     DropState.FITS: "#2e7d32",
     DropState.OVER_BUDGET: "#f9a825",
     DropState.REFUSED: "#c62828",
@@ -49,7 +49,7 @@ class SlotHighlight:
 
     def show(self, rack_item: RackItem, slots: Sequence[Slot], verdict: DropVerdict) -> None:
         self.clear()
-        colour = QColor(_COLOURS[verdict.state])
+        colour = QColor(VERDICT_COLOURS[verdict.state])
         fill = QColor(colour)
         fill.setAlpha(70)
         u_total = geo.rack_units(rack_item.rack, self.view.design) if rack_item.rack else 42
@@ -345,4 +345,10 @@ class RubberBandSelect:
         return found
 
 
-__all__ = ["DropController", "MoveController", "RubberBandSelect", "SlotHighlight"]
+__all__ = [
+    "VERDICT_COLOURS",
+    "DropController",
+    "MoveController",
+    "RubberBandSelect",
+    "SlotHighlight",
+]

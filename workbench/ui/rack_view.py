@@ -88,6 +88,9 @@ class RackView(ZoomPanView):
         self.document = document
         self._last_pos: QPoint | None = None
         self._select_on_release: str | None = None
+        #: (rack id, U) of the last click on a rack's empty units: where Place Here puts
+        #: a catalog item while that rack is selected.
+        self.chosen_unit: tuple[str, int | None] | None = None
         #: Builds the context menu for a viewport point (the window's hall actions).
         self.context_menu_for: Callable[[QPoint], QMenu] | None = None
         self._scene = HallScene(document, self)
@@ -281,6 +284,8 @@ class RackView(ZoomPanView):
                 self.mover.press(pos, hit)
             else:
                 self.document.select(hit)
+                target = self.rack_and_u_at(pos)
+                self.chosen_unit = target if target is not None and target[0] == hit else None
         finally:
             self._clicking = False
         event.accept()

@@ -8,8 +8,12 @@ test modules of that area.
 from __future__ import annotations
 
 import os
+import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The catalog's schema verdicts are cached per user (workbench.catalog.schema_cache):
+# tests start from an empty cache of their own, not from what the user's runs left.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="workbench-test-cache-")
 
 import pytest  # noqa: E402
 

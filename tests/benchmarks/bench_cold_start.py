@@ -92,6 +92,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ)
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
+        # As installed: byte-code cached (the warm-up run writes it), not compiled anew.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["XDG_STATE_HOME"] = str(Path(tmp) / "state")
         env["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # no saved layout or recovery
         env["HOME"] = tmp

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
-import networkx as nx  # type: ignore[import-untyped]
 import numpy as np
 
 from workbench.calc.fabric import PlaneStructure, plane_structure
@@ -224,10 +224,19 @@ def collapsed_edges(
     yield from graph.peers()
 
 
+def _networkx() -> Any:
+    """networkx, imported on first use: it costs ~0.2 s of every start otherwise, and
+    only the plane analysis (a panel or a command that asks for it) needs it."""
+    import networkx  # type: ignore[import-untyped]
+
+    return networkx
+
+
 class CollapsedGraph:
     """The collapsed graph of a plane in networkx, and the questions asked of it."""
 
     def __init__(self, graph: PlaneGraph, groups: dict[frozenset[str], list[str]] | None = None):
+        nx = _networkx()
         groups = graph.host_groups() if groups is None else groups
         #: Host group number → its hosts.
         self.members: list[list[str]] = list(groups.values())
@@ -241,7 +250,7 @@ class CollapsedGraph:
     def islands(self) -> list[list[str]]:
         """The hosts of each connected piece that holds hosts, largest first."""
         out = []
-        for component in nx.connected_components(self.graph):
+        for component in _networkx().connected_components(self.graph):
             hosts = [h for n in component if isinstance(n, tuple) for h in self.members[n[1]]]
             if hosts:
                 out.append(hosts)
@@ -258,7 +267,8 @@ class CollapsedGraph:
                 worst = max(worst, 1)  # two hosts on the same switches
             if node not in self.graph:
                 continue
-            for other, edges in nx.single_source_shortest_path_length(self.graph, node).items():
+            lengths = _networkx().single_source_shortest_path_length(self.graph, node)
+            for other, edges in lengths.items():
                 if isinstance(other, tuple) and other != node:
                     # group → leaf → ... → leaf → group: one switch fewer than edges.
                     worst = max(worst, edges - 1)

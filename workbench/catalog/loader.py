@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.catalog import limits
+from workbench.catalog import limits, schema_cache
 from workbench.catalog.errors import (
     CatalogError,
     CatalogWarning,
@@ -38,7 +38,7 @@ from workbench.catalog.errors import (
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.netbox_schema import schema_errors
 from workbench.catalog.parse import parse_item_with_warnings
-from workbench.catalog.yaml_source import read_yaml
+from workbench.catalog.yaml_source import read_catalog_bytes, read_yaml
 
 #: File name endings read as catalog files.
 YAML_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
@@ -96,6 +96,11 @@ def load_file(path: Path, content: bytes | None = None) -> FileResult:
     result = FileResult(path)
     shown = display_path(path)
     try:
+        if content is None:
+            try:
+                content = read_catalog_bytes(path)
+            except OSError as exc:
+                raise CatalogError(f"cannot read file: {exc.strerror or exc}", file=shown) from None
         data, lines = read_yaml(path, content)
     except CatalogError as exc:
         # Without its traceback: the frames would keep the file's half-read values
@@ -137,8 +142,13 @@ def load_file(path: Path, content: bytes | None = None) -> FileResult:
         todo = [(entry, lines.sub("items", index)) for index, entry in enumerate(entries)]
     else:
         todo = [(data, lines)]
+    # The schema's verdict on these very bytes may be known (see schema_cache).
+    digest = schema_cache.digest_of(content)
+    known_good = schema_cache.passed(digest)
+    all_passed = True
     for entry, entry_lines in todo:
-        refused = schema_errors(entry, entry_lines, shown)
+        refused = [] if known_good else schema_errors(entry, entry_lines, shown)
+        all_passed = all_passed and not refused
         try:
             item, warnings = parse_item_with_warnings(entry, shown, entry_lines)
         except CatalogError as exc:  # every bad field of the entry, each with its line
@@ -149,6 +159,8 @@ def load_file(path: Path, content: bytes | None = None) -> FileResult:
             continue
         result.items.append(item)
         result.warnings.extend(warnings)
+    if all_passed and not known_good:
+        schema_cache.remember(digest)
     return result
 
 

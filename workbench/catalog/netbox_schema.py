@@ -35,14 +35,13 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator, validators  # type: ignore[import-untyped]
-from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING, Any
 
 from workbench.catalog.errors import CatalogError, shown_value
 from workbench.catalog.yaml_source import LineMap, field_name
+
+if TYPE_CHECKING:  # jsonschema is imported on first use (~0.13 s of every start)
+    from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
 #: The library's commits the schema files follow (see the module docstring).
 LIBRARY = "netbox-community/devicetype-library"
@@ -95,12 +94,16 @@ def _load(name: str) -> dict[str, Any]:
 def _validator() -> Any:
     """The device-type validator, built once: compiling the schemas costs milliseconds,
     and an import of a thousand files must not pay it a thousand times."""
+    from jsonschema import Draft202012Validator, validators  # type: ignore[import-untyped]
+    from referencing import Registry, Resource
+
     devicetype = _load("devicetype.json")
     components = _load("components.json")
     registry: Registry = Registry().with_resources(
         (schema["$id"], Resource.from_contents(schema)) for schema in (devicetype, components)
     )
-    return _Validator(devicetype, registry=registry)
+    extended = validators.extend(Draft202012Validator, {"multipleOf": _multiple_of})
+    return extended(devicetype, registry=registry)
 
 
 def _multiple_of(
@@ -118,10 +121,9 @@ def _multiple_of(
     except (InvalidOperation, ValueError):
         exact = False
     if not exact:
+        from jsonschema.exceptions import ValidationError
+
         yield ValidationError(f"{instance!r} is not a multiple of {step}")
-
-
-_Validator = validators.extend(Draft202012Validator, {"multipleOf": _multiple_of})
 
 
 def devicetype_schema() -> dict[str, Any]:

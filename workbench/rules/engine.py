@@ -266,8 +266,22 @@ def run_rule(ctx: RuleContext, rule: Rule, obj: Any, object_id: str) -> list[Fin
 def _run_everywhere(ctx: RuleContext, rule: Rule) -> dict[str, list[Finding]]:
     """Object id → findings of ``rule`` on every object of its scope (non-empty only)."""
     table: dict[str, list[Finding]] = {}
+    for _done in _run_in_steps(ctx, rule, table, 0):
+        pass
+    return table
+
+
+def _run_in_steps(
+    ctx: RuleContext, rule: Rule, table: dict[str, list[Finding]], chunk: int
+) -> Iterator[int]:
+    """Fill ``table`` as :func:`_run_everywhere` does, yielding how many objects were
+    checked after every ``chunk`` of them (never, for a ``chunk`` of 0)."""
     quiet_types: set[str] = set()
+    done = 0
     for object_id, obj in _targets(ctx.design, rule.scope):
+        done += 1
+        if chunk and done % chunk == 0:
+            yield done
         if rule.per_type and obj.device_type in quiet_types:
             continue
         found = run_rule(ctx, rule, obj, object_id)
@@ -275,7 +289,17 @@ def _run_everywhere(ctx: RuleContext, rule: Rule) -> dict[str, list[Finding]]:
             table[object_id] = found
         elif rule.per_type:
             quiet_types.add(obj.device_type)
-    return table
+
+
+def scope_sizes(design: Design) -> dict[str, int]:
+    """How many objects a rule of each scope is called for (a full check's work)."""
+    index = design.index
+    return {
+        "rack": len(index.racks),
+        "device": len(index.devices),
+        "workload": len(design.workloads),
+        "design": 1,
+    }
 
 
 def check_design(
@@ -342,11 +366,34 @@ class Checker:
     _by_rule: dict[str, dict[str, list[Finding]]] = field(default_factory=dict)
     #: Bumped whenever any finding differs, so views can skip redrawing.
     version: int = 0
+    #: False: the caller runs the first full check itself, in steps
+    #: (:meth:`recheck_in_steps`), and reads nothing before it is done.
+    check_now: bool = True
 
     def __post_init__(self) -> None:
         if self.ctx is None:
             self.ctx = RuleContext(self.design)
-        self.recheck_all()
+        if self.check_now:
+            self.recheck_all()
+
+    def recheck_in_steps(self, chunk: int = 2000) -> Iterator[float]:
+        """:meth:`recheck_all` in steps of about ``chunk`` objects, yielding the fraction
+        done after each, so a window can keep answering input during the first check of
+        a 100,000-GPU design and show its progress."""
+        assert self.ctx is not None
+        self.ctx.forget(types=True)
+        self._by_rule = {}
+        sizes = scope_sizes(self.design)
+        total = max(1, sum(sizes[r.scope] for r in self.rules.values()))
+        before = 0
+        for registered in self.rules.values():
+            table: dict[str, list[Finding]] = {}
+            self._by_rule[registered.id] = table
+            for done in _run_in_steps(self.ctx, registered, table, chunk):
+                yield min(1.0, (before + done) / total)
+            before += sizes[registered.scope]
+            yield min(1.0, before / total)
+        self.version += 1
 
     def recheck_all(self) -> None:
         """Run every rule on every object (a new design, or a change of unknown extent)."""

@@ -57,9 +57,9 @@ def load_catalog_reporting():
 def sample_or_empty(catalog=None) -> tuple[Design, str | None]:
     """The bundled sample design, or an empty one with the reason it could not be built."""
     try:
-        from workbench.templates import sample_design
+        from workbench.templates.bundled import bundled_sample
 
-        return sample_design(), None
+        return bundled_sample(), None
     except Exception as exc:  # noqa: BLE001 - e.g. the shipped catalog is damaged
         return Design(name="Untitled design"), f"The sample design could not be built: {exc}"
 

@@ -231,8 +231,14 @@ class Document(QObject):
 
     @property
     def current_workload(self) -> str | None:
-        """The id of the workload the user is looking at (None: none chosen)."""
-        return self._current_workload
+        """The id of the workload the user is looking at: the one the Estimates view
+        chose, else the design's first (what that view shows first, and what the status
+        strip reads before the view was ever built); None when there is none."""
+        current = self._current_workload
+        if current is not None and current in self.design.index.workloads:
+            return current
+        workloads = self.design.workloads
+        return workloads[0].id if workloads else None
 
     def set_current_workload(self, workload_id: str | None) -> None:
         """Record which workload the Estimates view shows, and tell the views."""

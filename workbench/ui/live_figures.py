@@ -24,8 +24,9 @@ before any view, so it is always invalidated before a view's slot reads it.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -58,11 +59,19 @@ class LiveFigures(QObject):
     """Shared, lazily and incrementally recomputed figures of the document's design.
 
     ``findingsReady`` is emitted when the first full check of a newly loaded design has
-    run: that check (~0.1 s at 100,000 GPUs) is put off until the window has painted, so
-    a big design appears at once and its findings follow (:meth:`check_soon`).
+    run: that check (seconds at 1,000,000 GPUs) is put off until the window has painted
+    (:meth:`hold_checks`), then runs in slices of :attr:`SLICE_MS` between events, its
+    progress in ``checkProgress``, so a big design appears at once, answers input, and
+    its findings follow (:meth:`check_soon`).  Whoever reads the findings before the
+    slices are done gets them at once (the rest of the check runs then).
     """
 
     findingsReady = Signal()
+    #: Percent of the first full check done (it runs in slices after the first paint).
+    checkProgress = Signal(int)
+
+    #: Milliseconds of checking per slice: input and repaints get the rest.
+    SLICE_MS = 30
 
     def __init__(self, document: Document):
         super().__init__(document)
@@ -94,11 +103,15 @@ class LiveFigures(QObject):
         self._fabric: FabricFigures | None = None
         self._fabric_key: tuple[object, int] | None = None
         self._checker: Checker | None = None
+        #: The first full check while it runs in slices: the checker and its steps.
+        self._slicing: tuple[Checker, Iterator[float]] | None = None
         self._pending: Change | None = None
         self._marks: tuple[dict[str, Severity], dict[str, Severity]] | None = None
         self._marks_version = -1
         self._waivers_moved = False
         self._check_scheduled = False
+        self._held = getattr(self, "_held", False)
+        self._owed = False
 
     # -- reading -------------------------------------------------------------------
     @property
@@ -197,16 +210,14 @@ class LiveFigures(QObject):
     def checker(self) -> Checker:
         """The design's rule findings, current (see :mod:`workbench.rules`)."""
         if self._checker is None:
-            context = RuleContext(
-                self.design,
-                summary=lambda: self.summary,
-                load=lambda rack: self.rack_load(rack.id),
-                evaluate=lambda workload: self.workload(workload.id),
-            )
-            self._checker = Checker(self.design, context)
-            self._pending = None
-            self.computed["check"] += 1
-        elif self._pending is not None:
+            if self._slicing is None:
+                self._start_check()
+            assert self._slicing is not None
+            for _fraction in self._slicing[1]:
+                pass  # the findings are wanted now: run the rest of the check
+            self._finish_check(announce_later=True)
+        assert self._checker is not None
+        if self._pending is not None:
             pending, self._pending = self._pending, None
             self._checker.update(pending)
         return self._checker
@@ -217,17 +228,78 @@ class LiveFigures(QObject):
         return self._checker is not None
 
     def check_soon(self) -> None:
-        """Run the first full check after the pending events (the first paint), then
-        emit ``findingsReady``; views show "checking" meanwhile."""
-        if self._checker is not None or self._check_scheduled:
+        """Run the first full check after the pending events (the first paint), in
+        slices, then emit ``findingsReady``; views show "checking" meanwhile."""
+        if self._checker is not None or self._check_scheduled or self._slicing is not None:
             return
         self._check_scheduled = True
         QTimer.singleShot(0, self._check_now)
 
+    def hold_checks(self) -> None:
+        """Put the first full check off until :meth:`release_checks` (the window calls
+        this before it is shown and releases after its first paint)."""
+        self._held = True
+
+    def release_checks(self) -> None:
+        """Let a held first check start (see :meth:`hold_checks`)."""
+        self._held = False
+        if self._owed:
+            self._owed = False
+            self.check_soon()
+
     def _check_now(self) -> None:
         self._check_scheduled = False
-        if self._checker is None:
-            self.checker  # noqa: B018 - run the check
+        if self._checker is not None or self._slicing is not None:
+            return
+        if self._held:
+            self._owed = True
+            return
+        self._start_check()
+        self._check_slice()
+
+    def _start_check(self) -> None:
+        context = RuleContext(
+            self.design,
+            summary=lambda: self.summary,
+            load=lambda rack: self.rack_load(rack.id),
+            evaluate=lambda workload: self.workload(workload.id),
+        )
+        checker = Checker(self.design, context, check_now=False)
+        self._slicing = (checker, checker.recheck_in_steps())
+        self.computed["check"] += 1
+
+    def _check_slice(self) -> None:
+        """Check for :attr:`SLICE_MS`, then yield to the event loop (or finish)."""
+        slicing = self._slicing
+        if slicing is None:
+            return  # read meanwhile (finished) or dropped with its design
+        deadline = time.perf_counter() + self.SLICE_MS / 1000.0
+        fraction = 0.0
+        for fraction in slicing[1]:
+            if time.perf_counter() >= deadline:
+                self.checkProgress.emit(int(fraction * 100))
+                QTimer.singleShot(0, self._check_slice)
+                return
+        self._finish_check()
+
+    def _finish_check(self, announce_later: bool = False) -> None:
+        """The slices are done: the checker is current (edits made meanwhile applied).
+        ``announce_later``: a reader forced the end of the check, so the views hear of
+        it after that reader is done, not from inside it."""
+        assert self._slicing is not None
+        self._checker = self._slicing[0]
+        self._slicing = None
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._checker.update(pending)
+        if announce_later:
+            QTimer.singleShot(0, self._announce)
+        else:
+            self._announce()
+
+    def _announce(self) -> None:
+        if self._checker is not None:
+            self.checkProgress.emit(100)
             self.findingsReady.emit()
 
     def findings(self) -> list[Finding]:
@@ -303,8 +375,12 @@ class LiveFigures(QObject):
         if change.everything:
             self.invalidate()
             return
-        if self._checker is not None:
+        if self._checker is not None or self._slicing is not None:
             self._pending = change if self._pending is None else self._pending | change
+        if self._slicing is not None and self._slicing[0].ctx is not None:
+            # Slices still to run must not read figures the edit moved; what was
+            # checked already is re-checked from the pending change when they are done.
+            self._slicing[0].ctx.forget(types=change.design or bool(change.types))
         if change.waivers:
             self._waivers_moved = True
         for workload_id in change.workloads:

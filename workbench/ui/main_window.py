@@ -29,7 +29,6 @@ import workbench
 from workbench.ui.catalog_palette import CatalogPalette
 from workbench.ui.checks_view import ChecksView
 from workbench.ui.document import Document
-from workbench.ui.estimates import EstimatesView
 from workbench.ui.file_actions import FileActions
 from workbench.ui.hall_actions import HallActions
 from workbench.ui.inspector import Inspector
@@ -38,6 +37,7 @@ from workbench.ui.seen import follow_dock
 from workbench.ui.summary_strip import SummaryStrip
 
 if TYPE_CHECKING:
+    from workbench.ui.estimates import EstimatesView
     from workbench.ui.fabric_dialog import FabricDialog
 
 APP_NAME = "Workbench"
@@ -117,10 +117,11 @@ class MainWindow(QMainWindow):
         self.fabric_view.showObject.connect(self.show_object)
         self.fabric_view.generateRequested.connect(self.generate_fabric)
         self.tabs.addTab(self.fabric_view, "Fabric")
-        self.estimates = EstimatesView(document)
         # Scrolled, so a wide form never forces the window wider than a laptop screen.
+        # The view itself (pyqtgraph, ~0.6 s to import and build) is made the first time
+        # its tab is shown or it is asked for (:attr:`estimates`), not at start.
+        self._estimates: EstimatesView | None = None
         scroller = QScrollArea()
-        scroller.setWidget(self.estimates)
         scroller.setWidgetResizable(True)
         scroller.setFrameShape(QFrame.Shape.NoFrame)
         self.tabs.addTab(scroller, "Estimates")
@@ -194,6 +195,8 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._restore_layout()
         self._fitted = False
+        #: Whether the first frame was painted (None: the window was never shown).
+        self._painted: bool | None = None
 
     # -- parts ---------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
@@ -318,8 +321,19 @@ class MainWindow(QMainWindow):
         menu.addAction(action)
         return action
 
+    @property
+    def estimates(self) -> EstimatesView:
+        """The Estimates view, made on first use (see ``__init__``)."""
+        if self._estimates is None:
+            from workbench.ui.estimates import EstimatesView
+
+            self._estimates = EstimatesView(self.document)
+            self.estimates_page.setWidget(self._estimates)
+        return self._estimates
+
     def _on_tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.estimates_page:
+            self.estimates  # noqa: B018 - build the view the first time its tab is shown
             self._docks_put_away = [
                 dock
                 for dock in (
@@ -532,6 +546,18 @@ class MainWindow(QMainWindow):
                     [self.palette_dock, self.inspector_dock], [280, 340], Qt.Orientation.Horizontal
                 )
             QTimer.singleShot(0, self.rack_view.fit_readable)
+            # The window first, then the checks: the first full check waits for the
+            # first paint (or half a second, should no paint come), then runs in slices.
+            self.document.figures.hold_checks()
+            self._painted = False
+            QTimer.singleShot(500, self.document.figures.release_checks)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().paintEvent(event)
+        if self._painted is False:
+            self._painted = True
+            # Queued: it runs once this paint pass (the whole first frame) is done.
+            QTimer.singleShot(0, self.document.figures.release_checks)
 
     def _restore_layout(self) -> None:
         geometry = self.settings.value("window/geometry")

@@ -134,6 +134,7 @@ class SummaryStrip(QWidget):
         document.designReplaced.connect(self.refresh)
         document.currentWorkloadChanged.connect(self.refresh)
         document.figures.findingsReady.connect(self._show_checks)
+        document.figures.checkProgress.connect(self._show_progress)
         self.refresh()
 
     def _on_document_changed(self, change: Change) -> None:
@@ -162,6 +163,13 @@ class SummaryStrip(QWidget):
         )
         waived = f"; {counts.waived:,} waived" if counts.waived else ""
         self.checks.setToolTip(f"Design checks{waived}. Click to open the Checks view.")
+
+    def _show_progress(self, percent: int) -> None:
+        """How far the first full check is (it runs in slices on a big design)."""
+        if self.document.figures.checked or percent >= 100:
+            return
+        self._checks_text = f"Checking… {percent} %"
+        self.checks.setText(f'<span style="color:{colors.TEXT_MUTED}">{self._checks_text}</span>')
 
     def _show_figures(self) -> None:
         figures = self.document.figures

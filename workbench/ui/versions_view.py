@@ -141,10 +141,16 @@ class VersionsView(QWidget):
         layout.addWidget(split, 1)
 
         document.changed.connect(self._on_changed)
-        document.designReplaced.connect(self.reload)
+        document.designReplaced.connect(self._on_design_replaced)
         document.selectionChanged.connect(self._on_selection)
         document.figures.findingsReady.connect(self._show_verdicts)
-        self.reload()
+        # Filled when first shown: a tab nobody opened costs nothing at start.
+        self._stale = True
+
+    def _on_design_replaced(self) -> None:
+        self._stale = True
+        if self.isVisible():
+            self.reload()
 
     # -- mirroring the model -------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:

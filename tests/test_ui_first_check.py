@@ -1,0 +1,72 @@
+"""The window first, then the checks (issue 21): the first full check waits for the
+first paint, runs in slices with its progress in the status strip, answers a reader at
+once, and an edit made while it runs is not lost."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication
+from qt_helpers import open_window
+
+from workbench.catalog import load_catalog
+from workbench.model import ops
+from workbench.rules import check_design
+from workbench.templates import sample_design
+from workbench.ui.document import Document
+
+
+def test_the_first_check_runs_in_slices_after_it_is_released(qtbot, monkeypatch):
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    document = Document(design)
+    figures = document.figures
+    monkeypatch.setattr(type(figures), "SLICE_MS", 0)  # one step per slice
+    progress: list[int] = []
+    figures.checkProgress.connect(progress.append)
+    figures.hold_checks()
+    figures.check_soon()
+    for _ in range(5):
+        QApplication.processEvents()
+    assert not figures.checked and progress == []  # held: nothing ran
+    figures.release_checks()
+    QApplication.processEvents()
+    assert not figures.checked and progress  # one slice ran, the rest is queued
+    # An edit while the check runs: the finished findings still equal a full check.
+    device = next(d for _r, d in design.iter_devices())
+    applied = ops.apply(design, ops.RemoveDevice(device.id))
+    document.notify(applied.change)
+    qtbot.waitUntil(lambda: figures.checked, timeout=20_000)
+    assert progress[-1] == 100 and progress == sorted(progress)
+    assert sorted(figures.findings(), key=repr) == sorted(check_design(design), key=repr)
+
+
+def test_a_reader_gets_the_findings_at_once_while_slices_run(qtbot, monkeypatch):
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    document = Document(design)
+    figures = document.figures
+    monkeypatch.setattr(type(figures), "SLICE_MS", 0)
+    figures.check_soon()
+    QApplication.processEvents()
+    assert not figures.checked
+    assert sorted(figures.findings(), key=repr) == sorted(check_design(design), key=repr)
+    assert figures.checked
+
+
+def test_the_window_paints_before_the_first_check(qtbot, tmp_path):
+    catalog = load_catalog(include_user=False, strict=True)
+    seen: list[bool] = []
+    window = open_window(qtbot, tmp_path, sample_design(catalog), catalog)
+    window.document.figures.findingsReady.connect(lambda: seen.append(bool(window._painted)))
+    qtbot.waitUntil(lambda: window.document.figures.checked and bool(seen), timeout=20_000)
+    assert seen[0]  # the first frame was painted before the findings were ready
+    window.document.undo_stack.setClean()
+
+
+def test_the_estimates_view_is_built_when_its_tab_is_first_shown(qtbot, tmp_path):
+    catalog = load_catalog(include_user=False, strict=True)
+    window = open_window(qtbot, tmp_path, sample_design(catalog), catalog)
+    assert window._estimates is None  # pyqtgraph and the plots cost nothing at start
+    # The status strip still reads the first workload's training days.
+    assert window.document.current_workload == window.document.design.workloads[0].id
+    window.tabs.setCurrentWidget(window.estimates_page)
+    assert window._estimates is not None
+    assert window.estimates_page.widget() is window.estimates
+    window.document.undo_stack.setClean()

@@ -14,6 +14,7 @@ import csv
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,31 @@ def test_exported_script_is_shellcheck_clean(exported: Path) -> None:
 
 if os.name != "posix":  # pragma: no cover
     pytest.skip("health_check.sh needs a POSIX shell", allow_module_level=True)
+
+
+def test_healthy_results_import_into_a_sign_off_ready_checklist(
+    exported: Path, tmp_path: Path
+) -> None:
+    """Done-when of the issue: the healthy node's results CSV, imported by the command
+    line, gives a checklist whose judged rows all read PASS with the measured values;
+    only the two business rows are left to the signer."""
+    import openpyxl
+
+    from workbench.store import save_design
+
+    run_node(exported, tmp_path)
+    project = tmp_path / "sample.dcwb"
+    save_design(sample_design(), project)
+    cmd = subprocess.run(
+        [sys.executable, "-m", "workbench", "acceptance", "import", str(project),
+         str(tmp_path / "out"), "--checklist", str(tmp_path / "c.xlsx")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert cmd.returncode == 0, cmd.stderr
+    assert "47 PASS" in cmd.stdout and "2 SKIP" in cmd.stdout
+    book = openpyxl.load_workbook(tmp_path / "c.xlsx")
+    rows = list(book[NODE].iter_rows(min_row=2, values_only=True))
+    verdicts = {row[0]: (row[5], row[6]) for row in rows}
+    assert {v for k, (_m, v) in verdicts.items() if k not in MANUAL} == {"PASS"}
+    assert verdicts["net.allreduce_2node"] == ("371.015", "PASS")
+    assert rows[0][0] == "bios.aspm"  # nothing failed: checklist order

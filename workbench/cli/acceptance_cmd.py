@@ -30,6 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("file", metavar="FILE", help="a .dcwb project file (written back)")
     i.add_argument("results", metavar="RESULTS_DIR", help="a folder of results-<node>.csv")
     i.add_argument("--who", default="", help="who imports (default: the login name)")
+    i.add_argument(
+        "--checklist",
+        metavar="X.xlsx",
+        help="then write the checklist workbook with these results (failing first)",
+    )
     i.add_argument("--json", action="store_true", help="print one JSON object")
     i.set_defaults(func=cmd_import)
 
@@ -50,6 +55,14 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise CliError(f"import refused, nothing changed: {exc}", 2) from None
     if plan.results:
         save_project(design, path)
+    if args.checklist:
+        from workbench.export.checklist import write_checklist
+        from workbench.export.output import ExportError
+
+        try:
+            write_checklist(design, Path(args.checklist))
+        except ExportError as exc:
+            raise CliError(f"--checklist: {exc} (the results were imported)") from None
     verdicts = Counter(r.verdict for r in plan.results)
     nodes = sorted({r.node for r in plan.results})
     if args.json:
@@ -72,4 +85,6 @@ def cmd_import(args: argparse.Namespace) -> int:
             f"Read {len(plan.files)} files: {len(plan.results)} results for {len(nodes)} nodes ({counts})."
         )
         print(f"Wrote {path}." if plan.results else f"Nothing to import; {path} left as it was.")
+        if args.checklist:
+            print(f"Wrote {args.checklist}.")
     return 0

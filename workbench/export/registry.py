@@ -44,6 +44,8 @@ EXPORTS: tuple[ExportKind, ...] = (
                "Kubernetes node labels, taints and ResourceQuota manifests"),
     ExportKind("--health-check", "workbench.export.health_check", "write_health_check", "DIR",
                "health_check.sh and the expected values it checks each node against"),
+    ExportKind("--monitoring", "workbench.export.monitoring", "write_monitoring", "DIR",
+               "prometheus.yml scrape jobs (DCGM and node exporters) and alerts.yml"),
     ExportKind("--netbox", "workbench.netbox.export", "write_netbox", "DIR",
                "NetBox bulk-import files in import order (manifest.json), and back"),
 )  # fmt: skip

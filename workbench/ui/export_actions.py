@@ -35,6 +35,7 @@ _TITLES = {
     "--slurm": "Slurm Configuration…",
     "--k8s": "Kubernetes Manifests…",
     "--health-check": "Health Check Script…",
+    "--monitoring": "Monitoring (Prometheus)…",
     "--asbuilt": "As-Built Sheet…",
     "--netbox": "NetBox Import Files…",
 }

@@ -15,6 +15,7 @@ import pytest
 
 from workbench.catalog import load_catalog
 from workbench.catalog.item import CatalogItem, Interface
+from workbench.catalog.netbox import interface_speed_gbps
 from workbench.model.design import Design, Device, Link, Rack, Row, Site
 from workbench.model.ports import (
     breakout_ways,
@@ -70,6 +71,10 @@ def catalog():
         ("infiniband-ndr", 400, "infiniband", "osfp", False, "400G OSFP"),
         ("infiniband-hdr", 200, "infiniband", "qsfp56", False, "200G QSFP56"),
         ("infiniband-xdr", 800, "infiniband", "osfp", False, "800G OSFP"),
+        ("infiniband-ndr-4x", 400, "infiniband", "osfp", False, "400G OSFP"),  # NetBox 4.4
+        ("1.6tbase-x-osfp1600", 1600, "ethernet", "osfp1600", False, "1600G OSFP1600"),
+        ("400gbase-x-osfp-rhs", 400, "ethernet", "osfp", False, "400G OSFP"),
+        ("100gbase-sr4", 100, "ethernet", "", False, "100G"),
     ],
 )
 def test_interface_types_are_read_as_ports(netbox, speed, family, cage, twisted, label):
@@ -285,3 +290,18 @@ def test_free_port_does_not_mix_two_splits_on_one_port(catalog):
     assert free_port(sn, four, speed=400) == "swp2/1"
     # A lane number beyond a split's ways says the same without speeds.
     assert free_port(sn, lanes_in_use(["swp1/3"]), speed=400) == "swp2/1"
+
+
+@pytest.mark.parametrize(
+    "netbox",
+    ["1.6tbase-x-osfp1600", "1.6tbase-cr8", "800gbase-x-osfp", "400gbase-x-qsfp112",
+     "25gbase-x-sfp28", "1000base-t", "100base-tx", "infiniband-hdr", "infiniband-xdr-4x",
+     "9999999gbase-x-sfp", "99999999999999999999gbase-x", "virtual", "1000base-bx10-d"],
+)  # fmt: skip
+def test_ports_and_the_catalog_read_a_types_speed_alike(netbox):
+    """Issue 19: model.ports and catalog.netbox read line rates apart (1.6T: None in
+    one, 1600 in the other; only one capped absurd digits).  One reading now."""
+    kind = port_kind(netbox)
+    speed = interface_speed_gbps(netbox)
+    assert (kind.speed_gbps if kind else None) == speed
+    assert speed is None or speed < 10_000_000  # a stranger's digits stay bounded

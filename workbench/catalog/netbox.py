@@ -53,7 +53,9 @@ def interface_speed_gbps(type_name: str) -> float | None:
     """
     name = (type_name or "").strip().lower()
     if name.startswith("infiniband-"):
-        return INFINIBAND_GBPS.get(name.removeprefix("infiniband-"))
+        # NetBox 4.4 adds "-4x" names (infiniband-ndr-4x) for the 4-lane port the plain
+        # names have always meant in the library: the same line rate
+        return INFINIBAND_GBPS.get(name.removeprefix("infiniband-").removesuffix("-4x"))
     match = _ETHERNET.match(name)
     if match is None:
         return None  # virtual, lag, other, wireless types ...

@@ -32,25 +32,17 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from workbench.catalog.item import CatalogItem, Interface
+from workbench.catalog.netbox import interface_speed_gbps
 
 if TYPE_CHECKING:
     from workbench.model.design import Design
 
-#: Speed of each InfiniBand generation's 4x port, Gb/s.
-_IB_SPEEDS: dict[str, float] = {
-    "sdr": 10,
-    "ddr": 20,
-    "qdr": 40,
-    "fdr10": 40,
-    "fdr": 56,
-    "edr": 100,
-    "hdr": 200,
-    "ndr": 400,
-    "xdr": 800,
-}
 #: The cage an InfiniBand generation is usually built with.
 _IB_CAGES: dict[str, str] = {"edr": "qsfp28", "hdr": "qsfp56", "ndr": "osfp", "xdr": "osfp"}
-_ETHERNET = re.compile(r"^(\d+(?:\.\d+)?)(g|m|)base-([a-z0-9]+)(?:-([a-z0-9+]+))?$")
+#: ``<rate><unit>base-<medium>[-<cage>[-...]]``: the medium and cage of an Ethernet type
+#: (its speed comes from :func:`workbench.catalog.netbox.interface_speed_gbps`, the one
+#: reading of a type's line rate).
+_ETHERNET = re.compile(r"^\d+(?:\.\d+)?[gmt]?base-([a-z0-9.]+)(?:-([a-z0-9+]+))?(?:-.*)?$")
 #: Ways a fast switch port may break out when the catalog does not say.
 DEFAULT_BREAKOUT: tuple[int, ...] = (2, 4)
 #: Speeds a pluggable port also runs at, as divisors of its own speed.
@@ -90,20 +82,19 @@ def port_kind(netbox_type: str) -> PortKind | None:
     """The port behind a NetBox interface type; None for types that carry no data we
     plan (virtual, LAG, wireless, unknown names)."""
     text = netbox_type.strip().lower()
+    speed = interface_speed_gbps(text)  # the one home of a type's line rate
+    if speed is None:
+        return None
     if text.startswith("infiniband-"):
-        generation = text.removeprefix("infiniband-")
-        speed = _IB_SPEEDS.get(generation)
-        if speed is None:
-            return None
+        generation = text.removeprefix("infiniband-").removesuffix("-4x")
         return PortKind(netbox_type, speed, "infiniband", _IB_CAGES.get(generation, "qsfp"))
     match = _ETHERNET.match(text)
     if match is None:
         return None
-    number, unit, medium, cage = match.groups()
-    # "1000base-t" and "100base-tx" give Mb/s without a unit letter.
-    speed = float(number) / (1.0 if unit == "g" else 1000.0)
+    medium, cage = match.groups()
     if medium in ("t", "tx"):
         return PortKind(netbox_type, speed, "ethernet", "rj45", twisted_pair=True)
+    cage = cage if medium == "x" else ""  # 100gbase-sr4: a fixed optic, no cage
     return PortKind(netbox_type, speed, "ethernet", (cage or "").replace("sfpp", "sfp+"))
 
 

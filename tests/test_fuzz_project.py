@@ -74,6 +74,11 @@ IGNORED_BY_KIND: dict[str, frozenset[str]] = {
             "flash_attention",
             "goodput",
             "nic_gbps",
+            "cp",
+            "grad_precision",
+            "framework",
+            "measured_step_s",
+            "plan_at_30",
         }
     ),
 }

@@ -154,6 +154,11 @@ def designs(draw: st.DrawFn) -> Design:
         flash_attention=st.booleans(),
         goodput=opt_real,
         nic_gbps=opt_real,
+        cp=int64,
+        grad_precision=opt_text,
+        framework=text,
+        measured_step_s=opt_real,
+        plan_at_30=st.booleans(),
     )
     stacks = every_field(
         SoftwareStack,

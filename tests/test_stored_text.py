@@ -59,6 +59,8 @@ NOT_FREE_TEXT: dict[str, str] = {
     "workloads.checkpoint_tier": "a reference to a tier",
     "workloads.sequence_parallel": "JSON boolean",
     "workloads.flash_attention": "JSON boolean",
+    "workloads.plan_at_30": "JSON boolean",
+    "workloads.grad_precision": "a vocabulary (memory.GRADIENT_PRECISIONS)",
     "software_stacks.components": "JSON; each version: software_stacks.components[]",
     "baseline_revisions.versions": "JSON; each version: baseline_revisions.versions[]",
     "observations.layer": "a vocabulary (versions.OBSERVED_KEYS)",

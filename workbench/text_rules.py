@@ -178,6 +178,7 @@ STORED_TEXT: dict[str, TextRule] = {
     "storage_tiers.filesystem": TextRule("file system", blank_ok=True),
     "workloads.id": _ID,
     "workloads.name": TextRule("workload name"),
+    "workloads.framework": TextRule("software stack", 64, blank_ok=True),
     "software_stacks.id": _ID,
     "software_stacks.name": TextRule("software stack name"),
     "software_stacks.components[]": TextRule("component version", 64),

@@ -137,7 +137,7 @@ MEGATRON_CORE_BF16 = replace(
     kernel_efficiency=0.521,
     fitted_on=("llama3-405b-8192",),
     source="Llama 3 paper (Dubey et al. 2024) Table 4: 8,192 H100, 430 TFLOPS/GPU",
-    frameworks=("megatron-core", "nemo", "megatron-bridge", "torchtitan"),
+    frameworks=("megatron-core", "nemo", "megatron-bridge"),
 )
 
 #: Every profile, the generic one first.
@@ -163,6 +163,33 @@ def profile_for(framework: str | None, precision: str = "bf16") -> tuple[StackPr
         if name in prof.frameworks:
             return prof, f"{framework}: no {want} profile, {prof.name} used"
     return GENERIC, f"{framework}: no profile for this stack, the generic profile used"
+
+
+#: Frameworks a design's software stack may name that have no fitted profile (the
+#: generic profile is used, and the estimate says so).
+UNFITTED_FRAMEWORKS = ("pytorch-fsdp", "torchtitan")
+
+
+def known_frameworks() -> tuple[str, ...]:
+    """Every framework name a job or a design's software stack may give."""
+    names = [n for p in PROFILES.values() for n in p.frameworks]
+    return tuple(dict.fromkeys([*names, *UNFITTED_FRAMEWORKS]))
+
+
+def design_framework(stacks: Sequence[Any]) -> tuple[str, str] | None:
+    """The framework a design's software stacks name (a component whose name is a known
+    framework, e.g. ``megatron-core: 0.9.0`` in the version matrix), and a note saying
+    where it came from; None when none names one."""
+    known = set(known_frameworks())
+    for stack in stacks:
+        for component, version in (getattr(stack, "components", None) or {}).items():
+            name = str(component).strip().lower()
+            if name in known:
+                return (
+                    name,
+                    f"software stack from the design's {stack.name!r}: {component} {version}",
+                )
+    return None
 
 
 def _loss_power() -> int:

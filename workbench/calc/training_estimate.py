@@ -47,6 +47,8 @@ GOODPUT_SOURCE = (
     "default 0.90: Dubey et al. 2024 (Llama 3) §3.3.4, higher than 90 % effective "
     "training time on 16K H100"
 )
+#: How a result names an MFU set by the "plan at 30 %" toggle.
+PLAN_SOURCE = "plan at 30 %"
 _KAPLAN = "Kaplan et al. 2020 §2.1 (C = 6ND); 8ND with full recompute (Narayanan et al. 2021)"
 _PALM = "Chowdhery et al. 2022 (PaLM) Appendix B: MFU = model FLOP/s / (gpus · peak)"
 
@@ -147,6 +149,9 @@ def train(
     if gpu is not None:
         result.peak_tflops_per_gpu = attempt(result, compute.peak_tflops, gpu, w.precision)
     given = None if w.mfu is None else attempt(result, fraction, "mfu", w.mfu)
+    planning = w.mfu is None and bool(getattr(w, "plan_at_30", False))
+    if planning:
+        given = stack_profiles.PLANNING_MFU
     goodput = step_time.DEFAULT_GOODPUT if w.goodput is None else w.goodput
     result.goodput = attempt(result, fraction, "goodput", goodput)
     peak = result.peak_tflops_per_gpu
@@ -170,7 +175,7 @@ def train(
     if gpu is not None and peak and gpus and layout is not None and model is not None:
         _predict(result, design, w, gpu, peak, fabric, layout, attempt, servers)
     if given is not None:
-        result.mfu, result.mfu_source = given, "given"
+        result.mfu, result.mfu_source = given, PLAN_SOURCE if planning else "given"
         _step_at_given_mfu(result, layout, per_token, given)
         if hw_per_token is not None and per_token:
             result.hfu = given * hw_per_token / per_token
@@ -181,7 +186,9 @@ def train(
                 f"{num(given)}·{num(hw_per_token)} / {num(per_token)}",
                 "PaLM Appendix B: HFU counts the recomputed FLOPs, MFU does not",
             )
-    elif result.step is not None and w.mfu is None:  # a bad typed MFU is an error, not "predict"
+    elif (
+        result.step is not None and w.mfu is None and not planning
+    ):  # a bad typed MFU is an error, not "predict"
         result.mfu, result.mfu_source = result.step.mfu, "predicted"
         result.hfu = result.step.hfu
     elif w.mfu is None and model is not None and not model.has_architecture:
@@ -288,7 +295,13 @@ def _predict(
     hw, notes = found
     result.hardware = hw
     result.warnings.extend(notes)
-    profile, note = stack_profiles.profile_for(getattr(w, "framework", None), w.precision)
+    framework = getattr(w, "framework", "") or ""
+    if not framework:
+        found = stack_profiles.design_framework(design.software_stacks)
+        if found is not None:
+            framework, where = found
+            result.warnings.append(where)
+    profile, note = stack_profiles.profile_for(framework, w.precision)
     keywords = profile.keywords()
     result.stack_profile = profile.key
     measured = getattr(w, "measured_step_s", None)
@@ -296,7 +309,7 @@ def _predict(
         k = attempt(result, stack_profiles.calibrate, model, layout, hw, profile, measured)
         if k is not None:
             keywords["kernel_efficiency"] = k
-    elif note and getattr(w, "framework", None):
+    elif note and framework:
         result.warnings.append(note)
     result.step_keywords = keywords
     step = attempt(result, step_time.predict_step, model, layout, hw, w.precision, **keywords)

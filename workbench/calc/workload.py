@@ -138,6 +138,13 @@ class WorkloadResult:
                 step_time_s=self.step_time_s,
                 step_breakdown_s=self.step_breakdown_s,
                 global_batch=self.global_batch,
+                job_global_batch=self.job_batch,
+                stack_profile=self.stack_profile,
+                kernel_efficiency=(self.step_keywords or {}).get("kernel_efficiency"),
+                days_range=None if self.days_range is None else list(self.days_range),
+                gpu_hours_range=None
+                if self.gpu_hours_range is None
+                else list(self.gpu_hours_range),
                 goodput=self.goodput,
                 compute_days=self.compute_days,
                 hbm_usable_gb=self.hbm_usable_gb,

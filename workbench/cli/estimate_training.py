@@ -22,7 +22,7 @@ from workbench.calc.job_layout import DEFAULT_GRAD_PRECISION, JobLayout, job_lay
 from workbench.calc.memory import GRADIENT_PRECISIONS
 from workbench.calc.presets import ModelConfig, model_from_config
 from workbench.calc.stack_profiles import CALIBRATED_SPREAD, PLANNING_MFU, calibrate, profile_for
-from workbench.calc.training_estimate import low_mfu_warning, run_time, step_at_mfu
+from workbench.calc.training_estimate import PLAN_SOURCE, low_mfu_warning, run_time, step_at_mfu
 from workbench.catalog.item import CatalogItem
 from workbench.cli.errors import CliError
 
@@ -253,7 +253,7 @@ def training(
         args.mfu = PLANNING_MFU
     if args.mfu is not None:
         mfu = fraction("mfu", args.mfu)
-        source = "plan at 30 %" if args.plan_at_30 else "given"
+        source = PLAN_SOURCE if args.plan_at_30 else "given"
         if prediction is not None:
             step, parts = step_at_mfu(prediction.breakdown_s, lay, per_token, tflops, mfu)
             out["step_time_s"], out["step_breakdown_s"] = step, parts

@@ -152,6 +152,11 @@ def _print_report(path: Path, r: dict) -> None:
     print(f"  peak dense PFLOPS: {peaks}")
     for w in r["workloads"]:
         days = "n/a" if w.get("days") is None else f"{w['days']:,.2f} days"
+        if w.get("days_range"):
+            low, high = w["days_range"]
+            days += f" ({low:,.1f}-{high:,.1f}, {w.get('stack_profile')} profile)"
+        if w.get("mfu_source") == "plan at 30 %":
+            days += " planned at 30 % MFU"
         mem = w.get("memory_gb_per_gpu")
         mem_text = "" if mem is None else f", {mem:,.1f} GB per GPU"
         err = f"  ({'; '.join(w['errors'])})" if w.get("errors") else ""

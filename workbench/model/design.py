@@ -249,6 +249,20 @@ class Workload:
     goodput: float | None = None
     #: Compute-NIC line rate per GPU in Gb/s overriding the node's; None: the design's.
     nic_gbps: float | None = None
+    #: Context-parallel size: GPUs that share each sequence (ring attention); 1: none.
+    cp: int = 1
+    #: Gradient precision: "bf16" (DeepSpeed ZeRO) or "fp32" main gradients (Megatron);
+    #: None: the default of calc/job_layout.py (fp32).
+    grad_precision: str | None = None
+    #: The software stack the job runs on (framework name or profile key of
+    #: calc/stack_profiles.py, e.g. "megatron-core"); empty: the generic profile.
+    framework: str = ""
+    #: A measured step time (seconds) of this job on the cluster: the stack's kernel
+    #: efficiency is fitted to it and every other layout and size predicted from it.
+    measured_step_s: float | None = None
+    #: Plan at a pessimistic 30 % MFU until the cluster is benchmarked (the seeds'
+    #: advice); a stated MFU still wins.
+    plan_at_30: bool = False
 
 
 @dataclass

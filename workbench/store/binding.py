@@ -116,7 +116,7 @@ LISTS: tuple[Binding, ...] = (
     _binding(
         "workloads",
         Workload,
-        json=("sequence_parallel", "flash_attention"),
+        json=("sequence_parallel", "flash_attention", "plan_at_30"),
         json_nullable=("model_config",),
     ),
     _binding("software_stacks", SoftwareStack, json=("components",)),

@@ -30,7 +30,7 @@ import sqlite_utils
 from workbench.store import acceptance_table, capture_table, version_tables
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -285,6 +285,36 @@ def _add_step_time_fields(db: sqlite_utils.Database) -> None:
         )
 
 
+# The workload columns version 10 added: nullable ones, then those with a default.  Frozen.
+_V10_WORKLOAD_COLUMNS: dict[str, type] = {
+    "grad_precision": str,
+    "measured_step_s": float,
+}
+_V10_WORKLOAD_DEFAULTS: dict[str, tuple[type, object]] = {
+    "framework": (str, ""),
+    "cp": (int, 1),
+    "plan_at_30": (str, "false"),
+}
+
+
+def _add_stack_fields(db: sqlite_utils.Database) -> None:
+    """9 -> 10: the software stack and calibration of a training job (issue 25).
+
+    Gradient precision and measured step NULL mean "the documented default" (fp32 main
+    gradients, no calibration); a version-9 job named no stack (the generic profile),
+    ran without context parallelism and was not planned at 30 %, which the defaults say.
+    """
+    workloads = db.table("workloads")
+    for name, kind in _V10_WORKLOAD_COLUMNS.items():
+        workloads.add_column(name, kind)
+    sql_types = {int: "INTEGER", str: "TEXT"}
+    for name, (kind, default) in _V10_WORKLOAD_DEFAULTS.items():
+        literal = f"'{default}'" if kind is str else f"{int(default)}"  # type: ignore[call-overload]
+        db.execute(
+            f"ALTER TABLE workloads ADD COLUMN {name} {sql_types[kind]} NOT NULL DEFAULT {literal}"
+        )
+
+
 #: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _create_v1,
@@ -296,6 +326,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     acceptance_table.create_tables,
     capture_table.create_tables,
     _add_step_time_fields,
+    _add_stack_fields,
 ]
 
 #: The columns of each table in the current schema.  Update with each migration that
@@ -314,6 +345,7 @@ COLUMNS.update(version_tables.COLUMNS)
 COLUMNS.update(acceptance_table.COLUMNS)
 COLUMNS.update(capture_table.COLUMNS)
 COLUMNS["workloads"] += (*_V9_WORKLOAD_COLUMNS, *_V9_WORKLOAD_DEFAULTS)
+COLUMNS["workloads"] += (*_V10_WORKLOAD_COLUMNS, *_V10_WORKLOAD_DEFAULTS)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

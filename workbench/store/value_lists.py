@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from workbench.calc.errors import MAX_GPUS, InputError, number
-from workbench.calc.memory import BYTES_PER_ELEMENT, RECOMPUTE_MODES, ZERO_STAGES
+from workbench.calc.memory import (
+    BYTES_PER_ELEMENT,
+    GRADIENT_PRECISIONS,
+    RECOMPUTE_MODES,
+    ZERO_STAGES,
+)
 from workbench.calc.presets import PRESETS
 from workbench.calc.workload import KINDS as WORKLOAD_KINDS
 from workbench.model.design import Design, Link
@@ -131,6 +136,7 @@ _WORKLOAD_NUMBERS: dict[str, bool] = {
     "checkpoint_interval_min": True,
     "goodput": True,
     "nic_gbps": True,
+    "measured_step_s": True,
 }
 
 #: The workload form's choices, from the calculators that define them.
@@ -162,8 +168,11 @@ def check_workloads(workloads: Table) -> None:
     for name, optional in _WORKLOAD_NUMBERS.items():
         workloads.typed(name, OPT_NUMBER if optional else NUMBER, _calculator_number(name))
     workloads.typed("model_config", (dict, type(None)))
-    for name in ("sequence_parallel", "flash_attention"):
+    for name in ("sequence_parallel", "flash_attention", "plan_at_30"):
         workloads.typed(name, (bool,))
+    workloads.typed("cp", WHOLE, _at_least_one)
+    workloads.typed("grad_precision", OPT_TEXT, one_of(tuple(GRADIENT_PRECISIONS)))
+    workloads.texts("framework")
     # Whole numbers the step-time model takes as counts (it judges the range).
     workloads.typed("virtual_stages", WHOLE, _at_least_one)
     workloads.typed("global_batch", OPT_WHOLE, _at_least_one)

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from workbench.calc.summary import DesignSummary
+from workbench.calc.training_estimate import PLAN_SOURCE
 from workbench.model import Design, Workload
 from workbench.render import colors
 from workbench.rules import Severity, count
@@ -90,7 +91,9 @@ def summary_parts(
             "Training time of the workload open in Estimates "
             "(the first training workload until one is chosen)"
         )
-        if value is not None and mfu is not None:
+        if value is not None and mfu is not None and source == PLAN_SOURCE:
+            text += " (planned at 30 % MFU)"
+        elif value is not None and mfu is not None:
             text += f" at MFU {mfu * 100:.0f} %"
             tip += f"; MFU {mfu * 100:.1f} % {source or ''}".rstrip()
             if source == "predicted":

@@ -24,6 +24,7 @@ from workbench.calc.compute import gpus_for_deadline
 from workbench.calc.errors import InputError
 from workbench.calc.explain import Explained, num
 from workbench.calc.memory import DEFAULT_HEADROOM, GB
+from workbench.calc.stack_profiles import GENERIC, PROFILES
 from workbench.calc.step_time import DEFAULT_GOODPUT, DEFAULT_NIC_GBPS
 from workbench.calc.summary import RackLoad
 from workbench.calc.training_estimate import (
@@ -185,7 +186,11 @@ def _training_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
     )
     _add(out, r, "effective_pflops", "Effective rate", r.effective_pflops, "PFLOP/s")
     _add(out, r, "days", "Training time", r.days, "days")
+    if r.days_range is not None:
+        out.figures.append(Figure("days_range", "Range", _range_text(r), _range_explained(r)))
     _add(out, r, "gpu_hours", "GPU-hours", r.gpu_hours, "GPU·h")
+    if r.stack_profile is not None:
+        out.figures.append(Figure("stack", "Software stack", _stack_text(r), _stack_explained(r)))
     _add(out, r, "tokens_per_s", "Throughput", r.tokens_per_s, "tokens/s")
     breakdown = r.memory
     if breakdown is None:
@@ -208,6 +213,52 @@ def _training_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
     out.fit_text = _fit_text(total, out.hbm_gb, out.usable_gb, breakdown.headroom)
     if parts["activations"] is None:
         out.fit_text += " (activations not estimated)"
+
+
+def _range_text(r: WorkloadResult) -> str:
+    """Low-high days and GPU-hours from the stack profile's spread (or ±5 % calibrated)."""
+    low, high = r.days_range or (0.0, 0.0)
+    text = f"{low:,.1f} – {high:,.1f} days"
+    if r.gpu_hours_range is not None:
+        text += f", {fmt(r.gpu_hours_range[0], '')}–{fmt(r.gpu_hours_range[1], 'GPU·h')}"
+    return text
+
+
+def _stack_text(r: WorkloadResult) -> str:
+    """The profile the prediction used and its kernel efficiency (calibrated or fitted)."""
+    profile = PROFILES.get(r.stack_profile or "", GENERIC)
+    k = (r.step_keywords or {}).get("kernel_efficiency", profile.kernel_efficiency)
+    how = "calibrated on your measured step" if k != profile.kernel_efficiency else "fitted"
+    return f"{profile.name}: kernel efficiency {k:.3f} ({how})"
+
+
+def _range_explained(r: WorkloadResult) -> Explained:
+    low, high = r.days_range or (0.0, 0.0)
+    band = (low / r.days - 1, high / r.days - 1) if r.days else (0.0, 0.0)
+    return Explained(
+        high,
+        "days",
+        "days × (1 + the profile's low and high error on its fitted runs); ±5 % when "
+        "calibrated on a measured step",
+        f"{r.days:,.2f} × (1 {band[0]:+.1%}, 1 {band[1]:+.1%}) = {low:,.1f} – {high:,.1f}",
+        "calc/stack_profiles.py spread; tests/test_stack_profiles.py held-out check",
+    )
+
+
+def _stack_explained(r: WorkloadResult) -> Explained:
+    profile = PROFILES.get(r.stack_profile or "", GENERIC)
+    k = (r.step_keywords or {}).get("kernel_efficiency", profile.kernel_efficiency)
+    o = profile.overlap
+    return Explained(
+        k,
+        "",
+        "kernel efficiency of the stack (share of dense peak the matmuls reach); "
+        "overlapped communication",
+        f"{k:.3f}; TP hidden {o.tp:.0%}, P2P {o.p2p:.0%}, CP {o.cp:.0%}, DP with the "
+        f"backward {'yes' if o.dp else 'no'}",
+        f"{profile.source}; fitted on {', '.join(profile.fitted_on)}; overlap: "
+        f"{profile.overlap_source}",
+    )
 
 
 def _fit_text(total: float | None, hbm: float | None, usable: float | None, headroom: float) -> str:

@@ -44,6 +44,20 @@ class FieldSpec:
 PRECISION_CHOICES = (("FP8", "fp8"), ("BF16", "bf16"), ("FP16", "fp16"), ("TF32", "tf32"))
 KV_PRECISION_CHOICES = (("FP8", "fp8"), ("BF16", "bf16"), ("FP16", "fp16"))
 TRAINING = ("training",)
+#: The software stacks the form offers (calc/stack_profiles.py maps each to a profile;
+#: one without a fitted profile falls back to the generic one and says so).
+STACK_CHOICES: tuple[tuple[str, object], ...] = (
+    ("Generic / from the design", ""),
+    ("Megatron-LM (2021-2022)", "megatron-lm"),
+    ("Megatron-DeepSpeed / DeepSpeed", "deepspeed"),
+    ("Megatron Core / NeMo", "megatron-core"),
+    ("PyTorch FSDP", "pytorch-fsdp"),
+    ("TorchTitan", "torchtitan"),
+)
+GRAD_CHOICES: tuple[tuple[str, object], ...] = (
+    ("FP32 main (Megatron)", "fp32"),
+    ("BF16 (DeepSpeed ZeRO)", "bf16"),
+)
 #: The section whose heading carries the "Auto layout…" button.
 LAYOUT_SECTION = "Parallel layout"
 
@@ -95,6 +109,36 @@ FIELDS: tuple[FieldSpec, ...] = (
         tooltip="Model FLOPs utilisation in percent.  Blank: predicted from the design "
         "(GPUs, NVLink, NICs, fabric) and the layout; type a measured figure to "
         "override it, clear the box to go back to the prediction.",
+        section="Hardware and run",
+    ),
+    FieldSpec(
+        "plan_at_30",
+        "Plan at 30 % MFU",
+        "bool",
+        TRAINING,
+        tooltip="Plan at a pessimistic 30 % MFU until the cluster is benchmarked (the "
+        "seeds' advice); an MFU typed above still wins.",
+        section="Hardware and run",
+    ),
+    FieldSpec(
+        "framework",
+        "Software stack",
+        "choice",
+        TRAINING,
+        choices=STACK_CHOICES,
+        tooltip="The framework the job runs on: its profile sets the kernel efficiency "
+        "and which communication is overlapped (each fitted on named published runs). "
+        "Generic: no stack named, or one of the design's software stacks that names none.",
+        section="Hardware and run",
+    ),
+    FieldSpec(
+        "measured_step_s",
+        "Measured step (s)",
+        "optional_quantity",
+        TRAINING,
+        tooltip="A step time measured for this job on your cluster: the stack's kernel "
+        "efficiency is fitted to it and every other layout and size predicted from it "
+        "(±5 %).  Blank: the profile's figure.",
         section="Hardware and run",
     ),
     FieldSpec(
@@ -164,11 +208,30 @@ FIELDS: tuple[FieldSpec, ...] = (
         section=LAYOUT_SECTION,
     ),
     FieldSpec(
+        "grad_precision",
+        "Gradients",
+        "choice",
+        TRAINING,
+        choices=GRAD_CHOICES,
+        tooltip="Gradient precision: fp32 main gradients as Megatron (18 bytes per "
+        "parameter before ZeRO) or bf16 as DeepSpeed ZeRO (16), the same at every stage.",
+        section=LAYOUT_SECTION,
+    ),
+    FieldSpec(
         "recompute",
         "Activation recompute",
         "choice",
         TRAINING,
         choices=(("None", "none"), ("Selective", "selective"), ("Full", "full")),
+        section=LAYOUT_SECTION,
+    ),
+    FieldSpec(
+        "cp",
+        "Context parallel (CP)",
+        "int",
+        TRAINING,
+        tooltip="GPUs that share each sequence (ring attention) for long contexts; "
+        "1: none.  It must divide the sequence length.",
         section=LAYOUT_SECTION,
     ),
     FieldSpec("micro_batch", "Micro-batch (sequences)", "int", TRAINING, section=LAYOUT_SECTION),
@@ -177,8 +240,8 @@ FIELDS: tuple[FieldSpec, ...] = (
         "Global batch (sequences)",
         "optional_int",
         TRAINING,
-        tooltip="Sequences per optimizer step; blank: about 4M tokens in whole "
-        "micro-batches on every data-parallel rank.",
+        tooltip="Sequences per optimizer step; blank: the model family's published "
+        "batch (4M tokens for Llama), the job's whatever the design's size.",
         section=LAYOUT_SECTION,
     ),
     FieldSpec("seq_len", "Sequence length (tokens)", "int", TRAINING, section=LAYOUT_SECTION),

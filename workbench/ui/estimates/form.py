@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.calc.job_layout import DEFAULT_GRAD_PRECISION
 from workbench.calc.presets import PRESET_TITLES, PRESETS
 from workbench.model import Workload
 from workbench.ui.commands import UpdateWorkloadCommand
@@ -264,8 +265,13 @@ class WorkloadForm(QWidget):
             value = getattr(workload, spec.name)
             if spec.name == "gpu_type" and value is None:
                 value = DESIGN_GPU
+            if spec.name == "grad_precision" and value is None:
+                value = DEFAULT_GRAD_PRECISION
             if isinstance(editor, QComboBox):
                 index = editor.findData(value)
+                if index < 0 and spec.name == "framework" and isinstance(value, str):
+                    editor.addItem(value, value)  # a stack named in the file, kept
+                    index = editor.findData(value)
                 if index < 0 and spec.name == "model":
                     index = editor.findData(CUSTOM)
                 editor.setCurrentIndex(index)

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from workbench.asbuilt.seen import CaptureError, Seen
+from workbench.bounded_read import ReadRefused, read_bounded
 from workbench.model.captures import CapturedLink
 
 #: Largest capture file read (ibnetdiscover of a 100,000-GPU fabric is about 90 MB).
@@ -107,15 +108,11 @@ def read_file(path: Path) -> tuple[str, list[Seen]]:
 def read_text(path: Path) -> str:
     """The file as text, refusing what is too big or not UTF-8 before parsing."""
     try:
-        with path.open("rb") as f:
-            size = _size(f.fileno())
-            if size > MAX_FILE_BYTES:
-                raise CaptureError(str(path), None, f"larger than {MAX_FILE_BYTES >> 20} MiB")
-            data = f.read(MAX_FILE_BYTES + 1)
+        data = read_bounded(path, MAX_FILE_BYTES)  # regular files only, never blocks
+    except ReadRefused as exc:
+        raise CaptureError(str(path), None, str(exc)) from None
     except OSError as exc:
         raise CaptureError(str(path), None, f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CaptureError(str(path), None, f"larger than {MAX_FILE_BYTES >> 20} MiB")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -153,12 +150,6 @@ def detect(where: str, text: str) -> tuple[str, Parser]:
         "NVUE 'nv show interface --view=lldp', NCLU 'net show lldp' or SONiC "
         "'show lldp table')",
     )
-
-
-def _size(fd: int) -> int:
-    import os
-
-    return os.fstat(fd).st_size
 
 
 def _mtime(path: Path) -> str:

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from workbench.bounded_read import ReadRefused, read_bounded
 from workbench.catalog import limits
 from workbench.catalog.errors import CatalogError, display_path, printable_text
 
@@ -96,19 +96,15 @@ def read_catalog_bytes(path: Path) -> bytes:
     a folder is an IsADirectoryError, as opening it for reading would be elsewhere.
     """
     shown = display_path(path)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(21, os.strerror(21), str(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise CatalogError("not a plain file (a pipe, socket or device)", file=shown)
-        if info.st_size > limits.MAX_FILE_BYTES:
-            raise _too_big(info.st_size, shown)
-        data = handle.read(limits.MAX_FILE_BYTES + 1)
-    if len(data) > limits.MAX_FILE_BYTES:
-        raise _too_big(len(data), shown)
-    return data
+    try:
+        return read_bounded(path, limits.MAX_FILE_BYTES)
+    except ReadRefused as exc:
+        if "limit" in str(exc):
+            size = os.stat(path).st_size
+            raise _too_big(
+                size if size > limits.MAX_FILE_BYTES else limits.MAX_FILE_BYTES + 1, shown
+            ) from None
+        raise CatalogError("not a plain file (a pipe, socket or device)", file=shown) from None
 
 
 def _too_big(size: int, shown: str) -> CatalogError:

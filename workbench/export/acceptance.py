@@ -11,21 +11,24 @@ is one undoable edit (``ops.apply(design, plan.op())``).
 from __future__ import annotations
 
 import csv
+import io
 import re
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
+from workbench.bounded_read import ReadRefused, decode_utf8, read_bounded, utf8_error_line
 from workbench.export.acceptance_items import ITEM_IDS, acceptance_nodes
 from workbench.model.acceptance import (
-    MAX_MEASURED_CHARS,
     VERDICTS,
     AcceptanceResult,
     AddAcceptanceResults,
 )
 from workbench.model.design import Design
-from workbench.model.names import text_problem
+from workbench.text_rules import field_problem
 
 RESULTS_HEADER = ["node", "item", "measured", "verdict", "timestamp"]
 _STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$")
@@ -77,18 +80,26 @@ def read_results(
     files = _files(Path(results_dir))
     for path in files:
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ResultsError(str(path), f"larger than {MAX_FILE_BYTES >> 20} MiB")
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ResultsError(str(path), "is not UTF-8 text") from None
+            data = read_bounded(path, MAX_FILE_BYTES)  # regular files only, never blocks
+            text = decode_utf8(data)
+        except ReadRefused as exc:
+            raise ResultsError(str(path), str(exc)) from None
+        except UnicodeDecodeError as exc:
+            raise ResultsError(
+                f"{path}:{utf8_error_line(data, exc)}", "is not UTF-8 text"
+            ) from None
         except OSError as exc:
             raise ResultsError(str(path), exc.strerror or str(exc)) from None
-        rows = csv.reader(text.splitlines())
-        header = next(rows, None)
+        # The csv module reads line ends itself, so a quoted value keeps its line break
+        # (and is then judged by the measured value's rule) instead of losing it.
+        rows = csv.reader(io.StringIO(text, newline=""))
+        try:
+            header = next(rows, None)
+        except csv.Error as exc:
+            raise ResultsError(f"{path}:1", f"not CSV ({exc})") from None
         if header != RESULTS_HEADER:
             raise ResultsError(f"{path}:1", f"header must be {','.join(RESULTS_HEADER)}")
-        for line, row in enumerate(rows, start=2):
+        for line, row in _numbered(path, rows):
             where = f"{path}:{line}"
             if not row:
                 continue
@@ -105,7 +116,7 @@ def read_results(
             if not _STAMP.match(stamp):
                 raise ResultsError(where, f"timestamp {stamp!r} is not ISO 8601 "
                                           "(2026-11-02T10:00:00Z)")  # fmt: skip
-            problem = text_problem(measured, limit=MAX_MEASURED_CHARS, blank_ok=True)
+            problem = field_problem("acceptance_results.measured", measured)
             if problem is not None:
                 raise ResultsError(where, f"measured value: {problem}")
             results.append(AcceptanceResult(node, item, measured, verdict, path.name, line,
@@ -113,3 +124,18 @@ def read_results(
     if not results:
         raise ResultsError(str(results_dir), "holds no result rows")
     return AcceptanceImport(tuple(results), tuple(p.name for p in files), import_id)
+
+
+def _numbered(path: Path, rows: Any) -> Iterator[tuple[int, list[str]]]:
+    """Each row with the line it starts on (a quoted value may span lines); a row the
+    csv module cannot read is a ResultsError naming that line."""
+    start = rows.line_num + 1
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ResultsError(f"{path}:{start}", f"not CSV ({exc})") from None
+        yield start, row
+        start = rows.line_num + 1

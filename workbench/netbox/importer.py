@@ -18,13 +18,13 @@ not model (tenants, platforms, IP addresses, which it plans itself) is ignored.
 from __future__ import annotations
 
 import csv
-import io
 import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from workbench.bounded_read import ReadRefused, bad_utf8_line, open_text, read_bounded
 from workbench.catalog.errors import CatalogError
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.vocabulary import COOLING_TYPES, FACES, item_role
@@ -112,15 +112,13 @@ class _Row(dict[str, str]):
 
 
 def _open_bounded(path: Path, limit: int) -> str:
+    """A regular file's text, within ``limit`` bytes (:mod:`workbench.bounded_read`)."""
     try:
-        with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_size > limit:
-                raise NetBoxImportError(f"{path}: larger than the {limit:,}-byte limit")
-            data = f.read(limit + 1)
+        data = read_bounded(path, limit)
+    except ReadRefused as exc:
+        raise NetBoxImportError(f"{path}: {exc}") from None
     except OSError as exc:
         raise NetBoxImportError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if len(data) > limit:
-        raise NetBoxImportError(f"{path}: larger than the {limit:,}-byte limit")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -148,8 +146,20 @@ def read_rows(folder: Path, name: str, need: tuple[str, ...] = ()) -> Iterator[_
             raise NetBoxImportError(f"{path}: missing; a NetBox import folder needs "
                                     f"{', '.join(f.name for f in nb.FILES if f.required)}")  # fmt: skip
         return
-    text = _open_bounded(path, MAX_FILE_BYTES)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        handle = open_text(path, MAX_FILE_BYTES)  # streamed: memory holds one row
+    except ReadRefused as exc:
+        raise NetBoxImportError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise NetBoxImportError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    with handle:
+        yield from _csv_rows(path, spec, handle, need)
+
+
+def _csv_rows(
+    path: Path, spec: nb.NetBoxFile, handle: Any, need: tuple[str, ...]
+) -> Iterator[_Row]:
+    reader = csv.reader(handle)
     try:
         header = next(reader, None)
         if header is None:
@@ -175,6 +185,11 @@ def read_rows(folder: Path, name: str, need: tuple[str, ...] = ()) -> Iterator[_
             yield row
     except csv.Error as exc:
         raise NetBoxImportError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
+    except ReadRefused as exc:  # grew past the cap while being read
+        raise NetBoxImportError(f"{path}: {exc}") from None
+    except UnicodeDecodeError:  # decoded a block ahead: find the line itself
+        line = bad_utf8_line(path, MAX_FILE_BYTES) or reader.line_num + 1
+        raise NetBoxImportError(f"{path}:{line}: not UTF-8 text") from None
 
 
 def _yaml_docs(path: Path) -> list[tuple[Any, int]]:

@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from workbench.bounded_read import ReadRefused, read_bounded
 from workbench.model import ops
 from workbench.model.design import Design
 from workbench.model.errors import EditError
@@ -217,15 +217,14 @@ def _walk(root: Path, notes: list[str]) -> Iterator[_File]:
 
 
 def _read(path: str) -> bytes:
-    """The bytes of a regular file (refusing one swapped for a FIFO since the scan)."""
+    """The bytes of a regular file (refusing one swapped for a FIFO since the scan),
+    within :data:`MAX_REPORT_BYTES` (:mod:`workbench.bounded_read`)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        return read_bounded(path, MAX_REPORT_BYTES)
+    except ReadRefused as error:
+        raise ReportError(path, None, f"is {error}") from None
     except OSError as error:
         raise ReportError(path, None, f"cannot be read: {error.strerror}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ReportError(path, None, "is not a regular file")
-        return handle.read(MAX_REPORT_BYTES + 1)
 
 
 def _next_number(pattern: re.Pattern[str], ids: set[str]) -> int:

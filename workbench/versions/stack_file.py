@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from workbench.bounded_read import ReadRefused, read_bounded
 from workbench.model import ops
 from workbench.model.design import Design
 from workbench.model.errors import EditError
@@ -65,12 +66,11 @@ class StackFile:
 def read_stack_file(path: Path) -> StackFile:
     """The stack in ``path``; StackFileError naming the file and line otherwise."""
     try:
-        size = path.stat().st_size
-        if size > MAX_STACK_BYTES:
-            raise StackFileError(
-                f"{path}: {size:,} bytes; a stack file is at most {MAX_STACK_BYTES:,}"
-            )
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_bounded(path, MAX_STACK_BYTES).decode("utf-8-sig")
+    except ReadRefused as exc:
+        raise StackFileError(
+            f"{path}: {exc}; a stack file is at most {MAX_STACK_BYTES:,} bytes"
+        ) from None
     except OSError as exc:
         raise StackFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:

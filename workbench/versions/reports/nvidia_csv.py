@@ -104,7 +104,10 @@ def parse(text: str, file: str) -> list[Reading]:
         raise ReportError(file, header_line, "has a header but no GPU rows")
     table: list[tuple[int, list[str]]] = []
     for number, line in rows:
-        fields = next(csv.reader([line], skipinitialspace=True))
+        try:
+            fields = next(csv.reader([line], skipinitialspace=True))
+        except csv.Error as exc:  # a carriage return inside a quoted value, say
+            raise ReportError(file, number, f"is not a CSV row ({exc})") from None
         if len(fields) != len(names):
             raise ReportError(
                 file,

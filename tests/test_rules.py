@@ -59,6 +59,7 @@ EXPECTED_RULES = {
     "RACK-WEIGHT",
     "RACK-FEED",
     "RACK-POWER-UNKNOWN",
+    "RACK-PDU",
     "NODE-MIXED-GPU",
     "NODE-HOST-RAM",
     "STORAGE-HOT-TIER",
@@ -1102,8 +1103,9 @@ def test_incremental_checker_after_adding_a_missing_type(catalog) -> None:
     assert {f.rule for f in checker.findings()} == {"CATALOG-MISSING"}
     heavier = dataclasses.replace(LOAD_12KW, max_power_w=20400)
     checker.update(ops.apply(design, ops.AddDeviceType(heavier)).change)
-    # Full check: 20.4 kW in a 12 kW air rack is RACK-COOLING; the catalog finding goes.
-    assert {f.rule for f in check_design(design)} == {"RACK-COOLING"}
+    # Full check: 20.4 kW in a 12 kW air rack is RACK-COOLING; the catalog finding goes,
+    # and the known device now needs a PDU the rack lacks (RACK-PDU).
+    assert {f.rule for f in check_design(design)} == {"RACK-COOLING", "RACK-PDU"}
     assert sorted(checker.findings(), key=repr) == sorted(check_design(design), key=repr)
 
 
@@ -1149,3 +1151,16 @@ def test_budgets_read_the_racks_own_limits(catalog) -> None:
     assert budgets.heat_btu_h == pytest.approx(20400 * 3.412)
     assert set(budgets.over()) >= {"cooling", "weight", "failover"}
     assert {f.rule for f in check_design(design)} >= {"RACK-COOLING", "RACK-WEIGHT", "RACK-FEED"}
+
+
+def test_rack_pdu_flags_equipment_without_a_pdu(catalog) -> None:
+    """Before issue 24: a rack with devices and no PDU passed, and the BOM counted no
+    PDU for it."""
+    bare = make_design(catalog, two_dgx())
+    (finding,) = run(bare, "RACK-PDU")
+    assert finding.severity is Severity.WARNING and "2 device(s) and no PDU" in finding.message
+    pdu = dev("pdu-a", "generic-pdu-3ph-415v-63a", None, "rear")
+    powered = make_design(catalog, two_dgx())
+    powered.device_types.update(snapshot_for(catalog, ["generic-pdu-3ph-415v-63a"]))
+    ops.apply(powered, ops.AddDevice(powered.sites[0].rows[0].racks[0].id, pdu))
+    assert run(powered, "RACK-PDU") == []

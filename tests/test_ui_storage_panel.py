@@ -287,3 +287,31 @@ def test_dragging_a_server_does_not_recompute(qtbot, catalog) -> None:
     document.push(EditCommand(document, ops.RemoveDevice("st-0"), "Remove"))
     qtbot.waitUntil(lambda: panel.computed == before + 1)
     assert cells(panel, 0)[2] == "0"
+
+
+def test_new_storage_racks_get_pdus_sized_to_their_budget(catalog) -> None:
+    """Before issue 24: the rack "Add storage tier" created had no PDU, no rule noticed
+    and the BOM was two PDUs short."""
+    from workbench.export.bom import bom_lines
+    from workbench.planning.rack_pdus import PDU_CONTINUOUS_SHARE, pdu_capacity_kw
+    from workbench.rules import check_design
+
+    design = storage_design(catalog, nodes=1, appliances=1)
+    before = {r.id for r in design.iter_racks()}
+    plan = plan_storage_tier(
+        design, catalog, kind="hot", name="T", filesystem="", slug=PFS, count=8, cable=False
+    )
+    applied = ops.apply(design, plan.batch)
+    (new,) = [r for r in design.iter_racks() if r.id not in before]
+    pdus = [d for d in new.devices if design.device_types[d.device_type].kind == "pdu"]
+    assert sorted(d.name for d in pdus) == [
+        f"pdu-{new.name.lower()}-a",
+        f"pdu-{new.name.lower()}-b",
+    ]
+    capacity = pdu_capacity_kw(design.device_types[pdus[0].device_type])
+    assert capacity is not None and capacity * PDU_CONTINUOUS_SHARE >= new.power_limit_kw
+    assert not [f for f in check_design(design) if f.rule == "RACK-PDU" and new.id in f.objects]
+    counted = sum(line.quantity for line in bom_lines(design)["racks_power"] if "PDU" in line.item)
+    assert counted == 2
+    ops.apply(design, applied.inverse)
+    assert {r.id for r in design.iter_racks()} == before

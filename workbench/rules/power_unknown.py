@@ -1,4 +1,5 @@
-"""RACK-POWER-UNKNOWN: a rack holding a device whose power nobody knows.
+"""RACK-POWER-UNKNOWN: a rack holding a device whose power nobody knows; RACK-PDU: a
+rack holding equipment with no PDU to power it.
 
 A device type imported without a power figure (most of the NetBox library's files have
 none) used to count as 0 W, so a rack with a 10 kW server could pass its power,
@@ -43,3 +44,31 @@ def rack_power_unknown(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Findi
         "budgets cannot be checked: enter each type's max_power_w with its source",
         rack.id,
     )
+
+
+@rule(
+    "RACK-PDU",
+    title="Rack holds equipment but no PDU",
+    severity=Severity.WARNING,
+    scope="rack",
+    looks_at={"rack", "device"},
+    source=planning("two PDUs per rack, one on each feed (A/B), sized to the rack's budget"),
+)
+def rack_pdu(ctx: RuleContext, me: Rule, rack: Rack) -> Iterator[Finding]:
+    types = ctx.design.device_types
+    equipment = 0
+    for device in rack.devices:
+        item = types.get(device.device_type)
+        if item is None:
+            continue  # CATALOG-MISSING says so; what it is, nobody knows yet
+        if item.kind == "pdu":
+            return
+        elif item.kind not in ("infrastructure", "rack"):
+            equipment += 1
+    if equipment:
+        yield me.finding(
+            f"{rack.name}: {equipment} device(s) and no PDU to power them; add an A- and a "
+            f"B-side PDU sized to its {rack.power_limit_kw:g} kW budget (the BOM counts "
+            "none for this rack)",
+            rack.id,
+        )

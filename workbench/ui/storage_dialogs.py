@@ -51,6 +51,7 @@ from workbench.model.hall_edits import add_row
 from workbench.model.net_ops import TIER_KINDS, AddStorageTier, check_tier_value
 from workbench.model.requests import ItemSource, lookup_item
 from workbench.planning import filling
+from workbench.planning.rack_pdus import fit_pdus
 from workbench.render import colors
 from workbench.rules import Severity
 from workbench.ui.commands import EditCommand
@@ -273,6 +274,12 @@ def plan_storage_tier(
             trial.apply(plan.batch)
             steps.append(plan.batch)
             placed += plan.report.placed
+            # The new racks' A/B PDUs, sized to their budget (planning.rack_pdus).
+            found = (design.find_rack(rack_id) for rack_id in _row_racks(row))
+            power = fit_pdus(design, catalog, [r for r in found if r is not None])
+            if power.ops:
+                trial.apply(power)
+                steps.append(power)
         tier = StorageTier(
             new_tier_id(design, kind), name, kind, filesystem, [p.device_id for p in placed]
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import re
 from collections import Counter, defaultdict
+from dataclasses import replace
 
 import pytest
 
@@ -442,3 +443,32 @@ def test_regenerating_a_template_plane(catalog, plane) -> None:
     assert len(plane_structure(design, "oob").hosts) == len(plane_structure(before, "oob").hosts)
     ops.apply(design, applied.inverse)
     assert design == before and index_problems(design) == []
+
+
+def test_tries_sharing_a_hosts_memo_read_the_hosts_once(catalog, monkeypatch) -> None:
+    """The access fabrics try 1, 2, 4 and 8 racks per switch; a failed try leaves the
+    design as it was, so the hosts are read once for all tries (issue 21: each try
+    re-scanned a million hosts)."""
+    from workbench.planning import fabric_generator
+
+    calls = []
+    real = fabric_generator.plane_hosts
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fabric_generator, "plane_hosts", counted)
+    design = dgx(catalog, 12)
+    request = FabricRequest(
+        plane="management", switch="generic-mgmt-48p-10g", spine_switch="nvidia-sn4600"
+    )
+    memo: dict = {}
+    first, applied = generate_fabric(design, catalog, request, hosts_memo=memo)
+    ops.apply(design, applied.inverse)  # as a failed try leaves it
+    second, _ = generate_fabric(
+        design, catalog, replace(request, racks_per_access_switch=2), hosts_memo=memo
+    )
+    assert len(calls) == 1
+    assert second.shape.leaves < first.shape.leaves
+    links_valid(design)

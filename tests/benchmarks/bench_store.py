@@ -27,7 +27,17 @@ from pathlib import Path
 import sqlite_utils
 
 from workbench.catalog import parse_item
-from workbench.model.design import Design, Device, Link, Network, Rack, Row, Site, Workload
+from workbench.model.design import (
+    Design,
+    Device,
+    Link,
+    Network,
+    Rack,
+    Row,
+    Site,
+    SoftwareStack,
+    Workload,
+)
 from workbench.store import open_design, save_design
 from workbench.store.schema import COLUMNS
 from workbench.store.writer import design_rows
@@ -117,7 +127,7 @@ def build_design(gpus: int) -> Design:
                 rack.devices[0].id,
                 f"ge{slot + 1}",
                 network="oob",
-                cable_type="cat6",
+                cable_type="utp",
                 length_m=2.0,
             )
         )
@@ -131,7 +141,7 @@ def build_design(gpus: int) -> Design:
                     f"leaf-{su}-{rail}",
                     f"p{n % SERVERS_PER_SU + 1}",
                     network="compute",
-                    cable_type="osfp-aoc",
+                    cable_type="aoc",
                     length_m=15.0,
                 )
             )
@@ -161,6 +171,8 @@ def build_design(gpus: int) -> Design:
         ],
         links=links,
         workloads=[Workload("w", "pretrain", gpus=gpus)],
+        # The stack every node names: a file naming one it does not hold is refused.
+        software_stacks=[SoftwareStack("base", "Base image", {"driver": "550.54.14"})],
         properties={"benchmark": "yes"},
     )
 

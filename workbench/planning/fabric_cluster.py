@@ -24,6 +24,7 @@ from workbench.planning.fabric_generator import generate_fabric
 from workbench.planning.fabric_ports import slots
 from workbench.planning.fabric_request import FabricRequest
 from workbench.planning.fabric_sizing import FabricError
+from workbench.planning.fabric_wiring import Host
 
 #: Racks per access switch tried, in order, when one per rack is too many.
 ACCESS_SHARING: tuple[int, ...] = (1, 2, 4, 8)
@@ -112,10 +113,14 @@ def _access(
         topology="tor",
     )
     first: FabricError | None = None
+    hosts: dict[object, list[Host]] = {}  # read once for every try
     for share in ACCESS_SHARING:
         try:
             generate_fabric(
-                design, catalog, dataclasses.replace(request, racks_per_access_switch=share)
+                design,
+                catalog,
+                dataclasses.replace(request, racks_per_access_switch=share),
+                hosts_memo=hosts,
             )
         except FabricError as exc:
             first = first or exc

@@ -117,11 +117,19 @@ def plan_fabric(design: Design, catalog: ItemSource | None, request: FabricReque
 
 
 def generate_fabric(
-    design: Design, catalog: ItemSource | None, request: FabricRequest
+    design: Design,
+    catalog: ItemSource | None,
+    request: FabricRequest,
+    hosts_memo: dict[object, list[Host]] | None = None,
 ) -> tuple[FabricPlan, ops.Applied]:
     """Plan and apply at once (the templates, the command line): the plan, and what
-    applying its batch did (``applied.inverse`` undoes it all)."""
-    generator = _Generator(design, catalog, request)
+    applying its batch did (``applied.inverse`` undoes it all).
+
+    ``hosts_memo``: shared by tries that differ only in how switches are shared out
+    (the access fabrics try 1, 2, 4 and 8 racks per switch): a failed try leaves the
+    design as it was, so the hosts and their free ports are read once, not per try
+    (a million hosts at 1,000,000 GPUs)."""
+    generator = _Generator(design, catalog, request, hosts_memo)
     with bulk_allocation():
         try:
             plan = generator.run(keep=True)
@@ -132,8 +140,15 @@ def generate_fabric(
 
 
 class _Generator:
-    def __init__(self, design: Design, catalog: ItemSource | None, request: FabricRequest):
+    def __init__(
+        self,
+        design: Design,
+        catalog: ItemSource | None,
+        request: FabricRequest,
+        hosts_memo: dict[object, list[Host]] | None = None,
+    ):
         self.design, self.catalog, self.req = design, catalog, validated(request)
+        self.hosts_memo = hosts_memo
         self.session = Session(design)
         self.check = LinkCheck()
         self.links: Ends = []
@@ -164,7 +179,11 @@ class _Generator:
         if add_network is not None:
             self.session.apply(add_network)
             self.notes.append(f"Adds the network {network.name!r} ({network.id}).")
-        hosts = plane_hosts(design, req, self.speed, switch_ids)
+        memo_key = (req.plane, req.hosts, req.ports_per_host, self.speed, frozenset(switch_ids))
+        memo = self.hosts_memo if self.hosts_memo is not None else {}
+        hosts = memo.get(memo_key)
+        if hosts is None:
+            hosts = memo[memo_key] = plane_hosts(design, req, self.speed, switch_ids)
         self.names = SwitchNames(self.design)
         topology = req.topology
         if topology == "auto":

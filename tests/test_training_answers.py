@@ -173,3 +173,38 @@ def test_plan_at_30_percent(capsys) -> None:
     out = run_json(capsys, *LLAMA405_16K, "--plan-at-30")
     assert out["mfu"] == 0.30 and out["mfu_source"] == "plan at 30 %"
     assert "days_range" not in out
+
+
+def test_the_dp_group_placement_in_pods(capsys) -> None:
+    # Llama 3's clusters: full bisection inside 3,072-GPU pods, 1:7 between pods (Dubey
+    # et al. 2024 §3.3.1).  Without the pod size every DP ring hop pays the 1:7.
+    base = [*LLAMA405_16K, "--oversubscription", "7"]
+    anywhere = run_json(capsys, *base)
+    pods = run_json(capsys, *base, "--pod-gpus", "3072")
+    assert pods["step_breakdown_s"]["dp_exposed"] < anywhere["step_breakdown_s"]["dp_exposed"]
+    assert main(["estimate", *base, "--pod-gpus", "0"]) == 2
+    assert "--pod-gpus" in capsys.readouterr().err
+
+
+def test_the_full_bandwidth_group_is_a_pod_below_an_oversubscribed_spine() -> None:
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from workbench.calc.design_hardware import full_bandwidth_group
+
+    # Two pods: 2 leaves × 4 hosts under 1 spine each, spines under one super-spine.
+    # Devices: hosts 0-15, leaves 16-19, spines 20-21, super-spine 22.
+    lower, upper, layer = [], [], []
+    for h in range(16):
+        lower.append(h), upper.append(16 + h // 4), layer.append(1)
+    for leaf in range(16, 20):
+        lower.append(leaf), upper.append(20 + (leaf - 16) // 2), layer.append(2)
+    for spine in (20, 21):
+        lower.append(spine), upper.append(22), layer.append(3)
+    graph = SimpleNamespace(
+        layer=np.array(layer), lower=np.array(lower), upper=np.array(upper), down=np.zeros(23)
+    )
+    assert full_bandwidth_group(graph, 1) == 4  # a leaf
+    assert full_bandwidth_group(graph, 2) == 8  # a pod
+    assert full_bandwidth_group(graph, 3) == 16  # the whole plane

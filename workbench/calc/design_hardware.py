@@ -23,8 +23,10 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from workbench.calc.fabric_analysis import oversubscription
-from workbench.calc.fabric_graph import plane_graph
+import numpy as np
+
+from workbench.calc.fabric_analysis import oversubscription, tier_figures
+from workbench.calc.fabric_graph import PlaneGraph, plane_graph
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.netbox import interface_speed_gbps
 from workbench.model.design import Design
@@ -43,10 +45,15 @@ class FabricFigures:
 
 
 def fabric_figures(design: Design) -> FabricFigures:
-    """Oversubscription and leaf size of the compute plane.
+    """Oversubscription and the full-bandwidth group of the compute plane.
 
-    A 100,000-GPU plane takes about half a second, so callers that refresh live cache
-    the result until the links change (:mod:`workbench.ui.live_figures`)."""
+    The group is where a data-parallel ring runs at its NICs' rate: the GPUs under one
+    leaf when the leaves are oversubscribed, or under one pod (the hosts, leaves and
+    spines joined below the lowest oversubscribed tier: 3,072 GPUs between 1:7 pods in
+    the Llama 3 clusters) when a higher tier is; the ring crosses the oversubscribed
+    uplinks only between groups.  A 100,000-GPU plane takes about half a second, so
+    callers that refresh live cache the result until the links change
+    (:mod:`workbench.ui.live_figures`)."""
     if not design.links:
         return FabricFigures()
     graph = plane_graph(design, "compute")
@@ -58,11 +65,43 @@ def fabric_figures(design: Design) -> FabricFigures:
     leaves = sum(1 for tier in structure.tiers.values() if tier == 1)
     per_leaf = max(1, round(len(structure.host_links) / leaves)) if leaves else None
     shown = ", ".join(f"{tier} {ratio:.2f}:1" for tier, ratio in ratios.items()) or "one tier"
+    group, where = per_leaf, f"{per_leaf} host ports per leaf"
+    lowest = next(
+        (t for t in tier_figures(graph) if t.ratio is not None and t.ratio > 1.0 + 1e-6), None
+    )
+    if lowest is not None and lowest.tier > 1:
+        pod = full_bandwidth_group(graph, lowest.tier)
+        if pod:
+            group, where = pod, f"{pod:,} host ports per group below tier {lowest.tier}"
     return FabricFigures(
         oversubscription=max(1.0, worst),
-        gpus_per_leaf=per_leaf,
-        source=f"the design's compute plane ({shown}; {per_leaf} host ports per leaf)",
+        gpus_per_leaf=group,
+        source=f"the design's compute plane ({shown}; {where})",
     )
+
+
+def full_bandwidth_group(graph: PlaneGraph, tier: int) -> int | None:
+    """Host ports in the smallest connected group of hosts and switches of tiers 1 to
+    ``tier`` (links of layers 1 to ``tier``): a pod when ``tier`` is the spines.  Labels
+    are propagated along the links until they settle (a Clos has few hops)."""
+    chosen = (graph.layer >= 1) & (graph.layer <= tier)
+    low, high = graph.lower[chosen], graph.upper[chosen]
+    n = len(graph.down)
+    labels = np.arange(n, dtype=np.int64)
+    for _ in range(4 * tier + 8):
+        before = labels.copy()
+        smallest = np.minimum(labels[low], labels[high])
+        np.minimum.at(labels, low, smallest)
+        np.minimum.at(labels, high, smallest)
+        labels = labels[labels]  # pointer jumping: a chain settles in log steps
+        if np.array_equal(labels, before):
+            break
+    hosts = graph.layer == 1
+    if not hosts.any():
+        return None
+    per_group = np.bincount(labels[graph.upper[hosts]], minlength=n)
+    counted = per_group[per_group > 0]
+    return int(counted.min()) if len(counted) else None
 
 
 @dataclass(frozen=True)

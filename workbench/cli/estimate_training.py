@@ -17,7 +17,7 @@ from typing import Any
 from workbench.calc import compute, step_time
 from workbench.calc import flops as fl
 from workbench.calc.design_hardware import figures_of
-from workbench.calc.errors import InputError, fraction, positive
+from workbench.calc.errors import InputError, fraction, positive, positive_int
 from workbench.calc.job_layout import DEFAULT_GRAD_PRECISION, JobLayout, job_layout
 from workbench.calc.memory import GRADIENT_PRECISIONS
 from workbench.calc.presets import ModelConfig, model_from_config
@@ -106,7 +106,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--oversubscription",
         type=float,
         default=1.0,
-        help="compute fabric oversubscription, e.g. 2 for 2:1 (default 1, non-blocking)",
+        help="compute fabric oversubscription between full-bandwidth groups, e.g. 7 for "
+        "1:7 between pods (default 1, non-blocking)",
+    )
+    hw.add_argument(
+        "--pod-gpus",
+        type=float,
+        help="GPUs in one full-bandwidth group (a leaf or a pod); a data-parallel ring "
+        "crosses the oversubscribed uplinks only between groups (default: any two nodes)",
     )
 
 
@@ -166,6 +173,9 @@ def hardware(
             nvlink_gbs=nvlink,
             nic_gbps_per_gpu=nic_gbps,
             oversubscription=positive("oversubscription", args.oversubscription, 1000),
+            gpus_per_leaf=None
+            if args.pod_gpus is None
+            else positive_int("pod_gpus", args.pod_gpus, 10_000_000),
             hbm_tbs=choice.gpu.hbm_bw_tbs if choice.gpu is not None else None,
         ),
         notes,

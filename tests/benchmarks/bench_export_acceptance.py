@@ -1,4 +1,4 @@
-"""Benchmark: IP plan, checklist and health-check export on a 100,000-GPU design.
+"""Benchmark: IP plan, checklist, health-check and monitoring export on a 100,000-GPU design.
 
 12,500 GPU nodes, ~30,000 devices, ~440,000 links.  Not part of the default run.
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from workbench.export.checklist import write_checklist
 from workbench.export.health_check import write_health_check
 from workbench.export.ip_plan import plan_addresses
+from workbench.export.monitoring import write_monitoring
 from workbench.templates import build_template
 
 
@@ -29,6 +30,9 @@ def main() -> None:
         start = time.perf_counter()
         write_health_check(design, Path(tmp) / "hc")
         print(f"write_health_check: {time.perf_counter() - start:.1f} s")
+        start = time.perf_counter()
+        write_monitoring(design, Path(tmp) / "mon")
+        print(f"write_monitoring: {time.perf_counter() - start:.1f} s")
 
 
 if __name__ == "__main__":

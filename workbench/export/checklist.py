@@ -14,7 +14,9 @@ signer prints and takes to the rack); above that one ``Checks`` sheet holds ever
 with a node column and filters.  Measured (500 nodes): one sheet each takes 2.0 s and
 1.5 MB against 0.9 s and 0.3 MB for one sheet, so 12,500 nodes would be ~30 s and a
 ~35 MB file of 12,500 tabs, which Excel and LibreOffice barely open; the single sheet
-of 237,500 rows is written in ~25 s and filters fine.
+of 237,500 rows is written in ~25 s and filters fine (with the preflight, firmware and
+container layers a node has ~49 items: 612,500 rows in ~21 s, tests/benchmarks/
+bench_export_acceptance.py).
 ``per_node_sheets=True`` forces sheets (refused above the
 limit), ``False`` forces the single sheet.
 

@@ -9,9 +9,14 @@ writes ``results-<node>.csv`` (``node,item,measured,verdict,timestamp``), which
 
 A missing tool (no ``nvidia-smi`` on a laptop, no ``ibstatus`` on an Ethernet node) is
 a SKIP with the reason as the measured value, never a FAIL; so are the heavy items
-(matmul, DCGM level 2, all-reduce, fio, a Slurm job) unless ``-a`` is given, and the
-two-node items unless a peer is named with ``-p``.  Node names must be host names (the
-script matches ``hostname -s`` and the CSV is unquoted): others are refused here.
+(GEMM, DCGM level 2, all-reduce, fio, NCCL in a container, a Slurm job, the short
+training run) unless ``-a`` is given, and the two-node items unless a peer is named
+with ``-p``.  The container items need ``CONTAINER_IMAGE`` / ``NCCL_IMAGE`` and the
+training run ``TRAIN_CMD`` (the site's images and job); ``HC_ROOT`` makes the script
+read ``/proc``, ``/sys`` and ``/etc`` under a folder (the tests' DGX H100 transcripts).
+Node names must be host names (the script matches ``hostname -s`` and the CSV is
+unquoted): others are refused here.  The script's text is
+:mod:`workbench.export.health_check_script`.
 """
 
 from __future__ import annotations

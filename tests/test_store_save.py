@@ -57,11 +57,11 @@ def test_disk_full_while_writing_leaves_old_file(
     calls: list[str] = []
     real_insert = writer_module._insert
 
-    def insert_then_fail(conn: sqlite3.Connection, table: str, rows) -> None:
+    def insert_then_fail(conn: sqlite3.Connection, file, table: str, rows) -> None:
         calls.append(table)
         if table == "devices":  # part-way: meta, sites, rows and racks are written
             raise sqlite3.OperationalError("database or disk is full")
-        real_insert(conn, table, rows)
+        real_insert(conn, file, table, rows)
 
     monkeypatch.setattr(writer_module, "_insert", insert_then_fail)
     with pytest.raises(ProjectFileError, match="cannot save: database or disk is full"):

@@ -22,12 +22,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from workbench.store.atomic import fsync_folder, replace_atomically
+from workbench.store.temps import make_stage, sweep_quietly
 
 #: ``progress(fraction, label)``; may raise ExportCancelled.
 Progress = Callable[[float, str], None]
@@ -84,6 +84,7 @@ def write_file(target: str | os.PathLike[str], write: Callable[[Path], object]) 
         raise
     except OSError as exc:
         raise ExportError(path, _replace_reason(path, exc)) from exc
+    sweep_quietly(path)  # what killed exports left here before
     return path
 
 
@@ -112,10 +113,10 @@ def write_folder(folder: str | os.PathLike[str], files: Mapping[str, str]) -> li
         raise ExportError(target, "is a file, not a folder")
     if not target.parent.is_dir():
         raise ExportError(target, "the folder above it does not exist")
-    stage = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.export"
     written: list[Path] = []
+    stage: Path | None = None
     try:
-        stage.mkdir()
+        stage = make_stage(target)
         for name, text in files.items():
             if "/" in name or name.startswith("."):
                 raise ExportError(target / name, "not a plain file name")
@@ -128,6 +129,8 @@ def write_folder(folder: str | os.PathLike[str], files: Mapping[str, str]) -> li
     except OSError as exc:
         raise ExportError(target, os_reason(exc)) from exc
     finally:
-        with contextlib.suppress(OSError):
-            shutil.rmtree(stage)
+        if stage is not None:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(stage)
+    sweep_quietly(target.parent)  # staging folders killed exports left beside it
     return written

@@ -37,6 +37,7 @@ from workbench.model.ports import split_lane
 from workbench.netbox import columns as nb
 from workbench.netbox import extras
 from workbench.store.atomic import fsync_folder
+from workbench.store.temps import stage_name, sweep_quietly
 
 #: Rows between progress reports.
 PROGRESS_EVERY = 5000
@@ -75,7 +76,7 @@ class _Stage:
         if not target.parent.is_dir():
             raise ExportError(target, "the folder above it does not exist")
         self.target = target
-        self.folder = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.export"
+        self.folder = stage_name(target, secrets.token_hex(4))  # the shape the sweep knows
         self.names: list[str] = []
 
     @contextlib.contextmanager
@@ -117,6 +118,7 @@ def write_netbox(design: Design, target: Path, *, progress: Progress = no_progre
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(stage.folder)
+    sweep_quietly(target.parent)  # staging folders killed exports left beside it
     progress(1.0, "Done")
     manifest = target / nb.MANIFEST
     return [manifest, *(p for p in written if p != manifest)]

@@ -14,7 +14,6 @@ import contextlib
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from workbench.render.print_layout import (
 )
 from workbench.render.safe_figures import safe_rack_loads
 from workbench.store.atomic import fsync_folder, replace_atomically
+from workbench.store.temps import make_stage, sweep_quietly
 
 #: ``progress(pages_done, pages_total)``; returning False cancels the job.
 Progress = Callable[[int, int], object]
@@ -151,6 +151,7 @@ def write_pdf(
         raise
     except OSError as exc:
         raise PrintFileError(target, exc.strerror or str(exc)) from None
+    sweep_quietly(target)  # what killed prints left here before
     return pages
 
 
@@ -179,7 +180,7 @@ def write_svgs(
     target = Path(folder)
     try:
         target.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".workbench-svg-", suffix=".tmp", dir=target))
+        work = make_stage(target / "pages")  # .pages.<pid>.<random>.export: the sweep knows it
     except OSError as exc:
         raise PrintFileError(target, exc.strerror or str(exc)) from None
     try:
@@ -218,9 +219,10 @@ def write_svgs(
             os.replace(work / name, target / name)
             written.append(target / name)
         fsync_folder(target)
-        return written
     except OSError as exc:
         raise PrintFileError(target, exc.strerror or str(exc)) from None
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(work)
+    sweep_quietly(target)  # page folders killed prints left here before
+    return written

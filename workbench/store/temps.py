@@ -18,7 +18,17 @@ decides for each leftover:
   throws it away).
 * **removed**: every other stale temp (a partial write, or older than the file).
 
-Only names of this shape next to ``*.dcwb`` (and autosave) files are ever touched.
+The same sweep tidies what interrupted exports, prints and imports leave, since they
+write the same way (:func:`workbench.store.atomic.replace_atomically`): a workbook's
+``.cables.xlsx.<pid>.<random>.tmp``, a PDF's, a catalog file's, and the staging folders
+``.<folder>.<pid>.<random>.export`` that folder exports (Slurm, Kubernetes, NetBox,
+SVG pages) fill before moving their files into place.  Those are never recoverable: a
+stale one is removed.  Every export, print and import sweeps its target's folder when
+it has written, and the window sweeps the folders of its recent files when it starts.
+
+Only names of these shapes are ever touched: a project's temps with or without the
+pid, other temps only with the pid and one of the suffixes the workbench writes
+(:data:`OUTPUT_SUFFIXES`), staging folders only with the pid.
 """
 
 from __future__ import annotations
@@ -26,6 +36,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +57,50 @@ _TEMP_NAME = re.compile(
     rf"^\.(?P<target>.+?{re.escape(FILE_SUFFIX)}(?:{re.escape(AUTOSAVE_SUFFIX)})?)"
     r"\.(?:(?P<pid>\d{1,10})\.)?[0-9a-f]{8}\.tmp$"
 )
+
+#: What the workbench writes besides projects (exports, prints, catalog imports).
+OUTPUT_SUFFIXES: tuple[str, ...] = (".xlsx", ".pdf", ".csv", ".yaml", ".yml", ".json", ".svg")
+
+#: The temp of an export, print or import: ``.<target>.<pid>.<random>.tmp`` (a file) or
+#: ``.<folder>.<pid>.<random>.export`` (a staging folder).
+_OUTPUT_TEMP = re.compile(
+    r"^\.(?P<target>.+)\.(?P<pid>\d{1,10})\.[0-9a-f]{8}\.(?P<kind>tmp|export)$"
+)
+
+
+def stage_name(target: Path, token: str) -> Path:
+    """The staging folder beside ``target`` (a folder an export fills) for this process;
+    the one place the shape the sweep recognises is made."""
+    return target.with_name(f".{target.name}.{os.getpid()}.{token}.export")
+
+
+def make_stage(target: Path) -> Path:
+    """Create (exclusively) and return a fresh staging folder for ``target``."""
+    for _ in range(100):
+        stage = stage_name(target, secrets.token_hex(4))
+        try:
+            stage.mkdir()
+        except FileExistsError:
+            continue
+        return stage
+    raise FileExistsError(f"no free staging folder name beside {target}")
+
+
+def sweep_quietly(path: str | os.PathLike[str]) -> TempSweep:
+    """:func:`sweep_temps` for writers whose own result must not depend on tidying."""
+    try:
+        return sweep_temps(path)
+    except Exception:  # tidying is a courtesy: it must never turn a good write into an error
+        return TempSweep()
+
+
+def _output_temp(name: str) -> re.Match[str] | None:
+    match = _OUTPUT_TEMP.match(name)
+    if match is None:
+        return None
+    if match["kind"] == "tmp" and not match["target"].lower().endswith(OUTPUT_SUFFIXES):
+        return None
+    return match
 
 
 def temp_name(target: Path, token: str) -> Path:
@@ -74,7 +130,7 @@ class TempSweep:
         if self.removed:
             parts.append(
                 f"removed {len(self.removed)} leftover temporary file(s) of interrupted "
-                f"saves ({self.freed_bytes / 1e6:.1f} MB)"
+                f"saves or exports ({self.freed_bytes / 1e6:.1f} MB)"
             )
         if self.recoverable:
             parts.append(f"{len(self.recoverable)} interrupted save(s) can be recovered")
@@ -115,6 +171,9 @@ def sweep_temps(path: str | os.PathLike[str], *, now: float | None = None) -> Te
     for temp in entries:
         match = _TEMP_NAME.match(temp.name)
         if match is None:
+            output = _output_temp(temp.name)
+            if output is not None:
+                freed += _sweep_output(temp, output, now, removed, in_use, failed)
             continue
         try:
             info = temp.lstat()
@@ -143,6 +202,49 @@ def sweep_temps(path: str | os.PathLike[str], *, now: float | None = None) -> Te
         removed.append(temp)
         freed += info.st_size
     return TempSweep(tuple(removed), tuple(recoverable), tuple(in_use), tuple(failed), freed)
+
+
+def _sweep_output(
+    temp: Path,
+    match: re.Match[str],
+    now: float,
+    removed: list[Path],
+    in_use: list[Path],
+    failed: list[tuple[Path, str]],
+) -> int:
+    """Remove an export's, print's or import's temp (file or staging folder) once it is
+    stale (such a temp is never a finished result worth keeping); returns the bytes
+    freed."""
+    try:
+        info = temp.lstat()
+    except OSError:
+        return 0
+    folder = match["kind"] == "export"
+    if temp.is_symlink() or (folder and not temp.is_dir()) or (not folder and not temp.is_file()):
+        return 0
+    newest = info.st_mtime
+    size = info.st_size
+    if folder:
+        with contextlib.suppress(OSError):
+            for child in temp.iterdir():
+                child_info = child.lstat()
+                newest = max(newest, child_info.st_mtime)
+                size += child_info.st_size
+    if not _stale(newest, int(match["pid"]), now):
+        in_use.append(temp)
+        return 0
+    try:
+        if folder:
+            shutil.rmtree(temp)
+        else:
+            temp.unlink()
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        failed.append((temp, os_reason(exc)))
+        return 0
+    removed.append(temp)
+    return size
 
 
 def recover_temp(temp: str | os.PathLike[str]) -> Path:

@@ -116,6 +116,7 @@ def run_app(path: str | None) -> int:
     else:
         window.show()
     QTimer.singleShot(0, window.report_catalog_problems)
+    QTimer.singleShot(0, window.file_actions.sweep_recent_folders)
     from workbench.ui.probe import install_probe
 
     probe = install_probe(window)  # only for the journey tests' socket  # noqa: F841

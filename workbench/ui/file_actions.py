@@ -414,6 +414,21 @@ class FileActions(QObject):
             return []
         return [str(v) for v in value]
 
+    def sweep_recent_folders(self) -> store.TempSweep:
+        """At start: remove what killed saves, exports, prints and imports left in the
+        folders of the recent files (a complete interrupted save is kept, and offered
+        when its file is opened).  Returns what was found, all folders together."""
+        removed: list[Path] = []
+        freed = 0
+        for folder in dict.fromkeys(Path(f).parent for f in self.recent_files()):
+            sweep = store.sweep_temps(folder) if folder.is_dir() else store.TempSweep()
+            removed += sweep.removed
+            freed += sweep.freed_bytes
+        found = store.TempSweep(removed=tuple(removed), freed_bytes=freed)
+        if found.summary():
+            self.window.statusBar().showMessage(found.summary(), 10_000)
+        return found
+
     def _set_recent(self, files: list[str]) -> None:
         self.settings.setValue(RECENT_KEY, files[:MAX_RECENT])
 

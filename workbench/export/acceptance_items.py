@@ -46,6 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from workbench.export.ip_plan import IpPlan, plan_addresses
+from workbench.export.roce import roce_check_items
 from workbench.model.design import Design, Device
 from workbench.versions.matrix import effective_versions, is_node
 
@@ -78,7 +79,8 @@ ITEM_IDS = (
     "os.kernel_pinned", "os.dkms",
     "gpu.count", "gpu.driver", "gpu.vbios", "gpu.power_limit", "gpu.persistence",
     "gpu.temperature", "gpu.pcie_link", "gpu.nvlink", "gpu.nvlink_links", "nic.rate",
-    "nic.mtu", "nic.firmware", "storage.nic_rate", "bios.version", "bmc.address",
+    "nic.mtu", "nic.firmware", "roce.pfc", "roce.trust", "roce.ecn", "roce.mtu_bond",
+    "storage.nic_rate", "bios.version", "bmc.address",
     "gpu.fp16_matmul", "gpu.dcgm_diag",
     "net.allreduce_node", "net.allreduce_2node", "net.ib_write_bw", "storage.fio_read",
     "ctr.toolkit", "ctr.gpus", "ctr.nccl",
@@ -262,6 +264,9 @@ def _device_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
         yield CheckItem("nic.firmware", "devices", "NIC firmware of the node's baseline",
                         "ibstat | grep 'Firmware version' | sort -u",
                         "version" if fw else "record", fw)  # fmt: skip
+    # The RoCE lossless baseline on the node's ports (export/roce.py), judged by a person.
+    for check in roce_check_items(facts.design, device):
+        yield CheckItem(check.id, "devices", check.title, check.command, "manual", check.expected)
     storage = facts.node_ports(device, "storage")
     if storage.count and facts.storage is not None:
         rate = num(storage.gbps)

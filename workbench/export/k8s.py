@@ -56,6 +56,7 @@ from workbench.export.handoff import (
 )
 from workbench.export.nccl import NcclSetup, nccl_setup, server_types
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
+from workbench.export.roce import roce_baseline_csv
 from workbench.model.design import Design
 from workbench.text_rules import K8S_NODE_NAME
 
@@ -299,6 +300,9 @@ def write_k8s(
         "quotas.yaml": quotas_yaml(team_list),
         "pod-template.yaml": pod_templates_yaml(pools["training"] or nodes, design),
     }
+    roce = roce_baseline_csv(design)
+    if roce is not None:
+        files["roce-baseline.csv"] = roce
     if any(nccl_setup(design, s).rdma for s in server_types(nodes)):
         files["rdma-shared-device-plugin.yaml"] = rdma_plugin_yaml()
     written = write_folder(folder, files)

@@ -68,6 +68,7 @@ from workbench.export.handoff import (
 from workbench.export.hostlist import compress
 from workbench.export.nccl import nccl_env_files
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
+from workbench.export.roce import roce_baseline_csv
 from workbench.model.design import Design
 from workbench.text_rules import SLURM_NODE_NAME
 
@@ -430,6 +431,9 @@ def write_slurm(
         "cgroup.conf": CGROUP_CONF,
         **nccl_env_files(design, nodes),
     }
+    roce = roce_baseline_csv(design)
+    if roce is not None:
+        files["roce-baseline.csv"] = roce
     written = write_folder(folder, files)
     progress(1.0, "done")
     return written

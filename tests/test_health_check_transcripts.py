@@ -65,7 +65,8 @@ STUBS = {
   *--direct=1*--output-format=json*) cat "$T/fio-read.json" ;;""",
     "nvidia-ctk": '  --version) cat "$T/nvidia-ctk-version.txt" ;;',
     "docker": """
-  "run --rm --gpus all cuda-base nvidia-smi -L") cat "$T/docker-nvidia-smi-L.txt" ;;
+  "run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 --ulimit stack=67108864 cuda-base nvidia-smi -L")
+    cat "$T/docker-nvidia-smi-L.txt" ;;
   "run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 --ulimit stack=67108864 nccl-tests all_reduce_perf -b 8G -e 8G -f 2 -g 8")
     cat "$T/docker-all_reduce_perf.txt" ;;""",
     "sinfo": f'  "-h -n {NODE} -o %t") cat "$T/sinfo.txt" ;;',
@@ -84,14 +85,24 @@ def exported(tmp_path_factory) -> Path:
     return folder
 
 
-def _bin(where: Path, transcripts: Path) -> Path:
+#: enroot (Slurm sites with pyxis) in place of docker: the same transcripts, its syntax
+ENROOT = """
+  "start --rw cuda-base nvidia-smi -L") cat "$T/docker-nvidia-smi-L.txt" ;;
+  "start --rw nccl-tests all_reduce_perf -b 8G -e 8G -f 2 -g 8") cat "$T/docker-all_reduce_perf.txt" ;;"""
+
+
+def _bin(where: Path, transcripts: Path, runtime: str = "docker") -> Path:
     bin_dir = where / "bin"
     bin_dir.mkdir()
     for tool in POSIX:
         found = shutil.which(tool)
         assert found, f"{tool} is needed to run health_check.sh"
         (bin_dir / tool).symlink_to(found)
-    for tool, arms in STUBS.items():
+    stubs = dict(STUBS)
+    if runtime == "enroot":
+        del stubs["docker"]
+        stubs["enroot"] = ENROOT
+    for tool, arms in stubs.items():
         stub = bin_dir / tool
         stub.write_text(
             f'#!/bin/bash\nT="{transcripts}"\ncase "$*" in\n{arms}\n'
@@ -101,14 +112,16 @@ def _bin(where: Path, transcripts: Path) -> Path:
     return bin_dir
 
 
-def run_node(exported: Path, tmp_path: Path, change=None) -> dict[str, tuple[str, str]]:
+def run_node(
+    exported: Path, tmp_path: Path, change=None, runtime: str = "docker"
+) -> dict[str, tuple[str, str]]:
     """Run the script on a copy of the transcripts (``change(folder)`` alters it);
     item → (measured, verdict)."""
     transcripts = tmp_path / "t"
     shutil.copytree(DATA, transcripts, symlinks=True)
     if change is not None:
         change(transcripts)
-    bin_dir = _bin(tmp_path, transcripts)
+    bin_dir = _bin(tmp_path, transcripts, runtime)
     fio_dir = tmp_path / "fio"
     fio_dir.mkdir()
     env = {
@@ -173,6 +186,12 @@ def test_healthy_node_passes_every_item(exported: Path, tmp_path: Path) -> None:
     assert results["nic.rate"][0] == "8"  # phys state: lines are not state: lines
     assert results["net.allreduce_2node"][0] == "371.015"
     assert results["gpu.driver"][0] == "550.127.08"
+
+
+def test_enroot_runs_the_container_items(exported: Path, tmp_path: Path) -> None:
+    results = run_node(exported, tmp_path, runtime="enroot")
+    assert results["ctr.gpus"] == ("8", "PASS")
+    assert results["ctr.nccl"] == ("446.687", "PASS")
 
 
 FAULTS = [

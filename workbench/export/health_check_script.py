@@ -104,17 +104,21 @@ eth_mtu() {
 # busbw: the "Avg bus bandwidth" of an nccl-tests run on stdin
 busbw() { awk '/Avg bus bandwidth/ { print $NF }'; }
 
-# container RUNTIME-ARGS...: run a command in CONTAINER_IMAGE with every GPU
+# container IMAGE COMMAND...: run COMMAND in IMAGE with every GPU, the host's network
+# and IPC and unlimited locked memory (what NCCL needs), on the node's runtime
 container() {
+  image=$1
+  shift
   if have docker; then
-    docker run --rm --gpus all "$CONTAINER_IMAGE" "$@"
+    docker run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 \
+      --ulimit stack=67108864 "$image" "$@"
   elif have enroot; then
-    enroot start "$CONTAINER_IMAGE" "$@"
+    enroot start --rw "$image" "$@"
   elif have ctr; then
     gpus=""
     for i in $(gpu_col 1); do gpus="$gpus --gpus $i"; done
     # shellcheck disable=SC2086 # one --gpus flag per GPU index
-    ctr run --rm $gpus "$CONTAINER_IMAGE" hc-$$ "$@"
+    ctr run --rm --net-host $gpus "$image" "hc-$$" "$@"
   else
     skip "no container runtime (docker, enroot, ctr)"
   fi
@@ -301,15 +305,14 @@ PY
     ctr.toolkit) need nvidia-ctk || return 3
       nvidia-ctk --version | awk '/version/ { print $NF; exit }' ;;
     ctr.gpus) [ -n "$CONTAINER_IMAGE" ] || skip "set CONTAINER_IMAGE to a CUDA image" || return 3
-      out=$(container nvidia-smi -L)
+      out=$(container "$CONTAINER_IMAGE" nvidia-smi -L)
       [ $? -eq 3 ] && { printf '%s\n' "$out"; return 3; }
       printf '%s\n' "$out" | grep -c '^GPU [0-9]' ;;
     ctr.nccl) heavy_only || return 3
       [ -n "$NCCL_IMAGE" ] || skip "set NCCL_IMAGE to an image with nccl-tests" || return 3
-      need docker || return 3
-      docker run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 \
-        --ulimit stack=67108864 "$NCCL_IMAGE" all_reduce_perf -b 8G -e 8G -f 2 -g "$param" |
-        busbw ;;
+      out=$(container "$NCCL_IMAGE" all_reduce_perf -b 8G -e 8G -f 2 -g "$param")
+      [ $? -eq 3 ] && { printf '%s\n' "$out"; return 3; }
+      printf '%s\n' "$out" | busbw ;;
     sched.sinfo) need sinfo || return 3
       sinfo -h -n "$node" -o %t | head -1 | tr -d '*~#!%$@^-' ;;
     sched.gres) need scontrol || return 3

@@ -126,7 +126,7 @@ def test_the_form_sets_the_stack_in_one_undo_step_and_the_strip_shows_planning(
     def stack_shown() -> bool:
         estimate = view.estimate
         texts = [f.text for f in estimate.figures if f.key == "stack"] if estimate else []
-        return bool(texts) and "Megatron Core" in texts[0]
+        return bool(texts) and "megatron-core-bf16" in texts[0]
 
     qtbot.waitUntil(stack_shown, timeout=3000)
     box = view.form.editors["plan_at_30"]

@@ -216,20 +216,17 @@ def _training_figures(out: Estimate, r: WorkloadResult, w: Workload) -> None:
 
 
 def _range_text(r: WorkloadResult) -> str:
-    """Low-high days and GPU-hours from the stack profile's spread (or ±5 % calibrated)."""
+    """Low-high days from the stack profile's spread (or ±5 % calibrated)."""
     low, high = r.days_range or (0.0, 0.0)
-    text = f"{low:,.1f} – {high:,.1f} days"
-    if r.gpu_hours_range is not None:
-        text += f", {fmt(r.gpu_hours_range[0], '')}–{fmt(r.gpu_hours_range[1], 'GPU·h')}"
-    return text
+    return f"{low:,.0f} – {high:,.0f} days"
 
 
 def _stack_text(r: WorkloadResult) -> str:
     """The profile the prediction used and its kernel efficiency (calibrated or fitted)."""
     profile = PROFILES.get(r.stack_profile or "", GENERIC)
     k = (r.step_keywords or {}).get("kernel_efficiency", profile.kernel_efficiency)
-    how = "calibrated on your measured step" if k != profile.kernel_efficiency else "fitted"
-    return f"{profile.name}: kernel efficiency {k:.3f} ({how})"
+    how = "calibrated" if k != profile.kernel_efficiency else "fitted"
+    return f"{profile.key}, k {k:.3f} ({how})"
 
 
 def _range_explained(r: WorkloadResult) -> Explained:
@@ -240,7 +237,12 @@ def _range_explained(r: WorkloadResult) -> Explained:
         "days",
         "days × (1 + the profile's low and high error on its fitted runs); ±5 % when "
         "calibrated on a measured step",
-        f"{r.days:,.2f} × (1 {band[0]:+.1%}, 1 {band[1]:+.1%}) = {low:,.1f} – {high:,.1f}",
+        f"{r.days:,.2f} × (1 {band[0]:+.1%}, 1 {band[1]:+.1%}) = {low:,.1f} – {high:,.1f}"
+        + (
+            f"; GPU-hours {r.gpu_hours_range[0]:,.0f} – {r.gpu_hours_range[1]:,.0f}"
+            if r.gpu_hours_range
+            else ""
+        ),
         "calc/stack_profiles.py spread; tests/test_stack_profiles.py held-out check",
     )
 
@@ -256,7 +258,7 @@ def _stack_explained(r: WorkloadResult) -> Explained:
         "overlapped communication",
         f"{k:.3f}; TP hidden {o.tp:.0%}, P2P {o.p2p:.0%}, CP {o.cp:.0%}, DP with the "
         f"backward {'yes' if o.dp else 'no'}",
-        f"{profile.source}; fitted on {', '.join(profile.fitted_on)}; overlap: "
+        f"{profile.name}: {profile.source}; fitted on {', '.join(profile.fitted_on)}; overlap: "
         f"{profile.overlap_source}",
     )
 

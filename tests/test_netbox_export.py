@@ -76,6 +76,15 @@ def _rows(folder: Path, name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def test_device_types_open_with_a_document_marker(exported: Path) -> None:
+    """NetBox's "Auto-detect" format reads a file without a leading ``---`` as JSON and
+    refuses it; every document starts with one."""
+    text = (exported / "device-types.yaml").read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    docs = text.split("---\n")[1:]
+    assert docs and all(d.startswith("manufacturer: ") for d in docs)
+
+
 def test_manifest_lists_every_file_in_import_order(exported: Path) -> None:
     manifest = json.loads((exported / "manifest.json").read_text())
     assert [e["file"] for e in manifest] == [f.name for f in nb.FILES]

@@ -18,7 +18,7 @@ from netbox_live.client import NetBoxClient, import_folder
 
 from workbench.catalog.vocabulary import item_role
 from workbench.export.ip_plan import plan_addresses
-from workbench.netbox import write_netbox
+from workbench.netbox import read_netbox, write_netbox
 from workbench.netbox.export import role_name
 from workbench.templates import build_template
 
@@ -101,6 +101,27 @@ def test_every_file_imports_and_reads_back(tmp_path: Path) -> None:
             want = Counter((names[lk.a_device], lk.a_port, names[lk.b_device], lk.b_port)
                            for lk in design.links)  # fmt: skip
             assert ends == want
+
+        # NetBox's own exports, as a team whose system of record is NetBox downloads
+        # them ("Export ▸ All data", its file names), read back without the sidecar.
+        exported = tmp_path / "from-netbox"
+        exported.mkdir()
+        for listing in ("dcim/sites", "dcim/locations", "dcim/rack-types", "dcim/racks",
+                        "dcim/device-types", "dcim/devices", "dcim/cables", "ipam/vlans",
+                        "ipam/prefixes"):  # fmt: skip
+            name, data = client.export(listing)
+            assert name.startswith("netbox_"), name
+            (exported / name).write_bytes(data)
+        assert (exported / "netbox_devices.csv").exists()
+        assert (exported / "netbox_device types.yaml").exists()
+        back = read_netbox(exported)
+        assert sum(1 for _ in back.iter_racks()) == len(racks)
+        assert sorted(d.name for _r, d in back.iter_devices()) == sorted(
+            d.name for _r, d in devices)  # fmt: skip
+        if len(design.links) <= 5000:
+            assert len(back.links) == len(design.links)
+            assert all(link.cable_type for link in back.links)  # labels mapped to media
+            assert all(link.length_m for link in back.links)
     finally:
         context.__exit__(None, None, None)
 

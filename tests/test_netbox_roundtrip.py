@@ -9,6 +9,7 @@ media, length and speed, networks (VLAN + prefix) and therefore the IP plan: on 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from workbench.model.versions import (
     VersionMatrix,
 )
 from workbench.netbox import read_netbox, write_netbox
+from workbench.netbox.export import PART_BYTES
 from workbench.netbox.importer import NetBoxImportError
 from workbench.store import open_design, save_design
 from workbench.templates import build_template
@@ -103,6 +105,19 @@ def test_sixteen_thousand_gpus_through_the_command_line(tmp_path: Path, capsys) 
     assert sum(1 for _ in again.iter_devices()) == sum(1 for _ in design.iter_devices())
     assert len(again.links) == len(design.links) > 60_000
     _same(open_design(project), again)
+    # A stock NetBox refuses a form post above 2,621,440 bytes (Django's
+    # DATA_UPLOAD_MAX_MEMORY_SIZE); its cables.csv was 9.4 MB in one file.
+    folder = tmp_path / "nb"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    sizes = {e["file"]: (folder / e["file"]).stat().st_size for e in manifest}
+    assert max(sizes.values()) <= PART_BYTES < 2_621_440
+    cables = [e["file"] for e in manifest if e["path"] == "dcim/cables"]
+    assert cables[:3] == ["cables.csv", "cables.2.csv", "cables.3.csv"] and len(cables) > 3
+    assert all(e.get("part_of") == "cables.csv" for e in manifest if e["file"] in cables[1:])
+    heads = {(folder / f).open(encoding="utf-8").readline() for f in cables}
+    assert len(heads) == 1 and heads.pop().startswith("side_a_site,")  # a header each
+    assert set(folder.iterdir()) == {folder / e["file"] for e in manifest} | {
+        folder / "workbench.yaml", folder / "manifest.json"}  # fmt: skip
 
 
 @pytest.mark.parametrize("gpus", [64])

@@ -13,6 +13,7 @@ import html
 import http.cookiejar
 import json
 import re
+import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -42,9 +43,18 @@ class NetBoxClient:
         self.web = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar),
                                                _NoRedirect())  # fmt: skip
 
-    def _send(self, path: str, data: dict[str, str] | None = None):
+    def _send(self, path: str, data: dict[str, str] | None = None, multipart: bool = False):
         body = urllib.parse.urlencode(data).encode() if data is not None else None
         request = urllib.request.Request(self.url + path, data=body)
+        if multipart and data is not None:
+            # as NetBox's import page posts (enctype="multipart/form-data"): the pasted
+            # text counts byte for byte against the upload limit
+            boundary = "----workbench" + secrets.token_hex(12)
+            parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n'
+                     f"{v}\r\n" for k, v in data.items()]  # fmt: skip
+            body = ("".join(parts) + f"--{boundary}--\r\n").encode()
+            request = urllib.request.Request(self.url + path, data=body)
+            request.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
         request.add_header("Referer", self.url + path)
         try:
             return self.web.open(request, timeout=self.timeout)
@@ -71,7 +81,8 @@ class NetBoxClient:
         path = f"/{app_model}/import/"
         token = self._csrf(path)
         reply = self._send(path, {"csrfmiddlewaretoken": token, "import_method": "direct",
-                                  "data": text, "format": fmt, "csv_delimiter": ","})  # fmt: skip
+                                  "data": text, "format": fmt, "csv_delimiter": ","},
+                           multipart=True)  # fmt: skip
         location = reply.headers.get("Location", "")
         if reply.status in (302, 303) and "modified_by_request" in location:
             return location
@@ -98,6 +109,17 @@ class NetBoxClient:
                 request.remove_header("Authorization")
         reply = self.web.open(request, timeout=120)
         return json.loads(reply.read())
+
+    def export(self, list_path: str) -> tuple[str, bytes]:
+        """NetBox's own "Export ▸ All data" of a list (``dcim/devices``): the file name
+        its download carries (``netbox_devices.csv``) and the bytes."""
+        reply = self._send(f"/{list_path}/?export=")
+        if reply.status != 200:
+            raise ImportRefused(f"GET /{list_path}/?export=: status {reply.status}")
+        found = re.search(r'filename="([^"]+)"', reply.headers.get("Content-Disposition", ""))
+        if not found:
+            raise ImportRefused(f"GET /{list_path}/?export=: no file name")
+        return found.group(1), reply.read()
 
     def count(self, path: str, **params: Any) -> int:
         return int(self.api(path, limit=1, **params)["count"])

@@ -147,9 +147,8 @@ DEBUG = False
 CENSUS_REPORTING_ENABLED = False
 RELEASE_CHECK_URL = None
 LOGIN_REQUIRED = True
-# Bulk imports of a 16,384-GPU design post several MB of CSV at once.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024 * 1024
-DATA_UPLOAD_MAX_NUMBER_FIELDS = None
+# Django's upload limits stay at their defaults (DATA_UPLOAD_MAX_MEMORY_SIZE 2.5 MB),
+# as a planner's NetBox has them: the export splits big lists into parts that fit.
 MAX_PAGE_SIZE = 1000
 """
 

@@ -96,6 +96,27 @@ FILES: tuple[NetBoxFile, ...] = (
 
 BY_NAME: dict[str, NetBoxFile] = {f.name: f for f in FILES}
 
+#: What NetBox's own "Export" of each list is called: ``netbox_<verbose_name_plural>``
+#: with ``.csv`` for a table and ``.yaml`` for models that export YAML (device types),
+#: as ``netbox/views/generic/bulk_views.py`` names the download.  Matched ignoring case.
+EXPORT_FILE_NAMES: dict[str, str] = {
+    "custom-fields.csv": "netbox_custom fields.csv",
+    "sites.csv": "netbox_sites.csv",
+    "locations.csv": "netbox_locations.csv",
+    "rack-roles.csv": "netbox_rack roles.csv",
+    "manufacturers.csv": "netbox_manufacturers.csv",
+    "rack-types.csv": "netbox_rack types.csv",
+    "racks.csv": "netbox_racks.csv",
+    "device-types.yaml": "netbox_device types.yaml",
+    "device-roles.csv": "netbox_device roles.csv",
+    "devices.csv": "netbox_devices.csv",
+    "interfaces.csv": "netbox_interfaces.csv",
+    "cables.csv": "netbox_cables.csv",
+    "vlans.csv": "netbox_VLANs.csv",
+    "prefixes.csv": "netbox_prefixes.csv",
+    "ip-addresses.csv": "netbox_IP addresses.csv",
+}
+
 #: Not imported into NetBox (not in the manifest): the catalog figures NetBox has no
 #: place for (GPUs, TFLOPS, power budgets, prices, cables and optics), so a design read
 #: back from the files computes what it computed before.
@@ -139,6 +160,21 @@ CABLE_TYPES: dict[str, str] = {
     "mmf": "mmf-om4",
     "smf": "smf-os2",
     "utp": "cat6a",
+}
+
+#: NetBox's labels of its cable types (``CableTypeChoices``), which its list export
+#: writes instead of the values: label, lower-cased → value.
+CABLE_TYPE_LABELS: dict[str, str] = {
+    **{f"cat{n}": f"cat{n}" for n in ("3", "5", "5e", "6", "6a", "7", "7a", "8")},
+    "direct attach copper (active)": "dac-active",
+    "direct attach copper (passive)": "dac-passive",
+    "multimode fiber": "mmf",
+    **{f"multimode fiber (om{n})": f"mmf-om{n}" for n in range(1, 6)},
+    "singlemode fiber": "smf",
+    "single-mode fiber": "smf",
+    **{f"singlemode fiber (os{n})": f"smf-os{n}" for n in (1, 2)},
+    **{f"single-mode fiber (os{n})": f"smf-os{n}" for n in (1, 2)},
+    "active optical cabling (aoc)": "aoc",
 }
 
 #: NetBox cable type → workbench media class, for files NetBox wrote.

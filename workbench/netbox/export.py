@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
 import os
 import re
@@ -41,6 +42,12 @@ from workbench.store.temps import stage_name, sweep_quietly
 
 #: Rows between progress reports.
 PROGRESS_EVERY = 5000
+#: Largest file written, in bytes.  A stock NetBox refuses a form post above Django's
+#: DATA_UPLOAD_MAX_MEMORY_SIZE (2,621,440 bytes) -- a 16,384-GPU design's cables.csv is
+#: 9.4 MB -- so bigger lists are split into parts of at most this size, each with its
+#: header (``cables.csv``, ``cables.2.csv`` ...), listed in order in the manifest.  The
+#: margin leaves room for the rest of the form (token, format, delimiter).
+PART_BYTES = 2_000_000
 #: NetBox's YAML keys of a device type (the community library's schema).
 DEVICE_TYPE_KEYS = ("manufacturer", "model", "slug", "part_number", "u_height",
                     "is_full_depth", "airflow", "weight", "weight_unit", "comments")  # fmt: skip
@@ -78,11 +85,18 @@ class _Stage:
         self.target = target
         self.folder = stage_name(target, secrets.token_hex(4))  # the shape the sweep knows
         self.names: list[str] = []
+        #: Logical file name → the files written for it, in import order.
+        self.parts: dict[str, list[str]] = {}
+
+    def create(self, name: str, part_of: str | None = None) -> TextIO:
+        """A new file ``name`` (a part of ``part_of`` when given); the caller closes it."""
+        self.names.append(name)
+        self.parts.setdefault(part_of or name, []).append(name)
+        return open(self.folder / name, "w", encoding="utf-8", newline="")
 
     @contextlib.contextmanager
     def open(self, name: str) -> Iterator[TextIO]:
-        self.names.append(name)
-        with open(self.folder / name, "w", encoding="utf-8", newline="") as out:
+        with self.create(name) as out:
             yield out
 
     def commit(self) -> list[Path]:
@@ -109,8 +123,10 @@ def write_netbox(design: Design, target: Path, *, progress: Progress = no_progre
     try:
         stage.folder.mkdir()
         _Writer(design, stage, progress, plan).run()
+        entries = [{"file": part, "path": f.path} | ({"part_of": f.name} if part != f.name else {})
+                   for f in nb.FILES for part in stage.parts.get(f.name, [f.name])]  # fmt: skip
         with stage.open(nb.MANIFEST) as out:
-            json.dump([{"file": f.name, "path": f.path} for f in nb.FILES], out, indent=2)
+            json.dump(entries, out, indent=2)
             out.write("\n")
         written = stage.commit()
     except OSError as exc:
@@ -140,12 +156,40 @@ class _Writer:
             self.progress(0.05 + 0.9 * self.rows_done / self.rows_total, label)
 
     def csv(self, name: str, rows: Iterable[Iterable[object]]) -> None:
+        """Write ``rows`` under ``name``'s header, in parts of at most PART_BYTES."""
         spec = nb.BY_NAME[name]
-        with self.stage.open(name) as out:
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(spec.columns)
-            for row in rows:
-                writer.writerow(row)
+        line = io.StringIO()
+        writer = csv.writer(line, lineterminator="\n")
+
+        def text(cells: Iterable[object]) -> str:
+            line.seek(0)
+            line.truncate()
+            writer.writerow(cells)
+            return line.getvalue()
+
+        self.parted(name, text(spec.columns), (text(row) for row in rows))
+
+    def parted(self, name: str, head: str, chunks: Iterable[str]) -> None:
+        """``head`` then ``chunks`` into ``name``, starting a new part (``name.2.ext``,
+        with ``head`` again) before a chunk would take a part past PART_BYTES."""
+        stem, ext = os.path.splitext(name)
+        number, base = 1, len(head.encode())
+        out = self.stage.create(name)
+        try:
+            out.write(head)
+            size = base
+            for chunk in chunks:
+                grow = len(chunk.encode())
+                if size + grow > PART_BYTES and size > base:
+                    out.close()
+                    number += 1
+                    out = self.stage.create(f"{stem}.{number}{ext}", part_of=name)
+                    out.write(head)
+                    size = base
+                out.write(chunk)
+                size += grow
+        finally:
+            out.close()
 
     def run(self) -> None:
         d = self.design
@@ -207,11 +251,11 @@ class _Writer:
                            "kg" if weight is not None else "", *_rack_cf(rack)]  # fmt: skip
 
     def device_types(self, items: list[CatalogItem]) -> None:
-        with self.stage.open("device-types.yaml") as out:
-            for k, item in enumerate(items):
-                if k:
-                    out.write("---\n")
-                yaml.safe_dump(device_type_yaml(item), out, sort_keys=False, allow_unicode=True)
+        """One YAML document per type, each opened by ``---``: NetBox's "Auto-detect"
+        format takes a file without it for JSON and refuses it."""
+        docs = ("---\n" + yaml.safe_dump(device_type_yaml(item), sort_keys=False,
+                                         allow_unicode=True) for item in items)  # fmt: skip
+        self.parted("device-types.yaml", "", docs)
 
     def device_rows(self) -> Iterator[list[object]]:
         types = self.design.device_types

@@ -137,15 +137,40 @@ def _field_of(header: str, spec: nb.NetBoxFile) -> str | None:
     return special.get(low) or nb.EXPORT_HEADERS.get(low)
 
 
+def paths_of(folder: Path, name: str) -> list[Path]:
+    """The files that hold list ``name`` in ``folder``: the file and its parts
+    (``cables.csv``, ``cables.2.csv`` ... as the export splits a big list), else the
+    file NetBox's own "Export" wrote for the list (``netbox_devices.csv``,
+    ``netbox_device types.yaml``); empty when there is none."""
+    first = folder / name
+    if not first.exists():
+        other = nb.EXPORT_FILE_NAMES.get(name, "").lower()
+        found = sorted(p for p in folder.iterdir() if p.name.lower() == other) if other else []
+        return found[:1]
+    stem, ext = os.path.splitext(name)
+    parts = []
+    for path in folder.glob(f"{stem}.*{ext}"):
+        middle = path.name[len(stem) + 1 : len(path.name) - len(ext)]
+        if middle.isdigit() and int(middle) >= 2:
+            parts.append((int(middle), path))
+    return [first, *(path for _n, path in sorted(parts))]
+
+
 def read_rows(folder: Path, name: str, need: tuple[str, ...] = ()) -> Iterator[_Row]:
-    """The rows of ``folder/name`` (nothing when an optional file is absent)."""
+    """The rows of list ``name`` in ``folder``, over all its parts (nothing when an
+    optional list is absent)."""
     spec = nb.BY_NAME[name]
-    path = folder / name
-    if not path.exists():
+    paths = paths_of(folder, name)
+    if not paths:
         if spec.required:
-            raise NetBoxImportError(f"{path}: missing; a NetBox import folder needs "
+            raise NetBoxImportError(f"{folder / name}: missing; a NetBox import folder needs "
                                     f"{', '.join(f.name for f in nb.FILES if f.required)}")  # fmt: skip
         return
+    for path in paths:
+        yield from _rows_of(path, spec, need)
+
+
+def _rows_of(path: Path, spec: nb.NetBoxFile, need: tuple[str, ...]) -> Iterator[_Row]:
     try:
         handle = open_text(path, MAX_FILE_BYTES)  # streamed: memory holds one row
     except ReadRefused as exc:
@@ -272,14 +297,18 @@ def _catalog(
             for k, raw in enumerate(doc.get("catalog") or ()):
                 item = _parse_item(raw, f"{sidecar} (catalog entry {k + 1})")
                 items[item.slug] = item
-    types = folder / "device-types.yaml"
-    if not types.exists():
-        raise NetBoxImportError(f"{types}: missing; a NetBox import folder needs its device types")
-    for doc, line in _yaml_docs(types):
-        slug = doc.get("slug") if isinstance(doc, dict) else None
-        if not isinstance(slug, str) or slug not in items:
-            item = _parse_item(doc, f"{types}:{line}")
-            items.setdefault(item.slug, item)
+    paths = paths_of(folder, "device-types.yaml")
+    if not paths:
+        raise NetBoxImportError(
+            f"{folder / 'device-types.yaml'}: missing; a NetBox import folder needs its "
+            "device types"
+        )
+    for types in paths:
+        for doc, line in _yaml_docs(types):
+            slug = doc.get("slug") if isinstance(doc, dict) else None
+            if not isinstance(slug, str) or slug not in items:
+                item = _parse_item(doc, f"{types}:{line}")
+                items.setdefault(item.slug, item)
     models = {(i.manufacturer.lower(), i.model.lower()): s for s, i in items.items()}
     models.update({("", i.model.lower()): s for s, i in items.items()})
     for row in read_rows(folder, "rack-types.csv"):

@@ -178,6 +178,10 @@ class DesignIndex:
         """Ids of the links with an end on ``device_id`` (empty when none)."""
         return set(self.device_links.get(device_id, ()))
 
+    def id_tables(self) -> tuple[Mapping[str, object], ...]:
+        """Every table of objects by id (an id names one object of any kind)."""
+        return (self.links, self.devices, self.racks, self.rows, self.sites, self.workloads)
+
     def in_use(self, object_id: str) -> bool:
         """Whether any object has this id (asked for every id a generator hands out:
         a million at 1,000,000 GPUs, so no table of tables is built per call)."""
@@ -219,6 +223,12 @@ class DesignIndex:
         n = self._next.get(kind)
         if n is None:
             n = self._highest(kind, prefix) + 1
+        # The next ``count`` numbers are nearly always free: take them in one go.
+        batch = [f"{prefix}{i:0{digits}d}" for i in range(n, n + count)]
+        wanted = set(batch)
+        if all(wanted.isdisjoint(table) for table in self.id_tables()):
+            self._next[kind] = n + count
+            return batch
         while len(ids) < count:
             candidate = f"{prefix}{n:0{digits}d}"
             n += 1

@@ -319,10 +319,18 @@ def _devices_of(racks: Iterable[Rack]) -> list[Device]:
 
 
 def _check_free(design: Design, ids: Iterable[str]) -> None:
+    """Every id is non-empty text, given once, and no object has it yet.  Asked of
+    every link a generated fabric adds (300,000 at 100,000 GPUs), so the common case,
+    all fresh, is a few set operations rather than a lookup per id and table."""
+    wanted = list(ids)
+    if not all(isinstance(object_id, str) and object_id for object_id in wanted):
+        raise EditError("Every object needs a non-empty id.")
+    unique = set(wanted)
+    tables = design.index.id_tables()
+    if len(unique) == len(wanted) and all(unique.isdisjoint(table) for table in tables):
+        return
     seen: set[str] = set()
-    for object_id in ids:
-        if not isinstance(object_id, str) or not object_id:
-            raise EditError("Every object needs a non-empty id.")
+    for object_id in wanted:
         if object_id in seen or design.index.in_use(object_id):
             raise EditError(f"The id {object_id!r} is already in use.")
         seen.add(object_id)

@@ -49,19 +49,19 @@ _GREEN = PatternFill("solid", fgColor="C6EFCE")
 _RED = PatternFill("solid", fgColor="FFC7CE")
 _GREY = PatternFill("solid", fgColor="EDEDED")
 
-#: Fixed widths that sum to what A4 landscape prints at about 85 % (≈ 9 pt text):
+#: Fixed widths (143 characters) that A4 landscape prints at about 80 % (≈ 9 pt text):
 #: long texts wrap inside them and each row takes the height they need.
 _ITEM_COLUMNS = [
-    xc.Column("Item id", width=17, wrap=True),
-    xc.Column("Layer", width=14, wrap=True),
-    xc.Column("Check", width=28, wrap=True),
-    xc.Column("Command", width=34, wrap=True),
-    xc.Column("Expected", width=17, wrap=True),
-    xc.Column("Measured", width=14, wrap=True),
-    xc.Column("Verdict", width=8, wrap=True),
-    xc.Column("Signed by", width=11, wrap=True),
-    xc.Column("Date", "yyyy-mm-dd", width=11, wrap=True),
-    xc.Column("Result from", width=14, wrap=True),
+    xc.Column("Item id", width=15, wrap=True),
+    xc.Column("Layer", width=11, wrap=True),
+    xc.Column("Check", width=24, wrap=True),
+    xc.Column("Command", width=29, wrap=True),
+    xc.Column("Expected", width=14, wrap=True),
+    xc.Column("Measured", width=12, wrap=True),
+    xc.Column("Verdict", width=7, wrap=True),
+    xc.Column("Signed by", width=10, wrap=True),
+    xc.Column("Date", "yyyy-mm-dd", width=10, wrap=True),
+    xc.Column("Result from", width=11, wrap=True),
 ]
 _SUMMARY_COLUMNS = [
     xc.Column("Node", min_width=12),

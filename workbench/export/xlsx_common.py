@@ -301,9 +301,9 @@ class Book:
 
 def wrapped_lines(text: str, width: float) -> int:
     """Lines ``text`` takes in a wrapping cell ``width`` characters wide (each line
-    break starts one; a long line takes one per ``width`` characters, a little under
-    to leave room for word breaks)."""
-    per_line = max(1, int(width) - 2)
+    break starts one; a long line takes one per ``width`` characters: text is narrower
+    than the "0" the width counts, which leaves room for the breaks between words)."""
+    per_line = max(1, int(width))
     return sum(max(1, -(-len(part) // per_line)) for part in text.split("\n"))
 
 

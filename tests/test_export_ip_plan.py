@@ -94,3 +94,45 @@ def test_exhausted_plan_writes_nothing(design, tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="needs 64"):
         write_ip_plan(design, tmp_path / "ip.xlsx", cidrs={"net-compute": "10.9.0.0/26"})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_default_pools_grow_with_a_design_that_outgrows_them(design, monkeypatch) -> None:
+    """A 1,000,000-GPU design needs a /12 for compute where the default pool is a /14
+    (issue 21: its NetBox export failed).  The same path on this design, with default
+    pools shrunk until it has outgrown them: every plane gets a pool that holds it,
+    aligned, inside 10.0.0.0/8, none overlapping, every host inside its subnet."""
+    from workbench.export import ip_plan
+
+    kept = plan_addresses(design)
+    monkeypatch.setattr(
+        ip_plan,
+        "DEFAULT_POOLS",
+        {
+            "compute": "10.0.0.0/28",
+            "storage": "10.0.0.16/28",
+            "management": "10.0.0.32/28",
+            "oob": "10.0.0.48/28",
+        },
+    )
+    plan = plan_addresses(design)
+    nets = [ipaddress.ip_network(s.cidr) for s in plan.subnets]
+    assert all(n.subnet_of(ipaddress.ip_network("10.0.0.0/8")) for n in nets)
+    assert not any(a.overlaps(b) for i, a in enumerate(nets) for b in nets[i + 1 :])
+    assert {s.network_id: s.used for s in plan.subnets} == {
+        s.network_id: s.used for s in kept.subnets
+    }
+    for s in plan.subnets:
+        assert s.used <= s.capacity, s
+
+
+def test_sized_pools_keep_defaults_that_suffice_and_size_the_rest() -> None:
+    from workbench.export.ip_plan import sized_pools
+
+    assert sized_pools({"compute": [1000], "oob": [500]}) is None
+    grown = sized_pools({"compute": [1_000_003], "storage": [250_003], "oob": [140_003]})
+    assert grown is not None
+    assert str(grown["compute"]) == "10.0.0.0/12"
+    assert grown["storage"].prefixlen == 14 and grown["oob"].prefixlen == 14
+    assert not grown["compute"].overlaps(grown["storage"])
+    with pytest.raises(ValueError, match="10.0.0.0/8"):
+        sized_pools({"compute": [20_000_000]})

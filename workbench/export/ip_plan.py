@@ -18,7 +18,11 @@ Where each subnet comes from, first match wins:
 3. the plane's pool, ``cidrs[plane]`` or :data:`DEFAULT_POOLS`, split into equal
    aligned parts, one per network of the plane without a subnet of its own (in
    design order).  Splitting the pool rather than sizing each subnet to its hosts
-   keeps addresses stable when nodes are added later.
+   keeps addresses stable when nodes are added later.  When a design outgrows the
+   default pools (they hold 32,768 eight-GPU nodes), every default pool is sized to
+   its plane instead (:func:`sized_pools`: the smallest aligned block, never smaller
+   than the default, whose parts hold each network's hosts and gateway), laid out one
+   after another in 10.0.0.0/8: a 1,000,000-GPU design gets a /12 for compute.
 
 The first usable address of each subnet is its gateway; hosts follow in design order
 (site, row, rack, device; ports in catalog order), so the same design always gets the
@@ -203,10 +207,69 @@ def _vlans(networks: list[Network]) -> dict[str, int | None]:
     return result
 
 
+#: Where the default pools are laid out when a design outgrows them.
+SIZED_POOLS_IN = "10.0.0.0/8"
+
+
+def _split_bits(members: int) -> int:
+    """Prefix bits that split a pool into ``members`` equal parts."""
+    return math.ceil(math.log2(members)) if members > 1 else 0
+
+
+def sized_pools(
+    needs: Mapping[str, list[int]], taken: Iterable[IpNetwork] = ()
+) -> dict[str, ipaddress.IPv4Network] | None:
+    """Plane → a pool big enough for its networks, or None when the default pools
+    already are (they are then kept, so existing plans do not move).
+
+    ``needs``: plane → the addresses each of its pooled networks needs (hosts, the
+    gateway, network and broadcast).  Each pool is at least its default size, holds
+    its networks as equal parts, and starts at the next aligned address of
+    :data:`SIZED_POOLS_IN` after the pools before it (in plane order), past any subnet
+    in ``taken``; ValueError when 10.0.0.0/8 cannot hold them all."""
+    prefixes: dict[str, int] = {}
+    outgrown = False
+    for plane, counts in needs.items():
+        default = ipaddress.IPv4Network(DEFAULT_POOLS[plane])
+        part = 32 - math.ceil(math.log2(max(max(counts, default=1), 4)))
+        prefix = min(default.prefixlen, part - _split_bits(len(counts)))
+        outgrown = outgrown or prefix < default.prefixlen
+        prefixes[plane] = prefix
+    if not outgrown:
+        return None
+    space = ipaddress.IPv4Network(SIZED_POOLS_IN)
+    end = int(space.broadcast_address)
+    blocked = [(int(n.network_address), int(n.broadcast_address)) for n in taken if n.version == 4]
+    start = int(space.network_address)
+    pools: dict[str, ipaddress.IPv4Network] = {}
+    for plane in PLANES:
+        if plane not in prefixes:
+            continue
+        size = 1 << (32 - prefixes[plane])
+        while True:
+            start = -(-start // size) * size  # aligned
+            clash = [hi for lo, hi in blocked if lo <= start + size - 1 and start <= hi]
+            if not clash:
+                break
+            start = max(clash) + 1
+        if start + size - 1 > end:
+            raise ValueError(
+                f"the design's {', '.join(prefixes)} networks need more addresses than "
+                f"{SIZED_POOLS_IN} holds; give each plane a pool (cidrs)"
+            )
+        pools[plane] = ipaddress.IPv4Network((start, prefixes[plane]))
+        start += size
+    return pools
+
+
 def _subnets(
-    design: Design, cidrs: Mapping[str, str], where: str | os.PathLike[str]
+    design: Design,
+    cidrs: Mapping[str, str],
+    where: str | os.PathLike[str],
+    hosts: Mapping[str, list[tuple[str, str]]] | None = None,
 ) -> dict[str, tuple[IpNetwork, str]]:
-    """network id → (subnet, origin); ExportError for bad text, unknown keys, overlaps."""
+    """network id → (subnet, origin); ExportError for bad text, unknown keys, overlaps.
+    ``hosts`` (network id → its hosts) lets default pools grow with the design."""
     network_ids = {n.id for n in design.networks}
     for key in cidrs:
         if key not in network_ids and key not in PLANES:
@@ -221,12 +284,25 @@ def _subnets(
                             "network subnet")  # fmt: skip
         else:
             pooled.setdefault(n.plane, []).append(n)
+    # Default pools the hosts have outgrown are sized to the design (sized_pools).
+    counted = hosts if hosts is not None else {}
+    needs = {
+        plane: [len(counted.get(m.id, ())) + 3 for m in members]
+        for plane, members in pooled.items()
+        if plane not in cidrs and plane in DEFAULT_POOLS
+    }
+    try:
+        grown = sized_pools(needs, (net for net, _o in chosen.values())) if hosts else None
+    except ValueError as exc:
+        raise _fail(where, str(exc)) from None
     for plane, members in pooled.items():
         text = cidrs.get(plane, DEFAULT_POOLS.get(plane, ""))
+        if grown is not None and plane in grown:
+            text = str(grown[plane])
         if not text:
             raise _fail(where, f"no address pool for plane {plane!r}: give cidrs[{plane!r}]")
         pool = _parse(text, f"pool of plane {plane!r}", where)
-        bits = math.ceil(math.log2(len(members))) if len(members) > 1 else 0
+        bits = _split_bits(len(members))
         if pool.prefixlen + bits > pool.max_prefixlen - 2:
             raise _fail(where, f"pool {pool} of plane {plane!r} cannot be split "
                                f"into {len(members)} subnets")  # fmt: skip
@@ -251,8 +327,8 @@ def plan_addresses(
     """The design's IP plan (see the module docstring); ExportError naming ``where``
     (the export's target) for a bad or overlapping subnet or one too small."""
     networks = list(design.networks)
-    subnets = _subnets(design, dict(cidrs or {}), where)
     hosts = _hosts_per_network(design, networks)
+    subnets = _subnets(design, dict(cidrs or {}), where, hosts)
     vlans = _vlans(networks)
     placed = {d.id: (r.name, d.name) for r, d in design.iter_devices()}
     plan = IpPlan()

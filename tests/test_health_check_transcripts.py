@@ -54,7 +54,7 @@ STUBS = {
     "dcgmi": '  "diag -r 2") cat "$T/dcgmi-diag-r2.txt" ;;',
     "all_reduce_perf": '  "-b 8G -e 8G -f 2 -g 8") cat "$T/all_reduce_perf-g8.txt" ;;',
     "srun": f"""
-  *"-N 2 -w {NODE},{PEER} --ntasks-per-node=8 --gpus-per-node=8 all_reduce_perf"*)
+  *"-N 2 -w {NODE},{PEER} --ntasks-per-node=8 --gpus-per-node=8 --mpi=pmix all_reduce_perf"*)
     [ "$NCCL_ALGO" = Ring ] || exit 76; cat "$T/all_reduce_perf-2node.txt" ;;
   *"-p training -N 2 -w {NODE},{PEER} --ntasks-per-node=8 --gpus-per-node=8 bash -c"*)
     cat "$T/srun-world.txt" ;;""",

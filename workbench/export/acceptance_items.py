@@ -310,7 +310,7 @@ def _performance_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
                         f"All-reduce bus bandwidth, 2 nodes × {n} GPUs over "
                         f"{compute.count} × {num(compute.gbps)} Gb/s rails",
                         f"NCCL_ALGO=Ring srun -N 2 -w {device.name},$PEER "
-                        f"--ntasks-per-node={n} --gpus-per-node={n} "
+                        f"--ntasks-per-node={n} --gpus-per-node={n} --mpi=pmix "
                         "all_reduce_perf -b 8G -e 8G -f 2 -g 1", "ge",
                         num(rails * NIC_BUSBW_FRACTION), "GB/s", str(n))  # fmt: skip
         yield CheckItem("net.ib_write_bw", "bandwidth",

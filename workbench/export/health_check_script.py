@@ -272,8 +272,10 @@ PY
     net.allreduce_2node) heavy_only || return 3; need_peer || return 3
       need all_reduce_perf || return 3
       if have srun; then
+        # --mpi=pmix: nccl-tests built with MPI=1 find their ranks through PMIx; without
+        # it (MpiDefault=none) each task would run alone on one GPU
         NCCL_ALGO=Ring srun -N 2 -w "$node,$peer" --ntasks-per-node="$param" \
-          --gpus-per-node="$param" all_reduce_perf -b 8G -e 8G -f 2 -g 1 | busbw
+          --gpus-per-node="$param" --mpi=pmix all_reduce_perf -b 8G -e 8G -f 2 -g 1 | busbw
       else
         need mpirun || return 3
         mpirun -np $((2 * param)) -H "$node:$param,$peer:$param" -x NCCL_ALGO=Ring \

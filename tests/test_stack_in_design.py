@@ -137,3 +137,28 @@ def test_the_form_sets_the_stack_in_one_undo_step_and_the_strip_shows_planning(
     assert document.design.workloads[0].plan_at_30 is False
     document.undo_stack.undo()
     assert document.design.workloads[0].framework == ""
+
+
+def test_auto_layout_weighs_layouts_with_the_jobs_stack_and_calibration() -> None:
+    from workbench.calc import step_time
+    from workbench.calc.design_hardware import fabric_figures
+    from workbench.calc.layout_proposal import propose
+    from workbench.calc.stack_profiles import PROFILES
+    from workbench.calc.summary import summarize
+
+    design = sample_design()
+    job = design.workloads[0]
+    job.framework = "megatron-core"
+    summary, fabric = summarize(design), fabric_figures(design)
+    proposal = propose(design, job, summary, fabric)
+    best = proposal.choice.best if proposal.choice else None
+    assert best is not None and best.prediction is not None
+    r = evaluate_workload(design, job)
+    again = step_time.predict_step(
+        r.model, best.layout, r.hardware, job.precision, **PROFILES["megatron-core-bf16"].keywords()
+    )
+    assert best.prediction.step_time_s == pytest.approx(again.step_time_s)
+    job.measured_step_s = 2 * r.step_time_s  # a slow cluster: every layout slower
+    slow = propose(design, job, summary, fabric)
+    assert slow.choice is not None and slow.choice.best is not None
+    assert slow.choice.best.prediction.step_time_s > best.prediction.step_time_s

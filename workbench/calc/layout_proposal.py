@@ -20,7 +20,7 @@ from workbench.calc.job_layout import batch_at, job_batch
 from workbench.calc.layout_search import Candidate, LayoutChoice, auto_layout
 from workbench.calc.presets import resolve_model
 from workbench.calc.summary import DesignSummary
-from workbench.calc.training_estimate import grad_precision_of, hardware
+from workbench.calc.training_estimate import grad_precision_of, hardware, stack_keywords
 from workbench.calc.workload import resolve_gpu
 from workbench.model import Design, Workload
 from workbench.units import format_count
@@ -68,6 +68,7 @@ def propose(
                 batch,
                 usable,
                 grad_precision=grad_precision_of(workload),
+                stack=stack_keywords(design, workload, model, hw, gpus),
             )
             if choice.best is not None:
                 break

@@ -24,8 +24,9 @@ answers within milliseconds on a 100,000-GPU design:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from workbench.calc import flops as fl
 from workbench.calc import memory
@@ -124,6 +125,7 @@ def auto_layout(
     flash_attention: bool = True,
     keep: int = 5,
     grad_precision: str = DEFAULT_GRAD_PRECISION,
+    stack: Mapping[str, Any] | None = None,
 ) -> LayoutChoice:
     """The fastest layout of ``gpus`` that fits, and up to ``keep`` alternatives: the
     next fastest that fit, then faster ones that did not fit, each with its reason.
@@ -135,7 +137,12 @@ def auto_layout(
     batch = positive_int("global_batch", global_batch, 100_000_000)
     hbm = positive("hbm_usable_bytes", hbm_usable_bytes, 1e14)
     shape = fl.shape_of(model, "auto layout")
-    k, c = st.DEFAULT_KERNEL_EFFICIENCY, st.DEFAULT_COLLECTIVE_EFFICIENCY
+    # The job's stack profile (stack_profiles.StackProfile.keywords): its efficiency and
+    # the communication it overlaps decide which layout is fastest too.
+    keywords = dict(stack or {})
+    k = keywords.get("kernel_efficiency") or st.DEFAULT_KERNEL_EFFICIENCY
+    c = keywords.get("collective_efficiency") or st.DEFAULT_COLLECTIVE_EFFICIENCY
+    overlap = keywords.get("overlap") or st.NO_OVERLAP
 
     def check(lay: st.Layout) -> memory.MemoryBreakdown:
         return _memory(model, shape, lay, precision, hbm, headroom, grad_precision)
@@ -172,7 +179,7 @@ def auto_layout(
                                 continue
                             time = parts.step_time(
                                 k, c, batch_scale=mb, virtual_stages=v,
-                                micro_batches=batch // (dp * mb),
+                                micro_batches=batch // (dp * mb), overlap=overlap,
                             )  # fmt: skip
                             timed.append((time, base, mb, v))
     if not groups:
@@ -183,7 +190,9 @@ def auto_layout(
         by_group.setdefault((b.tp, b.pp), []).append((t, lay))
     fits, misses, walked = _walk(by_group, groups, check, keep)
     fits = [_lowest_zero(t, lay, mem, check) for t, lay, mem in fits]
-    return _choice(model, hardware, precision, fits, misses, keep, len(timed), checked + walked)
+    return _choice(
+        model, hardware, precision, fits, misses, keep, len(timed), checked + walked, keywords
+    )
 
 
 def _walk(by_group, groups, check, keep):
@@ -255,9 +264,11 @@ def _describe(lay: st.Layout) -> str:
     )
 
 
-def _choice(model, hardware, precision, fits, misses, keep, searched, checked) -> LayoutChoice:
+def _choice(
+    model, hardware, precision, fits, misses, keep, searched, checked, keywords=None
+) -> LayoutChoice:
     def full(lay: st.Layout) -> st.StepPrediction:
-        return st.predict_step(model, lay, hardware, precision)
+        return st.predict_step(model, lay, hardware, precision, **(keywords or {}))
 
     best = None
     alternatives: list[Candidate] = []

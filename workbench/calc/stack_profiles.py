@@ -152,7 +152,8 @@ def profile_for(framework: str | None, precision: str = "bf16") -> tuple[StackPr
     ``precision``, and a note when it fell back to the generic one (said so)."""
     if not framework:
         return GENERIC, "no software stack named: the generic profile"
-    name = str(framework).strip().lower()
+    # "Megatron-Core 0.9.0" or "nemo:24.09": the name before the version.
+    name = str(framework).strip().lower().replace(":", " ").split()[0]
     if name in PROFILES:
         return PROFILES[name], ""
     want = "fp8" if str(precision).lower().startswith("fp8") else "bf16"

@@ -295,12 +295,9 @@ def _predict(
     hw, notes = found
     result.hardware = hw
     result.warnings.extend(notes)
-    framework = getattr(w, "framework", "") or ""
-    if not framework:
-        found = stack_profiles.design_framework(design.software_stacks)
-        if found is not None:
-            framework, where = found
-            result.warnings.append(where)
+    framework, where = job_framework(design, w)
+    if where:
+        result.warnings.append(where)
     profile, note = stack_profiles.profile_for(framework, w.precision)
     keywords = profile.keywords()
     result.stack_profile = profile.key
@@ -321,6 +318,45 @@ def _predict(
     result.warnings.extend(step.warnings)
     for key, explained in step.explanations.items():
         result.explanations.setdefault(key, explained)
+
+
+def job_framework(design: Design, w: Workload) -> tuple[str, str]:
+    """The job's framework, or the one the design's software stacks name (and a note
+    saying so); empty when neither names one."""
+    framework = getattr(w, "framework", "") or ""
+    if framework:
+        return framework, ""
+    found = stack_profiles.design_framework(design.software_stacks)
+    return found if found is not None else ("", "")
+
+
+def stack_keywords(
+    design: Design,
+    w: Workload,
+    model: ModelConfig | None = None,
+    hw: step_time.Hardware | None = None,
+    gpus: int | None = None,
+) -> dict[str, Any]:
+    """The step-time keywords of the job's stack profile, with the kernel efficiency
+    calibrated on the job's measured step when there is one (and the model, hardware
+    and GPUs to place the job's own layout are given): the calibration is the stack's
+    on this cluster, so every other layout is weighed with it."""
+    framework, _where = job_framework(design, w)
+    profile = stack_profiles.profile_for(framework, w.precision)[0]
+    keywords = profile.keywords()
+    measured = getattr(w, "measured_step_s", None)
+    if measured is None or model is None or hw is None or not gpus:
+        return keywords
+    try:
+        per_replica = positive_int("tp", w.tp, 1024) * positive_int("pp", w.pp, 1024)
+        dp = memory.data_parallel(gpus, per_replica * positive_int("cp", w.cp, 1024), 1)
+        layout = job_layout_of(w, dp, model).layout
+        keywords["kernel_efficiency"] = stack_profiles.calibrate(
+            model, layout, hw, profile, measured
+        )
+    except InputError:
+        pass  # the job's own layout cannot run here: the profile's figure
+    return keywords
 
 
 def _days(result: Any, per_token: float | None) -> None:

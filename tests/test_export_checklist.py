@@ -198,3 +198,22 @@ def test_libreoffice_prints_the_command_cells_whole(design, tmp_path: Path) -> N
     heights = [float(b) - float(a) for a, b in
                re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">(?:bios|os|gpu)\.', boxes)]  # fmt: skip
     assert heights and min(heights) >= 10.0
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
+def test_a_node_name_with_an_exclamation_mark_is_counted(tmp_path: Path) -> None:
+    """Issue 18: the Summary cut the sheet reference at the first '!' of the node's
+    name (=COUNTIF('gpu!1'!$G$2:1',"PASS"): Err:508 in LibreOffice)."""
+    from test_export_workbooks import _soffice_csv
+
+    from workbench.export.acceptance_items import acceptance_nodes
+    from workbench.model import edit
+
+    design = build_template("hgx-h100-air")
+    node = acceptance_nodes(design)[0]
+    edit.rename_device(design, node.id, "gpu!1")
+    book = write_checklist(design, tmp_path / "checklist.xlsx", per_node_sheets=True)
+    summary = {row[0]: row for row in _soffice_csv(book, tmp_path)["Summary"]}
+    row = summary["gpu!1"]
+    assert not any(cell.startswith("Err") for cell in row), row
+    assert int(float(row[1])) > 0 and int(float(row[5])) == int(float(row[1]))  # all open

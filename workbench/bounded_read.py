@@ -113,6 +113,17 @@ def bad_utf8_line(path: str | os.PathLike[str], limit: int) -> int | None:
     return None
 
 
+def shown_name(name: str) -> str:
+    """A file name as text a design can keep and a message can print: a name whose
+    bytes are not UTF-8 (which Python hands over with lone surrogates) gets its bad
+    bytes written ``\\xff``, so it names the file without making the design unsaveable."""
+    try:
+        raw = os.fsencode(name)
+    except UnicodeEncodeError:  # a surrogate no file system produced
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
 def decode_utf8(data: bytes) -> str:
     """``data`` as text (BOM dropped); UnicodeDecodeError as from ``bytes.decode``, whose
     line :func:`utf8_error_line` gives."""
@@ -131,6 +142,7 @@ __all__ = [
     "open_regular",
     "open_text",
     "read_bounded",
+    "shown_name",
     "too_big",
     "utf8_error_line",
 ]

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from workbench.asbuilt.seen import CaptureError, Seen
-from workbench.bounded_read import ReadRefused, read_bounded
+from workbench.bounded_read import ReadRefused, read_bounded, shown_name
 from workbench.model.captures import CapturedLink
 
 #: Largest capture file read (ibnetdiscover of a 100,000-GPU fabric is about 90 MB).
@@ -87,11 +87,11 @@ def read_folder(
             raise CaptureError(str(path), None, f"the folder holds more than {MAX_RECORDS} records")
         at = _mtime(path)
         captures.extend(
-            CapturedLink(path.name, s.line, fmt, s.local_device, s.local_port, s.remote_device,
+            CapturedLink(shown_name(path.name), s.line, fmt, s.local_device, s.local_port, s.remote_device,
                          s.remote_port, s.speed_gbps, s.width, at, now, who, import_id)
             for s in seen
         )  # fmt: skip
-        files.append((path.name, fmt, len(seen)))
+        files.append((shown_name(path.name), fmt, len(seen)))
     if progress is not None:
         progress(len(paths), len(paths))
     return CaptureRead(tuple(captures), tuple(files), import_id)

@@ -120,16 +120,11 @@ def cmd_templates(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """Open a project read-only and print its figures."""
     from workbench.calc.errors import InputError
-    from workbench.cli.catalog_load import load_catalog_noting_errors
+    from workbench.cli.project_io import open_project
     from workbench.export.report import design_report
-    from workbench.store import ProjectFileError, open_design
 
     path = Path(args.file)
-    catalog = load_catalog_noting_errors()
-    try:
-        design = open_design(path, catalog=catalog)
-    except ProjectFileError as exc:
-        raise CliError(str(exc)) from None
+    design = open_project(path)  # exit 2 on a file that cannot be read, as `check`
     try:
         report = design_report(design, pue=args.pue)
     except InputError as exc:

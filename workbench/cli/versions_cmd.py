@@ -141,7 +141,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise CliError(f"import refused, nothing changed: {exc}", EXIT_BAD_INPUT) from None
     except EditError as exc:
         raise CliError(f"import refused, nothing changed: {exc}", EXIT_BAD_INPUT) from None
-    if plan.observations:
+    if plan.changes_anything:
         apply_import(design, plan)
         save_project(design, path)
     summary = plan.summary
@@ -149,7 +149,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         _print(
             {
                 "file": str(path),
-                "import_id": plan.import_id if plan.observations else None,
+                "import_id": plan.import_id if plan.changes_anything else None,
                 "files_read": summary.files_read,
                 "formats": summary.formats,
                 "nodes_updated": list(summary.nodes_updated),
@@ -164,7 +164,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     else:
         for line in summary.lines():
             print(line)
-        if not plan.observations:
+        if not plan.changes_anything:
             print(f"Nothing new to import; {path} left as it was.")
         else:
             print(f"Wrote {path} (import {plan.import_id}).")

@@ -20,7 +20,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from workbench.bounded_read import ReadRefused, decode_utf8, read_bounded, utf8_error_line
+from workbench.bounded_read import (
+    ReadRefused,
+    decode_utf8,
+    read_bounded,
+    shown_name,
+    utf8_error_line,
+)
 from workbench.export.acceptance_items import ITEM_IDS, acceptance_nodes
 from workbench.model.acceptance import (
     VERDICTS,
@@ -119,11 +125,11 @@ def read_results(
             problem = field_problem("acceptance_results.measured", measured)
             if problem is not None:
                 raise ResultsError(where, f"measured value: {problem}")
-            results.append(AcceptanceResult(node, item, measured, verdict, path.name, line,
+            results.append(AcceptanceResult(node, item, measured, verdict, shown_name(path.name), line,
                                             imported_at, who, stamp, import_id))  # fmt: skip
     if not results:
         raise ResultsError(str(results_dir), "holds no result rows")
-    return AcceptanceImport(tuple(results), tuple(p.name for p in files), import_id)
+    return AcceptanceImport(tuple(results), tuple(shown_name(p.name) for p in files), import_id)
 
 
 def _numbered(path: Path, rows: Any) -> Iterator[tuple[int, list[str]]]:

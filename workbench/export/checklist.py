@@ -130,8 +130,8 @@ def write_checklist(
                 for item in items:
                     sheet.append(_row(item, latest.get((device.name, item.id))))
                 _validate(sheet, 6, 2, sheet.last_row)
-                first, last = sheet.cell_ref(6, 2), sheet.cell_ref(6, max(2, sheet.last_row))
-                counts.append((device.name, len(items), first + ":" + last.split("!")[1], ""))
+                verdicts = sheet.range_ref(6, 2, max(2, sheet.last_row))
+                counts.append((device.name, len(items), verdicts, ""))
                 if k % 50 == 0:
                     progress(0.9 * k / total, "Node sheets")
         else:
@@ -143,8 +143,8 @@ def write_checklist(
                 if k % 500 == 0:
                     progress(0.9 * k / total, "Checks")
             _validate(sheet, 7, 2, sheet.last_row)
-            nodes_col = f"{sheet.cell_ref(0, 2)}:{sheet.cell_ref(0, sheet.last_row).split('!')[1]}"
-            verdicts = f"{sheet.cell_ref(7, 2)}:{sheet.cell_ref(7, sheet.last_row).split('!')[1]}"
+            nodes_col = sheet.range_ref(0, 2, sheet.last_row)
+            verdicts = sheet.range_ref(7, 2, sheet.last_row)
             counts = [(name, n, verdicts, nodes_col) for name, n, _v, _n in counts]
         _summary(book, counts)
 

@@ -156,6 +156,13 @@ class SheetWriter:
             return f"'{title}'!${letter}${row}"
         return f"'{title}'!{letter}{row}"
 
+    def range_ref(self, column: int, first: int, last: int) -> str:
+        """``'Sheet name'!$C$2:$C$9``: one column's rows, for a formula on another sheet.
+        Built whole rather than cut from :meth:`cell_ref`, whose sheet name may itself
+        hold ``!`` (a node called ``gpu!1``)."""
+        letter = get_column_letter(column + 1)
+        return f"{self.cell_ref(column, first)}:${letter}${last}"
+
     def append(self, values: Sequence[Any]) -> None:
         """Write one data row (at most one value per column).
 

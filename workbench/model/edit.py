@@ -17,7 +17,7 @@ from dataclasses import fields, replace
 from workbench.model import unique
 from workbench.model.design import COOLING_LIMITS_KW, DEVICE_ROLES, Design, Device, Rack, Workload
 from workbench.model.errors import EditError
-from workbench.model.names import clean_label, clean_name
+from workbench.model.names import check_name, clean_label, clean_name
 
 _WORKLOAD_FIELDS = frozenset(f.name for f in fields(Workload)) - {"id"}
 
@@ -147,7 +147,7 @@ def restore_rack_cooling(design: Design, rack_id: str, cooling: str, power_limit
 
 def add_workload(design: Design, workload: Workload, index: int | None = None) -> int:
     """Insert a workload; returns the index it landed at (for undo)."""
-    clean_name(workload.name, "workload")
+    check_name(workload.name, "workload")  # kept as given: judged as stored
     if design.index.in_use(workload.id):
         raise EditError(f"The id {workload.id!r} is already in use.")
     if index is None:

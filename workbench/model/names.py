@@ -28,6 +28,8 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_NOTE_CHARS",
     "MAX_RACK_NAME_CHARS",
+    "check_name",
+    "check_stored",
     "clean_field",
     "clean_label",
     "clean_name",
@@ -76,6 +78,20 @@ def clean_field(key: str, value: object) -> str:
         raise EditError(f"{_article(rule.what)} {rule.what} {problem}.")
     assert isinstance(text, str)
     return text
+
+
+def check_stored(key: str, value: object) -> None:
+    """EditError naming the field when ``value`` cannot be stored in ``key`` as it is
+    (for values an edit keeps exactly as given: added objects, undo's inverses)."""
+    rule = STORED_TEXT[key]
+    problem = rule.problem(value)
+    if problem is not None:
+        raise EditError(f"{_article(rule.what)} {rule.what} {problem}.")
+
+
+def check_name(value: object, what: str) -> None:
+    """:func:`check_stored` for the name of a ``what`` ("device", "workload" ...)."""
+    check_stored(_NAME_COLUMNS[what], value)
 
 
 def clean_name(value: object, what: str) -> str:

@@ -749,7 +749,9 @@ def _add_waiver(design: Design, op: AddWaiver) -> Applied:
     note = clean_field("waivers.note", waiver.note)
     for key, value in (("waivers.rule", waiver.rule), ("waivers.object_id", waiver.object_id),
                        ("waivers.created_at", waiver.created_at)):  # fmt: skip
-        clean_field(key, value)
+        problem = STORED_TEXT[key].problem(value)  # made by the app, judged as stored
+        if problem is not None:
+            raise EditError(f"A waiver's {STORED_TEXT[key].what} {problem}.")
     waiver = replace(waiver, note=note) if note != waiver.note else waiver
     _insert_at(design.waivers, waiver, op.index, "waivers")
     return Applied(RemoveWaiver(waiver.rule, waiver.object_id), _waiver_change(design, waiver))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.model.change import Change
 from workbench.model.design import Design, Site
 from workbench.model.errors import EditError
-from workbench.model.names import clean_name
+from workbench.model.names import check_name
 
 if TYPE_CHECKING:
     from workbench.model.ops import Applied
@@ -43,7 +43,7 @@ def _add_site(design: Design, op: AddSite) -> Applied:
         raise EditError(f"Site {site.name!r} must be empty when it is added; add its rows after.")
     if not site.id or design.index.in_use(site.id):
         raise EditError(f"The id {site.id!r} is already taken.")
-    clean_name(site.name, "site")
+    check_name(site.name, "site")  # kept as given: judged as stored
     index = len(design.sites) if op.index is None else op.index
     if not 0 <= index <= len(design.sites):
         raise EditError(f"No place {index} among the design's sites.")

@@ -23,7 +23,7 @@ from typing import Any
 from workbench.model.change import Change
 from workbench.model.design import Design
 from workbench.model.errors import EditError
-from workbench.model.names import clean_field, clean_name
+from workbench.model.names import check_name, clean_field, clean_name
 from workbench.model.versions import (
     LAYER_KEYS,
     OBSERVED_KEYS,
@@ -161,7 +161,7 @@ def _add_baseline(design: Design, op: AddBaseline) -> Any:
     baseline = op.baseline
     if not baseline.id or matrix.baseline(baseline.id) is not None:
         raise EditError(f"The baseline id {baseline.id!r} is already in use.")
-    clean_name(baseline.name, "baseline")
+    check_name(baseline.name, "baseline")  # kept as given: judged as stored
     numbers = [r.revision for r in baseline.revisions]
     if numbers != sorted(set(numbers)):
         raise EditError(f"The revisions of baseline {baseline.name!r} must ascend.")
@@ -227,7 +227,8 @@ def _add_assignment(design: Design, op: AddAssignment) -> Any:
     if not assignment.id or any(a.id == assignment.id for a in matrix.assignments):
         raise EditError(f"The assignment id {assignment.id!r} is already in use.")
     _baseline(design, assignment.baseline_id)
-    clean_field("version_assignments.pattern", assignment.pattern)
+    pattern = clean_field("version_assignments.pattern", assignment.pattern)
+    assignment = replace(assignment, pattern=pattern)  # stored as judged: tidied
     _insert(matrix.assignments, assignment, op.index, "assignments")
     return _applied(RemoveAssignment(assignment.id))
 

@@ -435,17 +435,17 @@ def storage_checkpoint(ctx: RuleContext, me: Rule, workload: Workload) -> Iterat
     if workload.kind != "training":
         return
     design = ctx.design
-    tier = workload_tier(design, workload.checkpoint_tier)
-    if tier is None:
-        return  # no tier (STORAGE-HOT-TIER) or a bad id (STORAGE-POOLS)
     interval = _interval_min(workload)
-    if interval is None:
+    if interval is None:  # said whether or not a tier is chosen: the value itself is wrong
         yield me.finding(
             f"{workload.name}: the checkpoint interval {workload.checkpoint_interval_min!r} "
             "is not a number of minutes between 0 and a year; checkpoint time cannot be checked.",
             workload.id,
         )
         return
+    tier = workload_tier(design, workload.checkpoint_tier)
+    if tier is None:
+        return  # no tier (STORAGE-HOT-TIER) or a bad id (STORAGE-POOLS)
     result = ctx.evaluate(workload)
     if result.model is None:
         return  # WORKLOAD-INPUT says why

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from workbench.bounded_read import ReadRefused, read_bounded
+from workbench.bounded_read import ReadRefused, read_bounded, shown_name
 from workbench.model import ops
 from workbench.model.design import Design
 from workbench.model.errors import EditError
@@ -152,6 +152,13 @@ class ImportPlan:
     observations: tuple[Observation, ...]
     summary: ImportSummary
 
+    @property
+    def changes_anything(self) -> bool:
+        """Whether importing would tell the design something new: a value changed or
+        reported for the first time.  Reports that only repeat what the design holds
+        leave a project file as it was (the command line then writes nothing)."""
+        return bool(self.summary.nodes_updated)
+
 
 @dataclass(frozen=True)
 class AppliedImport:
@@ -201,7 +208,9 @@ def _walk(root: Path, notes: list[str]) -> Iterator[_File]:
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
         kind = usable(entry, entry.name)
         if kind == "file":
-            yield _File(entry.path, f"{label}/{entry.name}", entry.name.split(".", 1)[0])
+            yield _File(
+                entry.path, shown_name(f"{label}/{entry.name}"), entry.name.split(".", 1)[0]
+            )
         elif kind == "dir":
             try:
                 children = sorted(os.scandir(entry.path), key=lambda e: e.name)
@@ -213,7 +222,7 @@ def _walk(root: Path, notes: list[str]) -> Iterator[_File]:
                 if child_kind == "dir":
                     notes.append(f"{shown} (a sub-folder of a node folder; not read)")
                 elif child_kind == "file":
-                    yield _File(child.path, f"{label}/{shown}", entry.name)
+                    yield _File(child.path, shown_name(f"{label}/{shown}"), entry.name)
 
 
 def _read(path: str) -> bytes:

@@ -38,7 +38,7 @@ def _items(sheet) -> dict[str, tuple]:
 def test_sheets_and_expected_values(design, tmp_path: Path) -> None:
     book = openpyxl.load_workbook(write_checklist(design, tmp_path / "c.xlsx"))
     nodes = [d.name for _r, d in design.iter_devices() if d.name.startswith("gpu")]
-    assert book.sheetnames == ["Summary", *nodes]
+    assert book.sheetnames == ["Summary", *nodes, "Pass marks"]
     items = _items(book["gpu00001"])
     gpus = design.device_types["generic-hgx-h100-8gpu"].gpu_count
     assert items["gpu.count"][4] == f"= {gpus}"
@@ -110,7 +110,7 @@ def test_stored_results_fill_measured_and_verdict(design, tmp_path: Path) -> Non
 def test_single_sheet_mode_and_limit(design, tmp_path: Path, monkeypatch) -> None:
     path = write_checklist(design, tmp_path / "c.xlsx", per_node_sheets=False)
     book = openpyxl.load_workbook(path)
-    assert book.sheetnames == ["Summary", "Checks"]
+    assert book.sheetnames == ["Summary", "Checks", "Pass marks"]
     checks = book["Checks"]
     assert str(checks.data_validations.dataValidation[0].sqref) == f"H2:H{checks.max_row}"
     assert book["Summary"]["C2"].value.startswith("=COUNTIFS('Checks'!$A$2:")
@@ -119,7 +119,7 @@ def test_single_sheet_mode_and_limit(design, tmp_path: Path, monkeypatch) -> Non
         write_checklist(design, tmp_path / "d.xlsx", per_node_sheets=True)
     assert not (tmp_path / "d.xlsx").exists()
     auto = openpyxl.load_workbook(write_checklist(design, tmp_path / "e.xlsx"))
-    assert auto.sheetnames == ["Summary", "Checks"]
+    assert auto.sheetnames == ["Summary", "Checks", "Pass marks"]
 
 
 def test_node_names_are_never_formulas(tmp_path: Path) -> None:
@@ -217,3 +217,14 @@ def test_a_node_name_with_an_exclamation_mark_is_counted(tmp_path: Path) -> None
     row = summary["gpu!1"]
     assert not any(cell.startswith("Err") for cell in row), row
     assert int(float(row[1])) > 0 and int(float(row[5])) == int(float(row[1]))  # all open
+
+
+def test_pass_marks_sheet_names_each_source(tmp_path: Path) -> None:
+    from workbench.templates.builder import sample_design
+
+    book = openpyxl.load_workbook(write_checklist(sample_design(), tmp_path / "c.xlsx"))
+    rows = {r[0]: r for r in book["Pass marks"].iter_rows(min_row=2, values_only=True)}
+    assert rows["net.allreduce_2node"][2] == "≥ 368 GB/s"
+    assert "NVIDIA/nccl-tests#290" in rows["net.allreduce_2node"][3]
+    assert rows["gpu.driver"][2] == "550.127.08 (or a patch release of it)"
+    assert rows["bmc.address"][2].startswith("differs per node")

@@ -87,6 +87,39 @@ ITEM_IDS = (
     "sched.sinfo", "sched.gres", "sched.k8s_gpus", "sched.srun_world",
     "biz.train_mfu", "biz.train_converges", "biz.infer_p99",
 )  # fmt: skip
+#: Where each expected value comes from, as the checklist's "Pass marks" sheet shows it
+#: (item id → the rule and its source).  Items not listed expect what their title says.
+PASS_MARK_SOURCES = {
+    "bios.rebar": "BAR1 must map the whole GPU memory (catalog hbm_total_mib) for GPUDirect "
+    "RDMA; nvidia-smi -q reports BAR1 in MiB",
+    "bios.numa": "sockets from the catalog's cpu; GPUs NUMA-local (domain brief §6 BIOS baseline)",
+    "os.max_map_count": "domain brief §6 OS baseline (vm.max_map_count = 262144)",
+    "os.chrony": "≤ 1 ms: logs and NCCL timeouts compare timestamps across nodes; chrony on a "
+    "LAN holds tens of microseconds",
+    "gpu.driver": "the node's baseline revision (version matrix assignment, else the software "
+    "stack its device names)",
+    "gpu.power_limit": "the GPU's maximum power (catalog max_power_w): a lower limit is a cap",
+    "gpu.temperature": f"≤ {MAX_GPU_TEMP_C} °C idle-to-warm; slowdown starts in the high 80s",
+    "gpu.nvlink": "every GPU pair on NVLink: GPUs × (GPUs − 1) NV# cells in nvidia-smi topo -m",
+    "nic.rate": "compute ports and line rate of the node's compute links in the design",
+    "storage.nic_rate": "storage ports and line rate of the node's storage links in the design",
+    "bmc.address": "the IP plan's out-of-band address of the node",
+    "gpu.fp16_matmul": f"{FP16_FRACTION:.0%} of the catalog's dense FP16 TFLOPS (domain brief §8: "
+    "60–80 % is normal, below 50 % a power cap or cooling)",
+    "net.allreduce_node": f"{NVLINK_FRACTION:.0%} of one direction of the GPU's NVLink; NCCL "
+    "maintainers: ~370 of H100's 450 GB/s with the ring, ~480 GB/s peak with NVLink SHARP "
+    "(NVIDIA/nccl-tests#212)",
+    "net.allreduce_2node": f"compute ports × line rate / 8 × {NIC_BUSBW_FRACTION:.0%} with "
+    "NCCL_ALGO=Ring; NCCL maintainers: 46–48 GB/s per NDR 400 Gb/s NIC on two H100 nodes "
+    "(NVIDIA/nccl-tests#290), 192 GB/s on DGX A100's 8 × 200 Gb/s (NVIDIA/nccl#812)",
+    "net.ib_write_bw": f"{WIRE_FRACTION:.0%} of the compute port's line rate, lowest rail",
+    "storage.fio_read": f"{FIO_FRACTION:.0%} of the node's storage ports × line rate, capped by "
+    "its share of the hot tiers' read bandwidth; direct I/O (no page cache)",
+    "ctr.nccl": "the one-node all-reduce mark: a container must not cost bandwidth",
+    "sched.srun_world": "2 nodes × GPUs per node ranks (--ntasks-per-node = GPUs per node)",
+    "biz.train_mfu": f"{TRAIN_MFU_FRACTION:.0%} of the design's predicted MFU × the GPU's dense "
+    "peak for its first training job (workbench estimate)",
+}
 #: A node name the script can use as a host name and a CSV field without quoting.
 HOST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

@@ -36,7 +36,13 @@ from openpyxl.styles import PatternFill
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from workbench.export import xlsx_common as xc
-from workbench.export.acceptance_items import LAYERS, CheckItem, node_checklists
+from workbench.export.acceptance_items import (
+    ITEM_IDS,
+    LAYERS,
+    PASS_MARK_SOURCES,
+    CheckItem,
+    node_checklists,
+)
 from workbench.export.output import ExportError, Progress, no_progress
 from workbench.model.acceptance import VERDICTS, AcceptanceResult, latest_results
 from workbench.model.design import Design, Device
@@ -147,8 +153,36 @@ def write_checklist(
             verdicts = sheet.range_ref(7, 2, sheet.last_row)
             counts = [(name, n, verdicts, nodes_col) for name, n, _v, _n in counts]
         _summary(book, counts)
+        _pass_marks(book, nodes)
 
     return xc.write_workbook(target, fill, progress)
+
+
+_MARK_COLUMNS = [
+    xc.Column("Item id", width=17, wrap=True),
+    xc.Column("Check", width=34, wrap=True),
+    xc.Column("Expected", width=22, wrap=True),
+    xc.Column("Where the value comes from", width=70, wrap=True),
+]
+
+
+def _pass_marks(book: xc.Book, nodes: Sequence[tuple[Device, list[CheckItem]]]) -> None:
+    """The last sheet: each item once, its expected value (or "differs per node") and
+    the rule and source behind it (:data:`PASS_MARK_SOURCES`), for the reviewer."""
+    seen: dict[str, tuple[CheckItem, set[str]]] = {}
+    for _device, items in nodes:
+        for item in items:
+            found = seen.get(item.id)
+            if found is None:
+                seen[item.id] = (item, {item.expected_text})
+            elif len(found[1]) < 2:
+                found[1].add(item.expected_text)
+    sheet = book.sheet("Pass marks", _MARK_COLUMNS)
+    order = {item_id: k for k, item_id in enumerate(ITEM_IDS)}
+    for item_id in sorted(seen, key=lambda i: order.get(i, len(order))):
+        item, texts = seen[item_id]
+        expected = item.expected_text if len(texts) == 1 else "differs per node (see its sheet)"
+        sheet.append([item_id, item.title, expected, PASS_MARK_SOURCES.get(item_id, "")])
 
 
 def _failing_first(

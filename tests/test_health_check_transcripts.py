@@ -321,3 +321,11 @@ def test_healthy_results_import_into_a_sign_off_ready_checklist(
     assert {v for k, (_m, v) in verdicts.items() if k not in MANUAL} == {"PASS"}
     assert verdicts["net.allreduce_2node"] == ("371.015", "PASS")
     assert rows[0][0] == "bios.aspm"  # nothing failed: checklist order
+
+
+def test_usage_is_the_header_comment(exported: Path) -> None:
+    run = subprocess.run(["bash", str(exported / "health_check.sh"), "-h"],
+                         capture_output=True, text=True, timeout=30)  # fmt: skip
+    assert run.returncode == 0
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("health_check.sh:") and lines[-1].startswith("Run as root")

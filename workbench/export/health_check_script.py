@@ -33,7 +33,7 @@ TRAIN_CMD=${TRAIN_CMD:-}
 # HC_ROOT: read /proc, /sys and /etc under this folder instead of / (for testing)
 ROOT=${HC_ROOT:-}
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while getopts "e:o:n:p:ah" opt; do
   case $opt in

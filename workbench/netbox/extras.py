@@ -131,9 +131,11 @@ def _field(entry: Any, name: str, where: str) -> Any:
     return entry.get(name)
 
 
-def checked(design: Design, where: str) -> Design:
+def checked(design: Design, where: str, origin: Mapping[str, str] | None = None) -> Design:
     """``design`` as the project store reads it back: every value judged by the checks
-    a ``.dcwb`` file meets.  ExtrasError names ``where`` and the store's reason."""
+    a ``.dcwb`` file meets, so an import never writes a project the workbench refuses.
+    ExtrasError names the row an object came from (``origin``: id → ``file:line``) when
+    the store's reason names that object's id, else ``where``, and the store's reason."""
     from workbench.store import ProjectFileError, open_design, save_design
 
     with tempfile.TemporaryDirectory(prefix="workbench-netbox-") as tmp:
@@ -142,7 +144,12 @@ def checked(design: Design, where: str) -> Design:
             save_design(design, path)
             return open_design(path)
         except ProjectFileError as exc:
-            reason = str(exc).split(": ", 1)[-1]
+            reason = exc.problem
+            row = next((w for i, w in (origin or {}).items() if f"'{i}'" in reason), None)
+            if row is not None:
+                raise ExtrasError(
+                    f"{row}: makes a design the workbench cannot open: {reason}"
+                ) from None
             raise ExtrasError(f"{where}: {reason}") from None
         except (TypeError, ValueError, OverflowError) as exc:
             raise ExtrasError(f"{where}: a value the project file cannot hold: {exc}") from None

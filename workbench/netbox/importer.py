@@ -18,8 +18,10 @@ not model (tenants, platforms, IP addresses, which it plans itself) is ignored.
 from __future__ import annotations
 
 import csv
+import html
 import math
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,8 @@ _COOLING_BY_TEXT = {**{c.label.lower(): k for k, c in COOLING_TYPES.items()},
                     **{k: k for k in COOLING_TYPES}}  # fmt: skip
 _ROLE_BY_TEXT = {**{n.lower(): k for k, (n, _c) in nb.DEVICE_ROLE_NAMES.items()},
                  **{k: k for k in nb.DEVICE_ROLE_NAMES}}  # fmt: skip
+#: "gpu-001 (AT-1234)": how NetBox names a device that has an asset tag.
+_NAME_AND_TAG = re.compile(r"^(.*\S) \(([^()]+)\)$")
 _LENGTH_M = {"m": 1.0, "cm": 0.01, "km": 1000.0, "ft": 0.3048, "in": 0.0254, "mi": 1609.344}
 
 
@@ -190,6 +194,10 @@ def _csv_rows(
         if header is None:
             raise NetBoxImportError(f"{path}:1: empty file, expected a header row")
         fields = [_field_of(h, spec) for h in header]
+        # NetBox's list export writes its table headings ("Name", "Device A") and, for
+        # template-rendered columns, HTML-escaped text ("R&amp;D"); our files and its
+        # import forms use field names and plain text.
+        table = any(h.strip() and _field_of(h, spec) != h.strip() for h in header)
         for column in need:
             if column not in fields:
                 raise NetBoxImportError(f"{path}:1: no column {column!r}")
@@ -206,7 +214,7 @@ def _csv_rows(
                 if len(cell) > MAX_CELL_CHARS:
                     raise row.fail(f"a cell of more than {MAX_CELL_CHARS} characters")
                 if field is not None:
-                    row[field] = cell
+                    row[field] = html.unescape(cell) if table and "&" in cell else cell
             yield row
     except csv.Error as exc:
         raise NetBoxImportError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
@@ -244,11 +252,32 @@ def _yaml_docs(path: Path) -> list[tuple[Any, int]]:
     return out
 
 
+#: Keys of NetBox's device-type YAML export the workbench has no use for.
+_NETBOX_ONLY_KEYS = frozenset({"default_platform"})
+
+
+def _without_blanks(mapping: dict[str, Any]) -> dict[str, Any]:
+    """``mapping`` without the empty values NetBox's own export writes for every unset
+    field (``DeviceType.to_yaml``: ``description: ''``, ``subdevice_role: null``,
+    ``default_platform: null``, and the same in each component), which mean "not set"."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()
+                    if v is not None and v != "" and k not in _NETBOX_ONLY_KEYS}  # fmt: skip
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return dict(clean(mapping))
+
+
 def _parse_item(mapping: Any, where: str) -> CatalogItem:
     from workbench.catalog import parse_item
 
     if not isinstance(mapping, dict):
         raise NetBoxImportError(f"{where}: a device type must be a mapping")
+    mapping = _without_blanks(mapping)
     if "kind" not in mapping:
         from workbench.catalog.netbox import infer_kind
 
@@ -312,11 +341,50 @@ def _catalog(
     models = {(i.manufacturer.lower(), i.model.lower()): s for s, i in items.items()}
     models.update({("", i.model.lower()): s for s, i in items.items()})
     for row in read_rows(folder, "rack-types.csv"):
-        model, slug = row.text("model"), row.text("slug")
+        model, slug, maker = row.text("model"), row.text("slug"), row.text("manufacturer")
+        if model and not slug and (maker.lower(), model.lower()) not in models:
+            # NetBox's list export has no slug column: the rack type is made from the row
+            item = rack_stand_in(items, maker, model, _units(row), row.where)
+            slug = item.slug
         if model and slug:
-            models.setdefault((row.text("manufacturer").lower(), model.lower()), slug)
+            models.setdefault((maker.lower(), model.lower()), slug)
             models.setdefault(("", model.lower()), slug)
     return items, models, name
+
+
+def _units(row: _Row) -> float:
+    """A rack's height in units: ``42`` (import forms) or ``42U`` (NetBox's list)."""
+    text = row.get("u_height", "").strip().lower().removesuffix("u").strip()
+    if not text:
+        return 42.0
+    probe = _Row({"u_height": text})
+    probe.where = row.where
+    height = probe.number("u_height")
+    if height is None or not 1 <= height <= 100:
+        raise row.fail(f"field 'u_height': {row['u_height']!r} is not a rack height of 1-100 U")
+    return float(height)
+
+
+def rack_stand_in(
+    items: dict[str, CatalogItem], maker: str, model: str, height: float, where: str
+) -> CatalogItem:
+    """A rack type the design needs but the files do not describe (NetBox's list
+    export has no slug; a rack without a rack type is allowed in NetBox): made from
+    what the row says, so every rack has one and the project opens."""
+    from workbench.netbox.export import slugify
+
+    maker = maker or "Generic"
+    model = model or f"{height:g}U rack (no rack type in NetBox)"
+    base = slugify(f"{maker} {model}")[:90]
+    slug, k = base, 1
+    while slug in items and (items[slug].model, items[slug].manufacturer) != (model, maker):
+        k += 1
+        slug = f"{base}-{k}"
+    if slug not in items:
+        mapping = {"slug": slug, "kind": "rack", "manufacturer": maker, "model": model,
+                   "u_height": height, "is_full_depth": True}  # fmt: skip
+        items[slug] = _parse_item(mapping, where)
+    return items[slug]
 
 
 def read_netbox(folder: str | os.PathLike[str]) -> Design:
@@ -341,7 +409,12 @@ def read_netbox(folder: str | os.PathLike[str]) -> Design:
     builder.cables(root)
     design.reindex()
     _refuse_clashes(design, root / "devices.csv")
-    return _with_extras(design, root / nb.SIDECAR)
+    sidecar = root / nb.SIDECAR
+    design = _with_extras(design, sidecar)
+    try:  # a design the workbench could not open again is refused, naming its row
+        return extras.checked(design, str(sidecar if sidecar.exists() else root), builder.origin)
+    except extras.ExtrasError as exc:
+        raise NetBoxImportError(str(exc)) from None
 
 
 def _refuse_clashes(design: Design, devices_csv: Path) -> None:
@@ -368,7 +441,7 @@ def _with_extras(design: Design, sidecar: Path) -> Design:
             continue
         try:
             extras.apply_extras(design, doc, f"{sidecar}:{line}")
-            return extras.checked(design, str(sidecar))
+            return design  # judged with the rest by read_netbox
         except extras.ExtrasError as exc:
             raise NetBoxImportError(str(exc)) from None
     return design
@@ -383,12 +456,15 @@ class _Builder:
         self.devices_by: dict[tuple[str, str], Device] = {}
         self.device_by_name: dict[str, Device | None] = {}
         self.ids: set[str] = set()
+        #: id → "file:line" of the row it was made from (to name a refused row).
+        self.origin: dict[str, str] = {}
 
     def new_id(self, row: _Row, given: str, fallback: str) -> str:
         ident = given or fallback
         if ident in self.ids:
             raise row.fail(f"id {ident!r} is used twice")
         self.ids.add(ident)
+        self.origin[ident] = row.where
         return ident
 
     def sites(self, root: Path) -> None:
@@ -442,7 +518,16 @@ class _Builder:
             if (site.name, name) in self.racks_by:
                 raise row.fail(f"rack {name!r} is listed twice in site {site.name!r}")
             model = row.text("rack_type")
-            slug = self.slug_of(row, "", model, "rack type") if model else ""
+            found = self.models.get(("", model.lower())) if model else None
+            if found is None:  # no rack type (optional in NetBox), or one not listed
+                stand_in = rack_stand_in(self.d.device_types, row.text("manufacturer"), model,
+                                         _units(row), row.where)  # fmt: skip
+                found = (
+                    self.models.setdefault(("", model.lower()), stand_in.slug)
+                    if model
+                    else stand_in.slug
+                )
+            slug = found
             role = row.text("role").lower()
             rack = Rack(self.new_id(row, row.text("cf_wb_id"), f"r{len(self.racks_by) + 1:05d}"), name,
                         slug, cooling=_COOLING_BY_TEXT.get(role, "air"))  # fmt: skip
@@ -548,13 +633,22 @@ class _Builder:
             raise row.fail(f"side {side.upper()} is a {kind}, not an interface")
         name = row.text(f"side_{side}_device", required=True)
         site = row.text(f"side_{side}_site")
-        device = self.devices_by.get((site, name)) if site else self.device_by_name.get(name)
+        device = self.device_at(site, name)
+        tagged = _NAME_AND_TAG.match(name)
+        if device is None and tagged is not None:
+            # NetBox's cable list writes a device as str(device): "name (asset tag)"
+            device = self.device_at(site, tagged.group(1))
+            if device is not None and device.asset_tag not in ("", tagged.group(2)):
+                device = None
         if device is None:
             raise row.fail(
                 f"side {side.upper()} device {name!r} is not in devices.csv"
                 + (" (or is ambiguous without its site)" if name in self.device_by_name else "")
             )
         return device.id, row.text(f"side_{side}_name", required=True)
+
+    def device_at(self, site: str, name: str) -> Device | None:
+        return self.devices_by.get((site, name)) if site else self.device_by_name.get(name)
 
     def cables(self, root: Path) -> None:
         networks = {n.id for n in self.d.networks}
@@ -571,7 +665,8 @@ class _Builder:
                 link.cable_type = row.text("cf_wb_cable_type") or None
                 link.length_m = _float(row.number("cf_wb_length_m"))
             else:
-                link.cable_type = nb.MEDIA_OF_CABLE_TYPE.get(row.text("type").lower())
+                kind = row.text("type").lower()  # a value, or the label NetBox's list shows
+                link.cable_type = nb.MEDIA_OF_CABLE_TYPE.get(nb.CABLE_TYPE_LABELS.get(kind, kind))
                 link.length_m = _length_m(row)
             link.speed_gbps = _float(row.number("cf_wb_speed_gbps"))
             self.d.links.append(link)

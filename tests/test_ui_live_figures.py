@@ -178,6 +178,28 @@ def test_a_device_moved_between_racks_recomputes_only_those_racks(document):
     assert_fresh(document)
 
 
+def test_a_switch_dropped_keeps_every_workload_estimate(document):
+    """An estimate reads the GPUs and GPU servers, not the watts: a switch placed (what
+    most drops are) must not re-run the training prediction (issue 21: ~12 ms of every
+    drop, at any size).  A GPU server placed must."""
+    figures = document.figures
+    for workload in document.design.workloads:
+        figures.workload(workload.id)
+    before = figures.computed["workload"]
+    switch = Device("s2", "mgmt-b01", "mgmt-48", position=40)
+    document.push(AddDeviceCommand(document, "r2", switch))
+    for workload in document.design.workloads:
+        figures.workload(workload.id)
+    assert figures.computed["workload"] == before
+    assert_fresh(document)
+    server = Device("d3", "dgx-003", "nvidia-dgx-h100", position=2)
+    document.push(AddDeviceCommand(document, "r2", server))
+    for workload in document.design.workloads:
+        figures.workload(workload.id)
+    assert figures.computed["workload"] == before + len(document.design.workloads)
+    assert_fresh(document)
+
+
 def test_lookups_match_the_model(document):
     figures, design = document.figures, document.design
     for rack, device in design.iter_devices():

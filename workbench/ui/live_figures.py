@@ -423,7 +423,7 @@ class LiveFigures(QObject):
         """Update the per-type counts from the named racks; drop the summary if they moved."""
         assert self._counts is not None
         index = self.design.index
-        moved = False
+        moved: set[str] = set()
         for rack_id in rack_ids:
             old = self._rack_types.pop(rack_id, None)
             placed = index.racks.get(rack_id)
@@ -432,14 +432,19 @@ class LiveFigures(QObject):
                 self._rack_types[rack_id] = new
             if old == new:
                 continue
-            moved = True
+            moved.update(old or ())
+            moved.update(new or ())
             if old:
                 self._counts.subtract(old)
             if new:
                 self._counts.update(new)
         if moved:
             self._summary = None
-            self._results.clear()
+            # A workload reads the GPUs and GPU servers of the summary, not its watts:
+            # a switch dropped into a rack leaves every estimate as it was.
+            types = self.design.device_types
+            if any((item := types.get(slug)) is None or item.gpu_count for slug in moved):
+                self._results.clear()
 
     def _refresh_stale_loads(self) -> None:
         assert self._loads is not None

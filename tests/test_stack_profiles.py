@@ -23,6 +23,7 @@ RUNS = {
         *published_runs.runs(),
         *published_runs.reference_runs(),
         *heldout_runs.nemo_h100_fp8(),
+        *heldout_runs.torchtitan_a100(),
     ]
 }
 
@@ -48,6 +49,17 @@ SPLIT = {
 }
 #: Runs whose layout is not published (assumed), reported apart with the generic profile.
 ASSUMED_LAYOUT = ["llama1-65b"]
+#: A profile fitted and checked on runs whose interconnect is not published (assumed):
+#: TorchTitan FSDP2 fitted on its Llama 3 rows, checked on its Llama 2 rows; reported
+#: apart, outside the goal.  Its 70B run at local batch 1 is off by +77 %: the model
+#: makes the ZeRO-3 traffic exposed at 200 Gb/s per GPU, which that cluster evidently
+#: beat; a measured step (calibration) is what such a job needs.
+ASSUMED_SPLIT = {
+    "torchtitan-fsdp": (
+        [k for k in RUNS if k.startswith("torchtitan-llama3")],
+        [k for k in RUNS if k.startswith("torchtitan-llama2")],
+    )
+}
 
 
 def error(profile: stack_profiles.StackProfile, key: str, k: float | None = None) -> float:
@@ -55,10 +67,10 @@ def error(profile: stack_profiles.StackProfile, key: str, k: float | None = None
     return stack_profiles.predicted_step_s(profile, run, k) / run.target_step_s - 1.0
 
 
-@pytest.mark.parametrize("key", sorted(SPLIT))
+@pytest.mark.parametrize("key", sorted({**SPLIT, **ASSUMED_SPLIT}))
 def test_each_profile_is_its_fit_on_the_named_runs(key: str) -> None:
     profile = stack_profiles.PROFILES[key]
-    fit, _held = SPLIT[key]
+    fit, _held = {**SPLIT, **ASSUMED_SPLIT}[key]
     assert set(profile.fitted_on) == set(fit)
     refit = stack_profiles.fit_profile(profile, [RUNS[k] for k in fit])
     assert profile.kernel_efficiency == pytest.approx(refit, abs=0.002)
@@ -91,6 +103,18 @@ def test_the_profiles_beat_the_generic_constant_on_the_held_out_runs() -> None:
         assert own <= generic, key
 
 
+def test_the_assumed_interconnect_profile_is_reported_apart() -> None:
+    (key,) = ASSUMED_SPLIT
+    _fit, held = ASSUMED_SPLIT[key]
+    errors = {k: error(stack_profiles.PROFILES[key], k) for k in held}
+    assert all(RUNS[k].assumed for k in held)
+    # What it reaches (not a goal: the interconnect is assumed).
+    assert errors["torchtitan-llama2-llama2-13b-none-2"] == pytest.approx(0.015, abs=0.01)
+    assert errors["torchtitan-llama2-llama2-70b-selective-1"] == pytest.approx(0.77, abs=0.02)
+    own = sum(abs(e) for e in errors.values())
+    assert own < sum(abs(error(stack_profiles.GENERIC, k)) for k in held)
+
+
 def test_assumed_layouts_are_reported_apart() -> None:
     for key in ASSUMED_LAYOUT:
         assert RUNS[key].assumed  # the layout is marked assumed in the run
@@ -117,11 +141,13 @@ def test_one_measured_step_predicts_other_sizes_within_5_percent(key, measured, 
 
 def test_unknown_stacks_fall_back_to_the_generic_profile_and_say_so() -> None:
     assert stack_profiles.profile_for(None)[0].generic
-    profile, note = stack_profiles.profile_for("Colossal-AI")
+    profile, note = stack_profiles.profile_for("Colossal-AI 0.4")
     assert profile.generic and "generic" in note
     assert stack_profiles.profile_for("NeMo", "fp8")[0].key == "megatron-core-fp8"
     assert stack_profiles.profile_for("megatron-core", "bf16")[0].key == "megatron-core-bf16"
     assert stack_profiles.profile_for("DeepSpeed", "bf16")[0].key == "megatron-deepspeed"
+    assert stack_profiles.profile_for("TorchTitan")[0].key == "torchtitan-fsdp"
+    assert stack_profiles.profile_for("Megatron-Core 0.9.0")[0].key == "megatron-core-bf16"
 
 
 def test_an_impossible_measured_step_names_the_field() -> None:

@@ -72,3 +72,50 @@ def nemo_h100_fp8() -> list[PublishedRun]:
             )
         )
     return runs
+
+
+_TORCHTITAN = (
+    "pytorch/torchtitan docs/performance.md: FSDP2 (1D) on 64 A100 80GB, local batch "
+    "{lb}, {ac} activation checkpointing, {wps:g} WPS (tokens/s per GPU)"
+)
+#: (family, preset, seq, local batch, torchtitan AC, our recompute, tokens/s per GPU).
+#: "selective op" (op-level selective checkpointing) is taken as selective recompute;
+#: the "selective layer" rows (every other layer recomputed whole) have no counterpart
+#: in the model and are left out.
+_TORCHTITAN_A100 = (
+    ("llama3", "llama3-8b", 8192, 1, "selective op", "selective", 2973.0),
+    ("llama3", "llama3-70b", 8192, 1, "full", "full", 331.0),
+    ("llama2", "llama2-13b", 4096, 2, "no", "none", 2162.0),
+    ("llama2", "llama2-13b", 4096, 2, "selective op", "selective", 1904.0),
+    ("llama2", "llama2-70b", 4096, 1, "selective op", "selective", 355.0),
+    ("llama2", "llama2-70b", 4096, 2, "full", "full", 353.0),
+)
+
+
+def torchtitan_a100() -> list[PublishedRun]:
+    """TorchTitan's FSDP2 runs on 64 A100 80GB.  The layout is published (FSDP over all
+    64 GPUs, no TP or PP, the local batch) but the interconnect is not: DGX A100's
+    8 × 200 Gb/s HDR is assumed, and the runs are reported apart as assumed."""
+    from workbench.calc.published_runs import A100_DGX
+
+    runs = []
+    for family, preset, seq, local, ac, recompute, wps in _TORCHTITAN_A100:
+        layout = st.Layout(
+            tp=1, pp=1, dp=64, micro_batch=local, global_batch=64 * local, seq_len=seq,
+            recompute=recompute, zero=3, flash_attention=True,
+        )  # fmt: skip
+        runs.append(
+            PublishedRun(
+                key=f"torchtitan-{family}-{preset}-{recompute}-{local}",
+                model=get_preset(preset),
+                hardware=A100_DGX,
+                layout=layout,
+                precision="bf16",
+                target_step_s=local * seq / wps,
+                citation=_TORCHTITAN.format(lb=local, ac=ac, wps=wps),
+                target_note="measured tokens/s per GPU: step = local batch · seq / WPS",
+                assumed="interconnect (DGX A100, 200 Gb/s per GPU); selective op as "
+                "selective recompute",
+            )
+        )
+    return runs

@@ -91,6 +91,10 @@ class Overlap:
     p2p: float = 0.0
     cp: float = 0.0
     dp: bool = True
+    #: FSDP-style prefetch: the sharded parameters' all-gathers and the gradient
+    #: reduce-scatters overlap the forward pass as well as the backward (PyTorch FSDP,
+    #: TorchTitan), so the whole micro-batch's compute can hide them.
+    dp_forward: bool = False
 
     def __post_init__(self) -> None:
         for name in ("tp", "p2p", "cp"):
@@ -306,7 +310,7 @@ class StepParts:
         cp = self.cp_s / c * g * (1.0 - overlap.cp)
         p2p = self.p2p_s / c * g * v / self.virtual_stages * (1.0 - overlap.p2p)
         per_mb = compute + tp + cp + p2p
-        hidden_by = self.backward_share * compute if overlap.dp else 0.0
+        hidden_by = self.hiding_compute(compute, overlap)
         return {
             "compute": m * compute + self.optimizer_s,
             "tp_comm": m * tp,
@@ -315,6 +319,13 @@ class StepParts:
             "p2p": m * p2p,
             "dp_exposed": max(0.0, self.dp_comm_s / c - hidden_by),
         }
+
+    def hiding_compute(self, compute: float, overlap: Overlap) -> float:
+        """Seconds of one micro-batch's compute the DP communication can hide behind:
+        its backward pass, all of it with FSDP prefetch, none without overlap."""
+        if not overlap.dp:
+            return 0.0
+        return compute if overlap.dp_forward else self.backward_share * compute
 
     def step_time(
         self, kernel_efficiency: float, collective_efficiency: float, **rescale: Any
@@ -481,7 +492,7 @@ def predict_step(
             parts.dp_gradient_bytes,
             layout.dp * layout.cp,
             parts.dp_busbw_gbs * c,
-            max(parts.backward_share * compute, 1e-12),
+            max(parts.hiding_compute(compute, overlap), 1e-12),
         ).exposed_s
     step = sum(breakdown.values())
     tokens_per_s = layout.global_batch * layout.seq_len / step

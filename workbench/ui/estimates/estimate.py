@@ -334,10 +334,13 @@ def _hints(out: Estimate, r: WorkloadResult, w: Workload) -> None:
     else:
         hints["nic_gbps"] = f"node's (default {DEFAULT_NIC_GBPS:g})"
     if r.global_batch and r.layout is not None:
-        tokens = r.global_batch * r.layout.seq_len
-        hints["global_batch"] = f"default {r.global_batch:,} ({tokens / 1e6:.3g}M tokens)"
+        job = r.job_batch or r.global_batch
+        tokens = job * r.layout.seq_len
+        hints["global_batch"] = f"default {job:,} ({tokens / 1e6:.3g}M tokens)"
+        if r.global_batch != job:  # rounded to whole micro-batches on every DP rank
+            hints["global_batch"] += f", runs {r.global_batch:,} here"
     else:
-        hints["global_batch"] = "about 4M tokens"
+        hints["global_batch"] = "the model family's published batch"
     hints["gpus"] = f"all {r.gpus:,} in the design" if r.gpus else "all GPUs in the design"
 
 

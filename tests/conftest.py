@@ -145,6 +145,6 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     from PySide6.QtWidgets import QApplication
 
     if QApplication.instance() is not None:
-        from workbench.ui.hall_actions import clear_our_clipboard
+        from workbench.ui.shell.hall_actions import clear_our_clipboard
 
         clear_our_clipboard()

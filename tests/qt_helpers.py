@@ -20,8 +20,8 @@ def open_window(qtbot, tmp_path, design, catalog=None):
     """A shown main window on ``design`` with its own settings file (not the user's)."""
     from PySide6.QtCore import QSettings
 
-    from workbench.ui.document import Document
-    from workbench.ui.main_window import MainWindow
+    from workbench.ui.shell.document import Document
+    from workbench.ui.shell.main_window import MainWindow
 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(Document(design), catalog=catalog, settings=settings)
@@ -38,7 +38,7 @@ def open_window(qtbot, tmp_path, design, catalog=None):
 
 def palette_index(window, slug: str):
     """The palette's (proxy) index of catalog item ``slug``."""
-    from workbench.ui.catalog_palette import SLUG_ROLE
+    from workbench.ui.catalog.palette import SLUG_ROLE
 
     proxy = window.palette_widget.proxy
     stack = [proxy.index(r, 0) for r in range(proxy.rowCount())]
@@ -60,7 +60,7 @@ def at_unit(view, rack_id: str, u: int):
     from PySide6.QtCore import QPointF
 
     from workbench.render import rack_geometry as geo
-    from workbench.ui.rack_scene import SCENE_SCALE
+    from workbench.ui.racks.scene import SCENE_SCALE
 
     item = view.rack_item(rack_id)
     rect = geo.u_rect(u, 1, geo.rack_units(item.rack, view.design), SCENE_SCALE)

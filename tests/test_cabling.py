@@ -28,7 +28,7 @@ import copy
 import pytest
 
 from workbench.calc.cabling import cable_counts, measure_links, stocked_length
-from workbench.calc.fabric_media import UNMEASURED, PartChooser, shipped_parts
+from workbench.calc.fabric.media import UNMEASURED, PartChooser, shipped_parts
 from workbench.catalog import load_catalog
 from workbench.model import floor
 from workbench.model.design import Design, Device, Link, Network, Rack, Row, Site

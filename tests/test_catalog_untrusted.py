@@ -400,7 +400,7 @@ def test_user_folder_bombs_cost_one_error_each(bombed_user_folder):
 
 
 def test_the_window_catalog_loads_with_bombs_in_the_user_folder(bombed_user_folder):
-    from workbench.ui.app import load_catalog_reporting
+    from workbench.ui.shell.app import load_catalog_reporting
 
     catalog, problems, _warnings = load_catalog_reporting()
     assert catalog is not None and "my-node" in catalog and "nvidia-dgx-h100" in catalog

@@ -22,7 +22,7 @@ from workbench.calc.workload import evaluate_workload
 from workbench.catalog import load_catalog
 from workbench.model import ops
 from workbench.model.design import Workload
-from workbench.planning.fabric_generator import FabricRequest, plan_fabric
+from workbench.planning.fabric.generator import FabricRequest, plan_fabric
 from workbench.templates import build_template
 from workbench.templates.builder import build_nodes
 

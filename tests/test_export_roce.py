@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 
-from workbench.calc.fabric import plane_structure
+from workbench.calc.fabric.planes import plane_structure
 from workbench.export.acceptance_items import node_checklists
 from workbench.export.k8s import write_k8s
 from workbench.export.roce import COLUMNS, PFC_VECTOR, roce_baseline_csv

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.calc import fabric_analysis
 from workbench.calc.errors import InputError
-from workbench.calc.fabric_analysis import (
+from workbench.calc.fabric import analysis as fabric_analysis
+from workbench.calc.fabric.analysis import (
     analyse_plane,
     fabric_report,
     mtu_problems,
 )
-from workbench.calc.fabric_failure import failure_impact
-from workbench.calc.fabric_graph import CollapsedGraph, plane_graph
+from workbench.calc.fabric.failure import failure_impact
+from workbench.calc.fabric.graph import CollapsedGraph, plane_graph
 from workbench.catalog import load_catalog
 from workbench.catalog.item import CatalogItem, Interface
 from workbench.model.design import Design, Device, Link, Network, Rack, Row, Site

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from workbench.calc.fabric import plane_structure, plane_structures
+from workbench.calc.fabric.planes import plane_structure, plane_structures
 from workbench.calc.summary import rack_load
 from workbench.catalog import load_catalog
 from workbench.model import ops
@@ -21,10 +21,10 @@ from workbench.model.design import Device
 from workbench.model.index import index_problems
 from workbench.model.placement import free_ranges
 from workbench.model.ports import link_problem
-from workbench.planning.fabric_attach import attach_hosts
-from workbench.planning.fabric_generator import FabricRequest, generate_fabric, plan_fabric
-from workbench.planning.fabric_placement import SwitchGroup, network_racks, place_switches
-from workbench.planning.fabric_sizing import FabricError
+from workbench.planning.fabric.attach import attach_hosts
+from workbench.planning.fabric.generator import FabricRequest, generate_fabric, plan_fabric
+from workbench.planning.fabric.placement import SwitchGroup, network_racks, place_switches
+from workbench.planning.fabric.sizing import FabricError
 from workbench.rules.budgets import BudgetState, rack_budgets
 from workbench.templates.builder import build_nodes
 
@@ -449,7 +449,7 @@ def test_tries_sharing_a_hosts_memo_read_the_hosts_once(catalog, monkeypatch) ->
     """The access fabrics try 1, 2, 4 and 8 racks per switch; a failed try leaves the
     design as it was, so the hosts are read once for all tries (issue 21: each try
     re-scanned a million hosts)."""
-    from workbench.planning import fabric_generator
+    from workbench.planning.fabric import generator as fabric_generator
 
     calls = []
     real = fabric_generator.plane_hosts

@@ -21,7 +21,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.model.errors import EditError
-from workbench.planning.fabric_sizing import (
+from workbench.planning.fabric.sizing import (
     FabricError,
     Radix,
     SwitchOption,

@@ -86,7 +86,7 @@ def test_infrastructure_is_a_passive_rackable_kind_everywhere_kinds_are_listed()
     enum = json.loads(SCHEMA.read_text())["properties"]["kind"]["enum"]
     assert set(enum) == set(KINDS)  # the schema takes every kind the parser knows
     assert bom._KIND_CATEGORY["infrastructure"] == "racks_power"
-    from workbench.ui.catalog_palette import KIND_LABELS, KIND_ORDER
+    from workbench.ui.catalog.palette import KIND_LABELS, KIND_ORDER
 
     assert set(KINDS) <= set(KIND_ORDER) and set(KINDS) <= set(KIND_LABELS)
 

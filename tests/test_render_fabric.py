@@ -13,7 +13,7 @@ from fabric_cabling import small_fabric
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from workbench.calc.fabric import plane_structures
+from workbench.calc.fabric.planes import plane_structures
 from workbench.catalog import load_catalog
 from workbench.model import Link, StorageTier
 from workbench.render import colors

@@ -102,8 +102,8 @@ def test_the_form_sets_the_stack_in_one_undo_step_and_the_strip_shows_planning(
 ) -> None:
     from PySide6.QtCore import QSettings
 
-    from workbench.ui.document import Document
-    from workbench.ui.main_window import MainWindow
+    from workbench.ui.shell.document import Document
+    from workbench.ui.shell.main_window import MainWindow
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)

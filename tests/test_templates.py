@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.calc.fabric import PlaneStructure, plane_structures
+from workbench.calc.fabric.planes import PlaneStructure, plane_structures
 from workbench.calc.presets import get_preset
 from workbench.calc.storage import checkpoint_bytes
 from workbench.calc.summary import rack_loads, summarize

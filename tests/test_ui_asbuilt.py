@@ -21,8 +21,8 @@ from qt_helpers import open_window
 
 from workbench.catalog import load_catalog
 from workbench.templates import build_template
-from workbench.ui.asbuilt_actions import AsBuiltImport, install_asbuilt_import
-from workbench.ui.fabric_asbuilt import MarksItem
+from workbench.ui.asbuilt.actions import AsBuiltImport, install_asbuilt_import
+from workbench.ui.fabric.asbuilt import MarksItem
 
 DATA = Path(__file__).parent / "data" / "captures"
 FAULTS = json.loads((DATA / "expected.json").read_text())["ibnetdiscover"]["faults"]

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from workbench.catalog import load_catalog
-from workbench.ui.catalog_palette import SLUG_MIME, SLUG_ROLE, CatalogPalette
+from workbench.ui.catalog.palette import SLUG_MIME, SLUG_ROLE, CatalogPalette
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from workbench.ui.commands import (
     SetDeviceFieldCommand,
     UpdateWorkloadCommand,
 )
-from workbench.ui.document import Document
+from workbench.ui.shell.document import Document
 
 
 def rows(design) -> dict[str, list[tuple]]:

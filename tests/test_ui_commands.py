@@ -11,7 +11,7 @@ from workbench.ui.commands import (
     SetRackCoolingCommand,
     UpdateWorkloadCommand,
 )
-from workbench.ui.document import Document
+from workbench.ui.shell.document import Document
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from qt_helpers import open_window
 from workbench.catalog import load_catalog
 from workbench.catalog.design_import import build, read_candidate
 from workbench.model import Design
-from workbench.ui.device_type_import import known_items, read_files
+from workbench.ui.catalog.device_type_import import known_items, read_files
 
 NETBOX = Path(__file__).parent / "data" / "netbox"
 XE8545 = NETBOX / "dell-poweredge-xe8545.yaml"  # names no GPU model: a question

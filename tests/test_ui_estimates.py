@@ -22,13 +22,13 @@ from workbench.calc.summary import rack_loads  # noqa: E402
 from workbench.calc.workload import evaluate_workload  # noqa: E402
 from workbench.catalog.item import CatalogItem  # noqa: E402
 from workbench.model import Design, Device, Rack, Row, Site  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
 from workbench.ui.estimates import EstimatesView  # noqa: E402
 from workbench.ui.estimates.fields import (  # noqa: E402
     FIELD_BY_NAME,
     format_quantity,
     parse_quantity,
 )
+from workbench.ui.shell.document import Document  # noqa: E402
 
 
 def small_design(racks: int = 2, servers_per_rack: int = 2) -> Design:

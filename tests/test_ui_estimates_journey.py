@@ -12,8 +12,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 from workbench.calc.summary import summarize  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
 from workbench.ui.estimates import EstimatesView  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
 
 templates = pytest.importorskip("workbench.templates")
 

@@ -17,9 +17,9 @@ from test_ui_estimates import small_design, type_into  # noqa: E402
 from workbench.calc.layout_proposal import propose  # noqa: E402
 from workbench.calc.workload import evaluate_workload  # noqa: E402
 from workbench.templates import sample_design  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
 from workbench.ui.estimates import EstimatesView  # noqa: E402
-from workbench.ui.main_window import MainWindow  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
+from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_fabric_oversubscription_moves_the_days(qtbot, window):
     """The prediction reads the compute fabric: removing half of every leaf's uplinks
     (2:1 oversubscription) slows the DP gradient reduction, and the days, the curve and
     the strip follow the link edit at once; undo restores them."""
-    from workbench.calc.fabric import plane_structure
+    from workbench.calc.fabric.planes import plane_structure
     from workbench.model import ops
     from workbench.ui.commands import EditCommand
 

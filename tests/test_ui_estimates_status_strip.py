@@ -16,8 +16,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 
 from workbench.templates import sample_design  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
-from workbench.ui.main_window import MainWindow  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
+from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
 
 def open_sample(qtbot, tmp_path, monkeypatch) -> MainWindow:

@@ -14,9 +14,9 @@ from fabric_cabling import small_fabric
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from qt_helpers import open_window
 
-from workbench.calc.fabric import plane_structure
+from workbench.calc.fabric.planes import plane_structure
 from workbench.catalog import load_catalog
-from workbench.ui.fabric_dialog import FabricDialog
+from workbench.ui.fabric.dialog import FabricDialog
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from qt_helpers import open_window
 
-from workbench.calc.fabric import plane_structure
+from workbench.calc.fabric.planes import plane_structure
 from workbench.catalog import load_catalog
 from workbench.model import net_ops
 from workbench.templates import sample_design

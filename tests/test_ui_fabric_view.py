@@ -16,13 +16,13 @@ from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 from qt_helpers import open_window, palette_mime
 
-from workbench.calc.fabric import plane_structure
+from workbench.calc.fabric.planes import plane_structure
 from workbench.catalog import load_catalog
 from workbench.catalog.item import CatalogItem, Interface
 from workbench.model import Design, Device, Link, Network, Rack, Row, Site
 from workbench.render import colors
 from workbench.templates import sample_design
-from workbench.ui.fabric_view import FabricView
+from workbench.ui.fabric.view import FabricView
 
 LEFT = Qt.MouseButton.LeftButton
 

@@ -11,13 +11,13 @@ from PySide6.QtWidgets import QDialogButtonBox, QMainWindow, QMenu, QMessageBox
 from workbench.catalog import load_catalog
 from workbench.catalog.vocabulary import item_role
 from workbench.model import Design, Rack, Row, Site
-from workbench.ui.document import Document
-from workbench.ui.fill_dialogs import (
+from workbench.ui.racks.fill_dialogs import (
     FillRackDialog,
     PlaceAcrossDialog,
     fill_actions,
     rackable_items,
 )
+from workbench.ui.shell.document import Document
 
 DGX = "nvidia-dgx-h100"
 

@@ -11,7 +11,7 @@ from workbench.catalog import load_catalog
 from workbench.model import ops
 from workbench.rules import check_design
 from workbench.templates import sample_design
-from workbench.ui.document import Document
+from workbench.ui.shell.document import Document
 
 
 def test_the_first_check_runs_in_slices_after_it_is_released(qtbot, monkeypatch):

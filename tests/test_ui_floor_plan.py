@@ -21,7 +21,7 @@ from workbench.render import colors
 from workbench.rules.budgets import BudgetState
 from workbench.store import open_design
 from workbench.ui.commands import EditCommand, SetRackCoolingCommand
-from workbench.ui.floor_plan import FloorPlanView
+from workbench.ui.floor.plan import FloorPlanView
 
 TILE = fl.DEFAULT_TILE_MM
 SAMPLE_V3 = Path(__file__).parent / "data" / "project_v3.dcwb"

@@ -21,7 +21,7 @@ from workbench.ui.commands import (
     SetRackCoolingCommand,
     SetRackFieldsCommand,
 )
-from workbench.ui.document import Document
+from workbench.ui.shell.document import Document
 
 AIR = "generic-rack-42u-air"
 DGX = "nvidia-dgx-h100"

@@ -10,8 +10,8 @@ from qt_helpers import visit
 
 from workbench.render import colors
 from workbench.rules.budgets import budget_state
-from workbench.ui.document import Document
-from workbench.ui.inspector import Inspector
+from workbench.ui.shell.document import Document
+from workbench.ui.shell.inspector import Inspector
 
 
 @pytest.fixture

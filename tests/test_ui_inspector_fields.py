@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication
 from qt_helpers import visit
 
 from workbench.render import colors
-from workbench.ui.document import Document
-from workbench.ui.main_window import MainWindow
+from workbench.ui.shell.document import Document
+from workbench.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture

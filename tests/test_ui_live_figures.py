@@ -29,8 +29,8 @@ from workbench.ui.commands import (
     SetRackCoolingCommand,
     UpdateWorkloadCommand,
 )
-from workbench.ui.document import Change, Document
-from workbench.ui.main_window import MainWindow
+from workbench.ui.shell.document import Change, Document
+from workbench.ui.shell.main_window import MainWindow
 
 TRAINING = Workload(id="w1", name="Llama 3 70B", tokens=2e12, tp=8, pp=2)
 INFERENCE = Workload(id="w2", name="Serving", kind="inference", tp=8, context=8192, concurrency=16)

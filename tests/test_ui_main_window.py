@@ -9,8 +9,8 @@ from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.ui.commands import AddWorkloadCommand
-from workbench.ui.document import Document
-from workbench.ui.main_window import MainWindow
+from workbench.ui.shell.document import Document
+from workbench.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture
@@ -302,7 +302,7 @@ def test_autosave_is_offered_for_recovery(make_window, tmp_path, monkeypatch):
 
 
 def test_run_app_with_a_bad_file_exits_1(qapp, tmp_path, dialogs, monkeypatch):
-    from workbench.ui import app as app_module
+    from workbench.ui.shell import app as app_module
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setattr(app_module, "load_catalog_reporting", lambda: (None, [], []))
@@ -362,8 +362,8 @@ def test_run_app_passes_catalog_warnings_to_the_window(
     qapp, warned_user_catalog, tmp_path, monkeypatch
 ):
     """The window is told about warnings too, not only about entries left out."""
-    from workbench.ui import app as app_module
-    from workbench.ui import main_window as main_window_module
+    from workbench.ui.shell import app as app_module
+    from workbench.ui.shell import main_window as main_window_module
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     built: dict = {}
@@ -387,7 +387,7 @@ def test_run_app_passes_catalog_warnings_to_the_window(
 def test_catalog_warnings_enable_the_menu_and_are_not_called_left_out(
     qtbot, tiny_design, tmp_path, warned_user_catalog
 ):
-    from workbench.ui.app import load_catalog_reporting
+    from workbench.ui.shell.app import load_catalog_reporting
 
     catalog, problems, warnings = load_catalog_reporting()
     assert problems == [] and len(warnings) == 1
@@ -533,7 +533,7 @@ def _crashed_untitled_session() -> Path:
 def test_start_recovers_the_autosave_of_an_unsaved_design(make_window, monkeypatch, tmp_path):
     from workbench import store
     from workbench.model import Design
-    from workbench.ui import app as app_module
+    from workbench.ui.shell import app as app_module
 
     window = make_window(Design())
     copy = _crashed_untitled_session()
@@ -551,7 +551,7 @@ def test_start_recovers_the_autosave_of_an_unsaved_design(make_window, monkeypat
 
 def test_declining_the_recovery_starts_on_the_sample_and_drops_the_copy(make_window, monkeypatch):
     from workbench.model import Design
-    from workbench.ui import app as app_module
+    from workbench.ui.shell import app as app_module
 
     window = make_window(Design())
     copy = _crashed_untitled_session()
@@ -565,7 +565,7 @@ def test_declining_the_recovery_starts_on_the_sample_and_drops_the_copy(make_win
 
 def test_no_autosave_means_no_question_at_start(make_window, monkeypatch):
     from workbench.model import Design
-    from workbench.ui import app as app_module
+    from workbench.ui.shell import app as app_module
 
     window = make_window(Design())
     asked = []

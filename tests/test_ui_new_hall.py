@@ -8,7 +8,7 @@ from qt_helpers import drag_over, drop, open_window
 
 from workbench.catalog import load_catalog
 from workbench.model import Design
-from workbench.ui.new_hall_dialog import NewHallDialog
+from workbench.ui.shell.new_hall_dialog import NewHallDialog
 
 
 @pytest.fixture(scope="module")

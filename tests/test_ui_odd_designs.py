@@ -7,7 +7,7 @@ of 0 or of "lots", devices of catalog items the design lacks, racks off the floo
 names that are not text, links to ports that do not exist, an empty design.
 
 Each design below is built through the model (plain dataclasses, no file), opened in a
-real :class:`~workbench.ui.main_window.MainWindow`, and every tab, dock and inspector
+real :class:`~workbench.ui.shell.main_window.MainWindow`, and every tab, dock and inspector
 page is shown and painted (``grab()``).  Any exception that reaches Qt fails the test:
 paint code and slots run from C++, where PySide only prints what they raise, so the
 exceptions are collected with ``qtbot.captureExceptions()`` and listed.

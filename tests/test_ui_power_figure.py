@@ -17,10 +17,10 @@ from workbench.rules import check_design
 from workbench.rules.budgets import BudgetState, rack_budgets
 from workbench.rules.power_unknown import rack_power_unknown
 from workbench.templates import build_template
-from workbench.ui.catalog_palette import CatalogPalette
-from workbench.ui.document import Document
-from workbench.ui.inspector import Inspector
-from workbench.ui.power_figure import PowerFigureDialog, power_figure_op
+from workbench.ui.catalog.palette import CatalogPalette
+from workbench.ui.catalog.power_figure import PowerFigureDialog, power_figure_op
+from workbench.ui.shell.document import Document
+from workbench.ui.shell.inspector import Inspector
 
 NETBOX = Path(__file__).parent / "data" / "netbox"
 

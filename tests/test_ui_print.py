@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QMessageBox, QProgressDialog
 from qt_helpers import open_window
 
-from workbench.ui.print_actions import PrintOptionsDialog
+from workbench.ui.shell.print_actions import PrintOptionsDialog
 
 MENU_TEXTS = ("Print Preview…", "Print…", "Export PDF…", "Export SVG…")
 
@@ -150,7 +150,7 @@ def test_the_rack_view_paints_budget_bars(window):
     from workbench.render import colors
     from workbench.render import rack_geometry as geo
     from workbench.rules.budgets import BudgetState
-    from workbench.ui.rack_scene import SCENE_SCALE
+    from workbench.ui.racks.scene import SCENE_SCALE
 
     item = window.rack_view._scene.items_by_rack["r1"]
     bounds = item.boundingRect()

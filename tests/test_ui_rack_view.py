@@ -6,8 +6,8 @@ from PySide6.QtCore import QPoint, Qt
 
 from workbench.model import Device, Rack, ops
 from workbench.ui.commands import EditCommand, RenameDeviceCommand, SetRackCoolingCommand
-from workbench.ui.document import Document
-from workbench.ui.rack_view import RackItem, RackView
+from workbench.ui.racks.view import RackItem, RackView
+from workbench.ui.shell.document import Document
 
 
 def make_view(qtbot, design) -> RackView:

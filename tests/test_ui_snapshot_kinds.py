@@ -63,7 +63,7 @@ def test_every_snapshot_kind_the_reader_accepts_shows_in_every_tab(qtbot, tmp_pa
 
 def test_a_drawing_that_fails_says_so_instead_of_crashing(qtbot, tmp_path, monkeypatch):
     """Whatever else a design may hold, the Fabric tab shows a note, not a crash."""
-    from workbench.ui import fabric_scene
+    from workbench.ui.fabric import scene as fabric_scene
 
     def broken(*args, **kwargs):
         raise ValueError("no layout for this")

@@ -16,9 +16,9 @@ from workbench.catalog import load_catalog
 from workbench.model import Link, ops
 from workbench.model.errors import EditError
 from workbench.ui.commands import EditCommand
-from workbench.ui.document import Document
-from workbench.ui.storage_dialogs import fabric_attach, plan_storage_tier
-from workbench.ui.storage_panel import StoragePanel
+from workbench.ui.shell.document import Document
+from workbench.ui.storage.dialogs import fabric_attach, plan_storage_tier
+from workbench.ui.storage.panel import StoragePanel
 
 
 @pytest.fixture(scope="module")

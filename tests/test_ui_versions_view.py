@@ -14,10 +14,10 @@ from workbench.model import ops
 from workbench.model.version_ops import AddAssignment, AddBaseline, AddObservations
 from workbench.model.versions import LAYER_KEYS, Assignment, Baseline, BaselineRevision, Observation
 from workbench.templates import build_template
-from workbench.ui.document import Document
-from workbench.ui.version_import import import_reports
-from workbench.ui.versions_model import DRIFT_BRUSH
-from workbench.ui.versions_view import VersionsView
+from workbench.ui.shell.document import Document
+from workbench.ui.versions.model import DRIFT_BRUSH
+from workbench.ui.versions.version_import import import_reports
+from workbench.ui.versions.view import VersionsView
 from workbench.versions.matrix import is_node
 
 DATA = Path(__file__).parent / "data" / "node_reports"
@@ -152,7 +152,7 @@ def test_a_malformed_report_refuses_the_import(qtbot, catalog, tmp_path, monkeyp
     (folder / f"{nodes[2]}.smi.xml").write_bytes(b"<nvidia_smi_log><driver_version>55")
     said: list[str] = []
     monkeypatch.setattr(
-        "workbench.ui.version_import.QMessageBox.warning",
+        "workbench.ui.versions.version_import.QMessageBox.warning",
         lambda _parent, _title, text: said.append(text),
     )
     view = shown_view(qtbot, design, catalog)
@@ -207,7 +207,7 @@ def test_the_acceptance_state_of_each_node_is_shown(qtbot, catalog) -> None:
 
 
 def test_results_are_imported_in_the_window_as_one_undo_step(qtbot, catalog, tmp_path) -> None:
-    from workbench.ui.version_import import import_results
+    from workbench.ui.versions.version_import import import_results
 
     design, nodes = matrix_design(catalog)
     results = tmp_path / "results"
@@ -227,7 +227,7 @@ def test_results_are_imported_in_the_window_as_one_undo_step(qtbot, catalog, tmp
 
 
 def test_a_bad_results_file_imports_nothing_in_the_window(qtbot, catalog, tmp_path, monkeypatch):
-    from workbench.ui.version_import import import_results
+    from workbench.ui.versions.version_import import import_results
 
     design, _nodes = matrix_design(catalog)
     results = tmp_path / "results"
@@ -235,7 +235,7 @@ def test_a_bad_results_file_imports_nothing_in_the_window(qtbot, catalog, tmp_pa
     (results / "results-x.csv").write_text("node,item\nnobody,gpu.count\n")
     said: list[str] = []
     monkeypatch.setattr(
-        "workbench.ui.version_import.QMessageBox.warning",
+        "workbench.ui.versions.version_import.QMessageBox.warning",
         lambda _parent, _title, text: said.append(text),
     )
     view = shown_view(qtbot, design, catalog)

@@ -19,8 +19,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from workbench.ui.commands import RenameRackCommand
-from workbench.ui.document import Document
-from workbench.ui.main_window import MainWindow
+from workbench.ui.shell.document import Document
+from workbench.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture(scope="module")

@@ -59,7 +59,7 @@ if sys.argv[1] == "bare":
     window.show()
     sys.exit(app.exec())
 else:
-    from workbench.ui.app import run_app
+    from workbench.ui.shell.app import run_app
     sys.exit(run_app(sys.argv[2] if len(sys.argv) > 2 else None))
 """
 

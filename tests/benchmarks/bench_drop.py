@@ -31,10 +31,10 @@ from workbench.catalog import load_catalog  # noqa: E402
 from workbench.model.placement import free_ranges  # noqa: E402
 from workbench.render import rack_geometry as geo  # noqa: E402
 from workbench.templates import build_template  # noqa: E402
-from workbench.ui.catalog_palette import SLUG_ROLE  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
-from workbench.ui.main_window import MainWindow  # noqa: E402
-from workbench.ui.rack_scene import SCENE_SCALE  # noqa: E402
+from workbench.ui.catalog.palette import SLUG_ROLE  # noqa: E402
+from workbench.ui.racks.scene import SCENE_SCALE  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
+from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
 SLUG = "generic-mgmt-48p-10g"
 

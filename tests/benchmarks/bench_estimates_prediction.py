@@ -34,8 +34,8 @@ from workbench.calc.workload import evaluate_workload  # noqa: E402
 from workbench.model import Change  # noqa: E402
 from workbench.templates import build_template  # noqa: E402
 from workbench.ui.commands import RenameDeviceCommand, UpdateWorkloadCommand  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
-from workbench.ui.main_window import MainWindow  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
+from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
 TEMPLATE = "dgx-h100-superpod"
 

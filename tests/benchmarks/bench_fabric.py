@@ -18,7 +18,7 @@ import time
 from workbench.catalog import load_catalog
 from workbench.model import ops
 from workbench.model.index import index_problems
-from workbench.planning.fabric_generator import FabricRequest, plan_fabric
+from workbench.planning.fabric.generator import FabricRequest, plan_fabric
 from workbench.templates import build_template
 from workbench.templates.builder import build_nodes
 
@@ -40,7 +40,7 @@ def main() -> None:
     design = build_nodes("nvidia-dgx-h100", nodes, catalog)
     request = FabricRequest(plane="compute", switch=args.switch, topology="rail")
     try:
-        from workbench.calc.fabric_analysis import analyse_plane
+        from workbench.calc.fabric.analysis import analyse_plane
     except ImportError:  # the analytics are another module's; time without them
         analyse_plane = None
     times: dict[str, list[float]] = {"plan": [], "apply": [], "analyse": [], "undo": []}

@@ -114,11 +114,11 @@ def timed(func: Callable[[], Any], repeat: int = 5) -> tuple[float, float, Any]:
 
 def main() -> int:
     from workbench.calc.cabling import count_cables
-    from workbench.calc.fabric import plane_structure
-    from workbench.calc.fabric_analysis import analyse_plane, fabric_report
-    from workbench.calc.fabric_failure import failure_impact
-    from workbench.calc.fabric_graph import plane_graph
-    from workbench.calc.fabric_tables import DeviceTable
+    from workbench.calc.fabric.analysis import analyse_plane, fabric_report
+    from workbench.calc.fabric.failure import failure_impact
+    from workbench.calc.fabric.graph import plane_graph
+    from workbench.calc.fabric.planes import plane_structure
+    from workbench.calc.fabric.tables import DeviceTable
     from workbench.model import ops
     from workbench.rules import REGISTRY, Checker, check_design
 
@@ -133,7 +133,9 @@ def main() -> int:
         return result
 
     print("analytics (compute plane):")
-    structure = show("plane_structure (calc/fabric.py)", lambda: plane_structure(design, "compute"))
+    structure = show(
+        "plane_structure (calc/fabric/planes.py)", lambda: plane_structure(design, "compute")
+    )
     devices = show("DeviceTable", lambda: DeviceTable(design))
     graph = show("plane_graph", lambda: plane_graph(design, "compute", structure, devices))
     show(
@@ -197,7 +199,7 @@ def main() -> int:
 
 def template(show: Callable[..., Any]) -> None:
     """The report and checks on the 100,000-GPU template design (four planes)."""
-    from workbench.calc.fabric_analysis import analyse_plane, fabric_report
+    from workbench.calc.fabric.analysis import analyse_plane, fabric_report
     from workbench.rules import REGISTRY, check_design
     from workbench.templates import build_template
 

@@ -6,7 +6,7 @@ the step scheduled included):
 * opening the view: switching to the Fabric tab on a design just loaded, up to the end
   of the first paint (the planes' structures, the layout, the items);
 * the analytics' figures arriving a moment later (oversubscription per tier, bisection:
-  :func:`workbench.calc.fabric_analysis.analyse_plane` on the shown plane);
+  :func:`workbench.calc.fabric.analysis.analyse_plane` on the shown plane);
 * selecting a spine with a real click: the shared selection, the highlight of its links
   and neighbours, the inspector, the repaint;
 * a full repaint at Fit, and one hand-drawn link (a switch cabled to a spine: the edit,
@@ -36,11 +36,11 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from workbench.calc.fabric import plane_structure  # noqa: E402
+from workbench.calc.fabric.planes import plane_structure  # noqa: E402
 from workbench.catalog import load_catalog  # noqa: E402
 from workbench.templates import build_template  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
-from workbench.ui.main_window import MainWindow  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
+from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
 TEMPLATE = "dgx-h100-superpod"
 

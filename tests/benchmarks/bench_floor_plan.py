@@ -35,9 +35,9 @@ from workbench.catalog import load_catalog  # noqa: E402
 from workbench.model import ops  # noqa: E402
 from workbench.templates import build_template  # noqa: E402
 from workbench.ui.commands import EditCommand  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
-from workbench.ui.floor_plan import READABLE_ZOOM  # noqa: E402
-from workbench.ui.main_window import MainWindow  # noqa: E402
+from workbench.ui.floor.plan import READABLE_ZOOM  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
+from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
 TEMPLATE = "dgx-h100-superpod"
 FRAME_MS = 1000.0 / 60.0

@@ -36,8 +36,8 @@ from workbench.ui.commands import (  # noqa: E402
     SetRackCoolingCommand,
     UpdateWorkloadCommand,
 )
-from workbench.ui.document import Document  # noqa: E402
-from workbench.ui.main_window import MainWindow  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
+from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
 TEMPLATE = "dgx-h100-superpod"
 FRAME_MS = 1000.0 / 60.0

@@ -27,8 +27,8 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from workbench.store import open_design, save_design
-    from workbench.ui.document import Document
-    from workbench.ui.versions_view import VersionsView
+    from workbench.ui.shell.document import Document
+    from workbench.ui.versions.view import VersionsView
 
     app = QApplication.instance() or QApplication([])
     design, nodes = big_design()

@@ -34,8 +34,8 @@ from workbench.catalog import load_catalog  # noqa: E402
 from workbench.model import Design  # noqa: E402
 from workbench.templates import build_template, sample_design  # noqa: E402
 from workbench.ui.commands import RenameRackCommand  # noqa: E402
-from workbench.ui.document import Document  # noqa: E402
-from workbench.ui.main_window import MainWindow  # noqa: E402
+from workbench.ui.shell.document import Document  # noqa: E402
+from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
 TEMPLATE = "dgx-h100-superpod"
 MB = 1024 * 1024

@@ -6,7 +6,7 @@ as a user starts it (``python -m workbench [FILE]``).  Input is OS-level: xdotoo
 the mouse in small steps, presses and releases buttons and types keys, so the window
 sees the same X events a person's hand makes.  Waits are on something observable: a
 window appearing (``xdotool search --sync``) or the window probe
-(:mod:`workbench.ui.probe`) reporting a state; never a fixed sleep alone.
+(:mod:`workbench.ui.shell.probe`) reporting a state; never a fixed sleep alone.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ class XSession:
             raise JourneyError(f"the workbench did not quit: {self.app_log()}") from exc
 
     def ask(self, q: str, **args: Any) -> Any:
-        """One question to the window probe (see :mod:`workbench.ui.probe`)."""
+        """One question to the window probe (see :mod:`workbench.ui.shell.probe`)."""
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(20)
             conn.connect(self.probe_path)

@@ -18,14 +18,14 @@ such a link needs its own ``length_m``.  A link's own ``length_m`` replaces the
 measurement; its ``cable_type`` (one of :data:`workbench.model.ports.MEDIA`) replaces
 the choice of media.
 
-**Media and parts** are chosen by :mod:`workbench.calc.fabric_media` (DAC, then AOC,
+**Media and parts** are chosen by :mod:`workbench.calc.fabric.media` (DAC, then AOC,
 then multimode, then single-mode optics, by reach).  Optics take one module at each
 end (fibre patch cords are not catalog items; they are counted by media and length).  A
 breakout lane's end shares the split port's module, one module at the port's full
 speed, counted once per split port; a copper or AOC breakout is counted as one cable
 per lane (the catalog holds no breakout harnesses yet).
 
-The per-link work is numpy over :mod:`workbench.calc.fabric_graph`'s arrays; parts are
+The per-link work is numpy over :mod:`workbench.calc.fabric.graph`'s arrays; parts are
 chosen once per distinct (speed, length, cages, media, lanes) combination.
 """
 
@@ -38,9 +38,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from workbench.calc.fabric import link_plane
-from workbench.calc.fabric_media import Choice, PartChooser, design_parts
-from workbench.calc.fabric_tables import DeviceTable, LinkArrays, distinct, link_arrays
+from workbench.calc.fabric.media import Choice, PartChooser, design_parts
+from workbench.calc.fabric.planes import link_plane
+from workbench.calc.fabric.tables import DeviceTable, LinkArrays, distinct, link_arrays
 from workbench.catalog.item import CatalogItem
 from workbench.model import floor
 from workbench.model.design import Design, Link, Row, Site
@@ -84,7 +84,7 @@ def stocked_length(raw_m: float) -> float:
 
 @dataclass
 class Spots:
-    """Per device number (:class:`~workbench.calc.fabric_graph.DeviceTable`): its site and
+    """Per device number (:class:`~workbench.calc.fabric.graph.DeviceTable`): its site and
     rack (numbered; −1 for none), its rack's centre on the plan and top (m), and its
     middle above the rack floor (m)."""
 
@@ -483,7 +483,7 @@ def count_cables(
     arrays: LinkArrays | None = None,
 ) -> CableCounts:
     """:class:`CableCounts` of ``links`` (``devices`` and ``arrays``, the
-    :mod:`~workbench.calc.fabric_graph` tables of these links, save rebuilding them)."""
+    :mod:`~workbench.calc.fabric.graph` tables of these links, save rebuilding them)."""
     runs = _measure(design, links, parts, devices, arrays)
     counts = CableCounts()
     for number, (choice, optics) in enumerate(zip(runs.choices, runs.optics, strict=True)):

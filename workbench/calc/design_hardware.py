@@ -12,7 +12,7 @@ them must say where a figure came from or that a documented default stood in for
   ``compute*`` (the catalog's convention for the GPU-rail ports: DGX H100 has eight
   400G OSFP ``compute0..7``) divided by its GPUs; a job's ``nic_gbps`` overrides it.
 * The **oversubscription** is the compute plane's worst tier ratio (Σ down / Σ up,
-  :func:`workbench.calc.fabric_analysis.oversubscription`), never below 1.0 (spare
+  :func:`workbench.calc.fabric.analysis.oversubscription`), never below 1.0 (spare
   uplinks do not make a ring faster than its NICs); ``gpus_per_leaf`` the host ports
   per leaf switch, which bounds the data-parallel groups that stay below one leaf.
 """
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.calc.fabric_analysis import oversubscription, tier_figures
-from workbench.calc.fabric_graph import PlaneGraph, plane_graph
+from workbench.calc.fabric.analysis import oversubscription, tier_figures
+from workbench.calc.fabric.graph import PlaneGraph, plane_graph
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.netbox import interface_speed_gbps
 from workbench.model.design import Design
@@ -53,7 +53,7 @@ def fabric_figures(design: Design) -> FabricFigures:
     the Llama 3 clusters) when a higher tier is; the ring crosses the oversubscribed
     uplinks only between groups.  A 100,000-GPU plane takes about half a second, so
     callers that refresh live cache the result until the links change
-    (:mod:`workbench.ui.live_figures`)."""
+    (:mod:`workbench.ui.shell.live_figures`)."""
     if not design.links:
         return FabricFigures()
     graph = plane_graph(design, "compute")

@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from workbench.calc.fabric import (
+from workbench.calc.fabric.planes import (
     PlaneStructure,
     is_host_end,
     link_plane,
@@ -241,10 +241,10 @@ class StorageFigures:
 
 
 def storage_links(design: Design) -> list[Link]:
-    """The links of the storage plane, by :func:`~workbench.calc.fabric.link_plane`'s
+    """The links of the storage plane, by :func:`~workbench.calc.fabric.planes.link_plane`'s
     rule (a link's network's plane, else its host port's), in one tight pass.
 
-    :func:`~workbench.calc.fabric.plane_structure` gives the same links, and the tiers
+    :func:`~workbench.calc.fabric.planes.plane_structure` gives the same links, and the tiers
     and adjacency of the plane's switches besides; the storage rules need only the links
     and run after every device edit, where that extra work would double their cost on a
     100,000-GPU design (~45 ms against ~10 ms for 226,000 links).
@@ -381,7 +381,7 @@ def _limit(own: float, served: float, clients: float, uncabled: bool = False) ->
 def storage_figures(design: Design, structure: PlaneStructure | None = None) -> StorageFigures:
     """Every tier's figures (see the module docstring); ``structure`` is the storage
     plane when the caller has it already, else the cached one (computed once per
-    cabling edit, :func:`~workbench.calc.fabric.plane_structures`)."""
+    cabling edit, :func:`~workbench.calc.fabric.planes.plane_structures`)."""
     if structure is None:
         structure = plane_structure(design, "storage")
     links = structure.host_links

@@ -9,7 +9,7 @@ Examples::
 It builds a scratch design of that many nodes in racks on a hall plan (the template
 builder's racks for the node model, :func:`workbench.templates.builder.build_nodes`),
 generates the compute plane with the fabric generator, and prints the analysis of
-:func:`workbench.calc.fabric_analysis.analyse_plane` (tiers, switches per tier, links,
+:func:`workbench.calc.fabric.analysis.analyse_plane` (tiers, switches per tier, links,
 oversubscription per tier, bisection bandwidth, cables by type) with the generator's
 shape.  Exit status 0; 1 when no fabric of the switch can meet the request (the
 explanation says what would); 2 for a bad option, named.
@@ -109,11 +109,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_fabric(args: argparse.Namespace) -> int:
-    from workbench.calc.fabric_analysis import analyse_plane
+    from workbench.calc.fabric.analysis import analyse_plane
     from workbench.cli.catalog_load import load_catalog_noting_errors
     from workbench.model.ports import candidate_ports
-    from workbench.planning.fabric_generator import FabricRequest, generate_fabric
-    from workbench.planning.fabric_sizing import FabricError
+    from workbench.planning.fabric.generator import FabricRequest, generate_fabric
+    from workbench.planning.fabric.sizing import FabricError
     from workbench.templates.builder import build_nodes
 
     catalog = load_catalog_noting_errors()

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.calc.cabling import cable_counts
-from workbench.calc.fabric_media import design_parts
+from workbench.calc.fabric.media import design_parts
 from workbench.catalog.item import CatalogItem
 from workbench.export.output import ExportError, Progress, no_progress
 from workbench.export.xlsx_common import Book, Column, Formula, SheetWriter, write_workbook

@@ -30,8 +30,8 @@ from collections import Counter
 from pathlib import Path
 
 from workbench.calc.cabling import measure_links
-from workbench.calc.fabric import link_plane, network_planes
-from workbench.calc.fabric_media import design_parts
+from workbench.calc.fabric.media import design_parts
+from workbench.calc.fabric.planes import link_plane, network_planes
 from workbench.export.output import Progress, no_progress
 from workbench.export.xlsx_common import Book, Column, Formula, write_workbook
 from workbench.model import Design

@@ -11,7 +11,7 @@ from typing import Any
 
 from workbench.calc.design_hardware import fabric_figures
 from workbench.calc.errors import InputError, positive
-from workbench.calc.fabric_analysis import fabric_report
+from workbench.calc.fabric.analysis import fabric_report
 from workbench.calc.storage_tiers import storage_report
 from workbench.calc.summary import rack_loads, summarize
 from workbench.calc.workload import evaluate_workload

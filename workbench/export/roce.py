@@ -32,7 +32,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from workbench.calc.fabric import plane_structures
+from workbench.calc.fabric.planes import plane_structures
 from workbench.export.nccl import ROCE_DSCP, ROCE_GID_INDEX
 from workbench.model.design import Design, Device, Network
 from workbench.model.ports import host_plane

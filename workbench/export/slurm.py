@@ -52,7 +52,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from workbench.calc.fabric import plane_structure, tier_name
+from workbench.calc.fabric.planes import plane_structure, tier_name
 from workbench.export.handoff import (
     POOLS,
     Node,

@@ -57,7 +57,7 @@ class DesignIndex:
         self._names: Counter[str] | None = None
         #: Bumped by every edit that can change what the cabling means (a link added or
         #: removed or re-speeded, a network's plane, a catalog item's kind), so figures
-        #: read off the links (:func:`workbench.calc.fabric.plane_structures`) are
+        #: read off the links (:func:`workbench.calc.fabric.planes.plane_structures`) are
         #: computed once per such edit, not once per view that asks.
         self.fabric_version = 0
         #: Derived results keyed by name, valid for :attr:`fabric_version` (the calc

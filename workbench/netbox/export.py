@@ -292,7 +292,7 @@ class _Writer:
                        f"breakout lane of {base}"]  # fmt: skip
 
     def cable_rows(self) -> Iterator[list[object]]:
-        from workbench.calc.fabric import link_plane, network_planes
+        from workbench.calc.fabric.planes import link_plane, network_planes
         from workbench.export.cables import label_of
 
         measured = measure_links(self.design)

@@ -3,7 +3,7 @@
 The drawing is layered the way network engineers sketch a Clos fabric: the core at the
 top, then the spines, the leaves, and the end points (nodes, storage) at the bottom.
 Which switch is in which layer is not decided here: it is read from the cabling by
-:func:`workbench.calc.fabric.plane_structures` (a hand-drawn fabric draws like a
+:func:`workbench.calc.fabric.planes.plane_structures` (a hand-drawn fabric draws like a
 generated one).  This module only decides *where* things go and *what is drawn as one
 thing*:
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from workbench.calc.fabric import PlaneStructure, plane_structures
+from workbench.calc.fabric.planes import PlaneStructure, plane_structures
 from workbench.model.design import PLANES, Design
 from workbench.render.fabric_planes import Context, PlaneLayout, chunks, context, span
 from workbench.render.fabric_shapes import (

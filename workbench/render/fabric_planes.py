@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from workbench.calc.fabric import PlaneStructure
+from workbench.calc.fabric.planes import PlaneStructure
 from workbench.catalog.vocabulary import item_role
 from workbench.model.design import Design
 from workbench.render.fabric_shapes import (

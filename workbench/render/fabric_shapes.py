@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.calc.fabric import tier_name
+from workbench.calc.fabric.planes import tier_name
 
 #: Vertical distance between the centres of two layers: a share of the widest layer's
 #: width within bounds, so a wide fabric's bundles do not lie flat.

@@ -2,8 +2,8 @@
 per plane, every GPU server on the compute plane, and a non-blocking compute fabric.
 
 The decisions are made elsewhere and only turned into findings here: port compatibility
-in :mod:`workbench.model.ports`, a plane's tiers in :mod:`workbench.calc.fabric`, the
-MTU and oversubscription figures in :mod:`workbench.calc.fabric_analysis`.
+in :mod:`workbench.model.ports`, a plane's tiers in :mod:`workbench.calc.fabric.planes`, the
+MTU and oversubscription figures in :mod:`workbench.calc.fabric.analysis`.
 
 They must stay fast on a 100,000-GPU design (300,000 links), because the Checks view
 re-runs them after edits:
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from workbench.calc.fabric import link_plane, plane_structure, tier_name
-from workbench.calc.fabric_analysis import MTU_SOURCE, mtu_problems, tier_figures
-from workbench.calc.fabric_graph import plane_graph
+from workbench.calc.fabric.analysis import MTU_SOURCE, mtu_problems, tier_figures
+from workbench.calc.fabric.graph import plane_graph
+from workbench.calc.fabric.planes import link_plane, plane_structure, tier_name
 from workbench.catalog.item import CatalogItem
 from workbench.model import Change, Design, Device
 from workbench.model.change import edited_types

@@ -6,7 +6,7 @@ The sizes follow the rules of the domain brief rather than fixed counts, so
 * GPU servers per rack: as many as fit both the rack's U (less the top units for the
   in-band and out-of-band access switches and a bottom unit for cabling) and
   ``rack_fill`` of its cooling limit.
-* Every plane is cabled by the fabric generator (:mod:`workbench.planning.fabric_generator`):
+* Every plane is cabled by the fabric generator (:mod:`workbench.planning.fabric.generator`):
   compute rail-optimized for 8-GPU servers (scalable units of ``su_nodes``), leaf-spine
   otherwise, non-blocking; when the spec's compute switch cannot build that at the
   requested size, ``large_compute_switch`` does, and the design's properties say why.
@@ -49,9 +49,9 @@ from workbench.model import (
 )
 from workbench.model.floor import lay_out as lay_out_floor
 from workbench.model.ports import candidate_ports
-from workbench.planning.fabric_cluster import ClusterFabrics, cable_cluster
-from workbench.planning.fabric_placement import NETWORK_RACKS_PROPERTY
-from workbench.planning.fabric_sizing import FabricError, Radix, size_leaf_spine
+from workbench.planning.fabric.cluster import ClusterFabrics, cable_cluster
+from workbench.planning.fabric.placement import NETWORK_RACKS_PROPERTY
+from workbench.planning.fabric.sizing import FabricError, Radix, size_leaf_spine
 from workbench.rules.budgets import feed_limit_kw
 from workbench.rules.storage import hot_tier_required_gbs
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
@@ -179,7 +179,7 @@ def _kw(item: CatalogItem) -> float:
 def fabric_switches(endpoints: int, radix: int) -> tuple[int, int, int]:
     """(leaves, spines, cores) of a non-blocking leaf-spine fabric of ``radix``-port
     switches for ``endpoints`` host ports (the generator's sizing,
-    :func:`~workbench.planning.fabric_sizing.size_leaf_spine`)."""
+    :func:`~workbench.planning.fabric.sizing.size_leaf_spine`)."""
     if endpoints <= 0:
         return 0, 0, 0
     shape = size_leaf_spine(endpoints, Radix(radix, 1.0), radix)

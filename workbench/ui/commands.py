@@ -40,7 +40,7 @@ from workbench.model import Design, Workload, edit, ops
 from workbench.model.edit import EditError
 from workbench.model.rack_fields import RACK_FIELDS, restore_rack_fields, set_rack_fields
 from workbench.ui import rollback
-from workbench.ui.document import Change, Document
+from workbench.ui.shell.document import Change, Document
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,6 @@ from workbench.calc.job_layout import DEFAULT_GRAD_PRECISION
 from workbench.calc.presets import PRESET_TITLES, PRESETS
 from workbench.model import Workload
 from workbench.ui.commands import UpdateWorkloadCommand
-from workbench.ui.document import Document
 from workbench.ui.estimates.fields import (
     FIELD_BY_NAME,
     FIELDS,
@@ -46,6 +45,7 @@ from workbench.ui.estimates.fields import (
     from_text,
     to_text,
 )
+from workbench.ui.shell.document import Document
 
 CUSTOM = "custom"
 #: The GPU-model combo's entry for "the design's GPUs" (Workload.gpu_type None).

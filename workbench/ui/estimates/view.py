@@ -5,7 +5,7 @@ memory per GPU and power per rack).
 Everything is refreshed synchronously in the ``Document.changed`` slot, in the same
 event-loop turn as the edit, so the figures and plots are never a frame behind the
 model.  The numbers come from the document's shared
-:class:`~workbench.ui.live_figures.LiveFigures` (computed once per change for every
+:class:`~workbench.ui.shell.live_figures.LiveFigures` (computed once per change for every
 view), and each part is redrawn only when its input moved: the form and list when a
 workload changed, the estimate when its workload result is a new one, the rack-power
 plot when some rack's load differs (a device rename redraws nothing here).
@@ -31,7 +31,6 @@ from workbench.calc.layout_proposal import layout_changes, propose
 from workbench.calc.layout_search import Candidate
 from workbench.model import Workload
 from workbench.ui.commands import AddWorkloadCommand, RemoveWorkloadCommand
-from workbench.ui.document import Change, Document
 from workbench.ui.estimates import estimate as est
 from workbench.ui.estimates.form import WorkloadForm, find_workload, preset_title
 from workbench.ui.estimates.layout_dialog import AutoLayoutDialog, describe
@@ -44,6 +43,7 @@ from workbench.ui.estimates.plots import (
     with_legend,
 )
 from workbench.ui.estimates.results import ExplainDialog, ResultsPanel
+from workbench.ui.shell.document import Change, Document
 
 _KIND_TITLE = {"training": "Training", "inference": "Inference"}
 

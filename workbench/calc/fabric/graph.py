@@ -1,0 +1,275 @@
+"""One plane's links by layer, with the bandwidth on each side of every switch.
+
+:mod:`workbench.calc.fabric.planes` says which devices are a plane's hosts and which tier each
+switch is in; the analytics (:mod:`workbench.calc.fabric.analysis`), the failure analysis
+(:mod:`workbench.calc.fabric.failure`) and the port counts
+(:mod:`workbench.calc.fabric.ports`) also need every link's speed and which *layer* of
+the Clos it belongs to.  Layer *k* is the set of links between tier *k* − 1 and tier *k*
+(tier 0 being the hosts): layer 1 host–leaf, layer 2 leaf–spine, layer 3 spine–core.  A
+link that joins no two adjacent tiers (two hosts back to back, two switches of one tier,
+switches no host reaches) is in layer 0 and counts towards no oversubscription or
+bisection figure.
+
+The per-link work is numpy over :mod:`workbench.calc.fabric.tables`; every sum per
+switch or per layer is a ``bincount``.  The graph algorithms run on a *collapsed*
+graph: parallel links become one edge, and hosts cabled to exactly the same switches
+become one node (the 32 nodes of a scalable unit share their 8 rail leaves), a few
+thousand nodes in all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from workbench.calc.fabric.planes import PlaneStructure, plane_structure
+from workbench.calc.fabric.tables import DeviceTable, LinkArrays, distinct, link_arrays
+from workbench.model.design import Design
+
+#: Collapsed-graph node of a host group: ("hosts", group number).
+HostGroup = tuple[str, int]
+
+
+@dataclass
+class PlaneGraph:
+    """A plane's links by layer, bandwidth per switch and per layer, and who is cabled
+    to whom.  Arrays indexed by link run parallel to ``arrays.links``; arrays indexed by
+    device run over :class:`DeviceTable` numbers."""
+
+    structure: PlaneStructure
+    devices: DeviceTable
+    arrays: LinkArrays
+    #: Per link: its layer, its end nearer the hosts and the one farther (device
+    #: numbers; the ``a`` and ``b`` ends for layer 0), and its speed with unknown as 0.
+    layer: np.ndarray = field(repr=False)
+    lower: np.ndarray = field(repr=False)
+    upper: np.ndarray = field(repr=False)
+    gbps: np.ndarray = field(repr=False)
+    #: Per device: Gb/s towards the tier below (hosts, for a leaf) and the tier above.
+    down: np.ndarray = field(repr=False)
+    up: np.ndarray = field(repr=False)
+    #: Per device: the tier of a switch of this plane, −1 for every other device.
+    tier: np.ndarray = field(repr=False)
+    layer_gbps: dict[int, float] = field(default_factory=dict)
+    layer_links: dict[int, int] = field(default_factory=dict)
+    #: Links whose speed could not be read (a port or catalog item the design lacks).
+    unknown_speed: int = 0
+
+    @property
+    def plane(self) -> str:
+        return self.structure.plane
+
+    @property
+    def depth(self) -> int:
+        return self.structure.depth
+
+    def down_gbps(self, switch: str) -> float:
+        return float(self.down[self.devices.pos[switch]])
+
+    def up_gbps(self, switch: str) -> float:
+        return float(self.up[self.devices.pos[switch]])
+
+    def _pairs(self, layered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct (lower, upper) device numbers of the links ``layered`` selects."""
+        n = len(self.devices)
+        keys = distinct(self.lower[layered] * n + self.upper[layered])
+        return keys // n, keys % n
+
+    @cached_property
+    def host_switches(self) -> dict[str, set[str]]:
+        """Host id → the switches it is cabled to."""
+        ids = self.devices.ids
+        out: dict[str, set[str]] = {}
+        hosts, switches = self._pairs(self.layer == 1)
+        for host, switch in zip(hosts.tolist(), switches.tolist(), strict=True):
+            out.setdefault(ids[host], set()).add(ids[switch])
+        return out
+
+    @cached_property
+    def uplinks(self) -> dict[str, set[str]]:
+        """Switch id → the switches of the tier above it is cabled to."""
+        ids = self.devices.ids
+        out: dict[str, set[str]] = {}
+        lows, highs = self._pairs(self.layer >= 2)
+        for low, high in zip(lows.tolist(), highs.tolist(), strict=True):
+            out.setdefault(ids[low], set()).add(ids[high])
+        return out
+
+    def uplink_pairs(self) -> int:
+        """How many distinct (switch, switch above) pairs are cabled."""
+        return len(self._pairs(self.layer >= 2)[0])
+
+    def _peer_mask(self) -> np.ndarray:
+        """Links of layer 0 between two switches of the plane (peer links of one tier,
+        switches no host reaches): they join pieces of the plane like any other."""
+        return (self.layer == 0) & (self.tier[self.lower] >= 0) & (self.tier[self.upper] >= 0)
+
+    def peers(self) -> list[tuple[str, str]]:
+        """Distinct pairs of switches joined by a layer-0 link."""
+        ids = self.devices.ids
+        a, b = self._pairs(self._peer_mask())
+        return [(ids[x], ids[y]) for x, y in zip(a.tolist(), b.tolist(), strict=True)]
+
+    def islands(self) -> int:
+        """How many connected pieces of the plane hold hosts: the connected components
+        networkx would find on the collapsed graph, by label propagation in numpy (each
+        pass every node takes the smallest label of its neighbours, then labels jump to
+        their label's label), which a Clos settles in a handful of passes."""
+        cabled = (self.layer > 0) | self._peer_mask()
+        u, v = self.lower[cabled], self.upper[cabled]
+        hosts = distinct(self.lower[self.layer == 1])
+        if len(hosts) == 0:
+            return 0
+        labels = np.arange(len(self.devices))
+        while True:
+            low = np.minimum(labels[u], labels[v])
+            new = labels.copy()
+            np.minimum.at(new, u, low)
+            np.minimum.at(new, v, low)
+            new = new[new]
+            if np.array_equal(new, labels):
+                return len(distinct(labels[hosts]))
+            labels = new
+
+    def sole_uplinks(self) -> dict[str, str]:
+        """Switch id → the one switch above it, for switches with exactly one."""
+        lows, highs = self._pairs(self.layer >= 2)
+        counts = np.bincount(lows, minlength=len(self.devices))
+        ids = self.devices.ids
+        only = counts[lows] == 1
+        return {
+            ids[lo]: ids[hi]
+            for lo, hi in zip(lows[only].tolist(), highs[only].tolist(), strict=True)
+        }
+
+    def host_groups(self) -> dict[frozenset[str], list[str]]:
+        """Hosts grouped by the exact set of switches they are cabled to."""
+        groups: dict[frozenset[str], list[str]] = {}
+        for host, switches in self.host_switches.items():
+            groups.setdefault(frozenset(switches), []).append(host)
+        return groups
+
+
+def plane_graph(
+    design: Design,
+    plane: str,
+    structure: PlaneStructure | None = None,
+    devices: DeviceTable | None = None,
+    arrays: LinkArrays | None = None,
+) -> PlaneGraph:
+    """The :class:`PlaneGraph` of ``plane``; ``structure``, ``devices`` and ``arrays``
+    (of ``structure.links``), when the caller has them, save recomputing them."""
+    structure = structure if structure is not None else plane_structure(design, plane)
+    devices = devices if devices is not None else DeviceTable(design)
+    arrays = arrays if arrays is not None else link_arrays(devices, structure.links)
+    n = len(devices)
+    tier = np.full(n, -1, dtype=np.int64)
+    for switch, t in structure.tiers.items():
+        at = devices.pos.get(switch)
+        if at is not None:
+            tier[at] = t
+    host = devices.ends.column("host")
+    a, b = arrays.a, arrays.b
+    a_host, b_host = host[arrays.a_code], host[arrays.b_code]
+    one_host = a_host != b_host
+    ta, tb = tier[a], tier[b]
+    adjacent = ~a_host & ~b_host & (ta > 0) & (tb > 0) & (np.abs(ta - tb) == 1)
+    layer = np.where(one_host, 1, np.where(adjacent, np.maximum(ta, tb), 0))
+    a_lower = np.where(one_host, a_host, np.where(adjacent, ta < tb, True))
+    lower = np.where(a_lower, a, b)
+    upper = np.where(a_lower, b, a)
+    unknown = np.isnan(arrays.speed)
+    gbps = np.where(unknown, 0.0, arrays.speed)
+    layered = layer > 0
+    down = np.bincount(upper[layered], weights=gbps[layered], minlength=n)
+    above = layer >= 2
+    up = np.bincount(lower[above], weights=gbps[above], minlength=n)
+    per_layer = np.bincount(layer, weights=gbps) if len(layer) else np.zeros(1)
+    counts = np.bincount(layer) if len(layer) else np.zeros(1, dtype=np.int64)
+    return PlaneGraph(
+        structure,
+        devices,
+        arrays,
+        layer,
+        lower,
+        upper,
+        gbps,
+        down,
+        up,
+        tier,
+        {k: float(v) for k, v in enumerate(per_layer.tolist()) if counts[k]},
+        {k: int(v) for k, v in enumerate(counts.tolist()) if v},
+        int(unknown.sum()),
+    )
+
+
+def collapsed_edges(
+    graph: PlaneGraph, groups: Iterable[frozenset[str]] | None = None
+) -> Iterator[tuple[HostGroup | str, str]]:
+    """The edges of the collapsed graph (see the module docstring): each host group to
+    its switches, each switch to the switches above it and to its peers.  ``groups`` is
+    :meth:`PlaneGraph.host_groups`' keys, in order (computed when not given)."""
+    groups = graph.host_groups() if groups is None else groups
+    for number, switches in enumerate(groups):
+        node: HostGroup = ("hosts", number)
+        for switch in switches:
+            yield node, switch
+    for low, highs in graph.uplinks.items():
+        for high in highs:
+            yield low, high
+    yield from graph.peers()
+
+
+def _networkx() -> Any:
+    """networkx, imported on first use: it costs ~0.2 s of every start otherwise, and
+    only the plane analysis (a panel or a command that asks for it) needs it."""
+    import networkx  # type: ignore[import-untyped]
+
+    return networkx
+
+
+class CollapsedGraph:
+    """The collapsed graph of a plane in networkx, and the questions asked of it."""
+
+    def __init__(self, graph: PlaneGraph, groups: dict[frozenset[str], list[str]] | None = None):
+        nx = _networkx()
+        groups = graph.host_groups() if groups is None else groups
+        #: Host group number → its hosts.
+        self.members: list[list[str]] = list(groups.values())
+        self.graph = nx.Graph()
+        self.graph.add_edges_from(collapsed_edges(graph, groups))
+
+    def remove(self, switches: Iterable[str]) -> None:
+        """Take switches out (a failure)."""
+        self.graph.remove_nodes_from(list(switches))
+
+    def islands(self) -> list[list[str]]:
+        """The hosts of each connected piece that holds hosts, largest first."""
+        out = []
+        for component in _networkx().connected_components(self.graph):
+            hosts = [h for n in component if isinstance(n, tuple) for h in self.members[n[1]]]
+            if hosts:
+                out.append(hosts)
+        out.sort(key=len, reverse=True)
+        return out
+
+    def farthest(self) -> int:
+        """The most switches on a shortest path between two hosts of one island (0 with
+        fewer than two hosts): a breadth-first search from every host group."""
+        worst = 0
+        for number, members in enumerate(self.members):
+            node = ("hosts", number)
+            if len(members) > 1:
+                worst = max(worst, 1)  # two hosts on the same switches
+            if node not in self.graph:
+                continue
+            lengths = _networkx().single_source_shortest_path_length(self.graph, node)
+            for other, edges in lengths.items():
+                if isinstance(other, tuple) and other != node:
+                    # group → leaf → ... → leaf → group: one switch fewer than edges.
+                    worst = max(worst, edges - 1)
+        return worst

@@ -1,0 +1,226 @@
+"""Devices, port ends and links of a design numbered, with their facts as numpy arrays.
+
+A 100,000-GPU design has 300,000 links on its compute plane alone, so the fabric
+analytics do their per-link work once, into arrays: each device gets a number, each
+distinct (catalog item, port name) end a code whose facts (speed, host end or not,
+cage, breakout lane, the splits the port allows ...) are read from
+:mod:`workbench.model.ports` and :mod:`workbench.calc.fabric.planes` once, and a link is a row
+of device numbers, end codes and a speed.  :mod:`workbench.calc.fabric.graph`,
+:mod:`workbench.calc.fabric.ports` and :mod:`workbench.calc.cabling` sum over them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.calc.fabric.planes import is_host_end
+from workbench.catalog.item import CatalogItem
+from workbench.model.design import Design, Link
+from workbench.model.ports import Port, breakout_ways, end_speed, port_named, split_lane
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (``np.unique`` without its slow hashing path)."""
+    if len(values) == 0:
+        return values
+    ordered = np.sort(values)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+
+
+@dataclass(frozen=True)
+class EndFacts:
+    """What the analytics need of one (catalog item, port name) end."""
+
+    item: CatalogItem | None
+    name: str
+    port: Port | None
+    #: A plane's end point (:func:`workbench.calc.fabric.planes.is_host_end`).
+    host: bool
+    #: What the end carries unsplit, Gb/s (:func:`workbench.model.ports.end_speed`);
+    #: NaN for a breakout lane (its speed depends on the split) or a missing port.
+    speed: float
+    #: The physical port (``p1`` for ``p1/2``) and the lane (None: the whole port).
+    physical: str
+    lane: int | None
+    #: A number for the physical port, the same for all its lanes (per catalog item).
+    physical_id: int = 0
+    #: The ways the physical port may split (:func:`workbench.model.ports.breakout_ways`).
+    ways: tuple[int, ...] = ()
+
+    @property
+    def cage(self) -> str:
+        return self.port.kind.cage if self.port is not None else ""
+
+
+class _Codes(dict[str, int]):
+    """Port name → end code for one catalog item (None: an unknown device or item),
+    filled on first look-up."""
+
+    def __init__(self, table: EndTable, item: CatalogItem | None):
+        super().__init__()
+        self.table = table
+        self.item = item
+
+    def __missing__(self, name: str) -> int:
+        code = self[name] = self.table.add(self.item, name)
+        return code
+
+
+class EndTable:
+    """Every distinct end seen, numbered, with its facts as numpy columns."""
+
+    def __init__(self) -> None:
+        self.facts: list[EndFacts] = []
+        self._by_slug: dict[str, _Codes] = {}
+        self.unknown = _Codes(self, None)
+        self._columns: dict[str, np.ndarray] = {}
+        self._built = -1
+        self.cages: list[str] = [""]
+        #: (slug, physical port name) → its number (see :attr:`EndFacts.physical_id`).
+        self._physical: dict[tuple[str, str], int] = {}
+
+    def codes(self, item: CatalogItem | None) -> _Codes:
+        """The port name → code table of ``item`` (one per slug)."""
+        if item is None:
+            return self.unknown
+        found = self._by_slug.get(item.slug)
+        if found is None:
+            found = self._by_slug[item.slug] = _Codes(self, item)
+        return found
+
+    def add(self, item: CatalogItem | None, name: str) -> int:
+        port = port_named(item, name) if item is not None else None
+        physical, lane = split_lane(name)
+        speed = end_speed(item, name) if item is not None else None
+        host = item is not None and is_host_end(item, name)
+        key = (item.slug if item is not None else "", physical)
+        physical_id = self._physical.setdefault(key, len(self._physical))
+        ways = breakout_ways(item, port) if item is not None and port is not None else ()
+        self.facts.append(
+            EndFacts(
+                item,
+                name,
+                port,
+                host,
+                math.nan if speed is None else speed,
+                physical,
+                lane,
+                physical_id,
+                ways,
+            )
+        )
+        return len(self.facts) - 1
+
+    @property
+    def physical_ports(self) -> int:
+        """How many physical port numbers are in use (an upper bound for keys)."""
+        return max(len(self._physical), 1)
+
+    def column(self, name: str) -> np.ndarray:
+        """One fact of every code as an array: ``host`` (bool), ``speed`` (float),
+        ``lane`` (bool), ``lane_no`` (int, 0 for a whole port), ``item`` (bool: the
+        item is known), ``data`` (bool: a data port the item has, not a
+        management-only one), ``cage`` (int, into :attr:`cages`), ``port_speed``
+        (float: the physical port's own speed), ``physical`` (int:
+        :attr:`EndFacts.physical_id`), ``ways_mask`` (int: bit *w* set when the port
+        may split *w* ways), ``max_ways`` (int: its largest split, 1 for none)."""
+        if self._built != len(self.facts):
+            self._build()
+        return self._columns[name]
+
+    def _build(self) -> None:
+        facts = self.facts
+        cage_codes = {c: i for i, c in enumerate(self.cages)}
+        for fact in facts:
+            if fact.cage not in cage_codes:
+                cage_codes[fact.cage] = len(self.cages)
+                self.cages.append(fact.cage)
+        self._columns = {
+            "host": np.array([f.host for f in facts], dtype=bool),
+            "speed": np.array([f.speed for f in facts], dtype=float),
+            "lane": np.array([f.lane is not None for f in facts], dtype=bool),
+            "item": np.array([f.item is not None for f in facts], dtype=bool),
+            "data": np.array(
+                [f.port is not None and not f.port.mgmt_only for f in facts], dtype=bool
+            ),
+            "cage": np.array([cage_codes[f.cage] for f in facts], dtype=np.int64),
+            "port_speed": np.array(
+                [f.port.kind.speed_gbps if f.port is not None else math.nan for f in facts],
+                dtype=float,
+            ),
+            "lane_no": np.array([f.lane or 0 for f in facts], dtype=np.int64),
+            "physical": np.array([f.physical_id for f in facts], dtype=np.int64),
+            "ways_mask": np.array([sum(1 << w for w in f.ways) for f in facts], dtype=np.int64),
+            "max_ways": np.array([max(f.ways, default=1) for f in facts], dtype=np.int64),
+        }
+        self._built = len(facts)
+
+
+class DeviceTable:
+    """Every device of a design numbered (one more number, :attr:`missing`, for link ends
+    on a device the design lacks), with its catalog item and its ends' codes."""
+
+    def __init__(self, design: Design):
+        self.design = design
+        self.ends = EndTable()
+        self.ids: list[str] = []
+        self.items: list[CatalogItem | None] = []
+        self.pos: dict[str, int] = {}
+        self.codes_by_id: dict[str, _Codes] = {}
+        types = design.device_types
+        for _rack, device in design.index.devices.values():
+            item = types.get(device.device_type)
+            self.pos[device.id] = len(self.ids)
+            self.ids.append(device.id)
+            self.items.append(item)
+            self.codes_by_id[device.id] = self.ends.codes(item)
+        self.missing = len(self.ids)
+
+    def item(self, device_id: str) -> CatalogItem | None:
+        at = self.pos.get(device_id)
+        return self.items[at] if at is not None else None
+
+    def __len__(self) -> int:
+        """Device numbers in use, the :attr:`missing` one included."""
+        return self.missing + 1
+
+
+@dataclass
+class LinkArrays:
+    """Links as arrays: device numbers and end codes of both ends, and the speed (Gb/s;
+    the link's own, else :func:`workbench.model.ports.link_speed`'s rule, the slower
+    port's; NaN when unknown)."""
+
+    links: Sequence[Link]
+    a: np.ndarray
+    b: np.ndarray
+    a_code: np.ndarray
+    b_code: np.ndarray
+    speed: np.ndarray
+
+
+def link_arrays(devices: DeviceTable, links: Sequence[Link]) -> LinkArrays:
+    """The :class:`LinkArrays` of ``links``."""
+    pos, missing = devices.pos, devices.missing
+    codes, unknown = devices.codes_by_id, devices.ends.unknown
+    a = np.array([pos.get(link.a_device, missing) for link in links], dtype=np.int64)
+    b = np.array([pos.get(link.b_device, missing) for link in links], dtype=np.int64)
+    a_code = np.array(
+        [codes.get(link.a_device, unknown)[link.a_port] for link in links], dtype=np.int64
+    )
+    b_code = np.array(
+        [codes.get(link.b_device, unknown)[link.b_port] for link in links], dtype=np.int64
+    )
+    given = [link.speed_gbps for link in links]
+    own = np.array(given, dtype=float) if any(given) else np.full(len(links), math.nan)
+    ends = devices.ends
+    end_speed_, known = ends.column("speed"), ends.column("item")
+    with np.errstate(invalid="ignore"):
+        shared = np.fmin(end_speed_[a_code], end_speed_[b_code])
+    shared[~(known[a_code] & known[b_code])] = math.nan
+    speed = np.where(np.isnan(own), shared, own)
+    return LinkArrays(links, a, b, a_code, b_code, speed)

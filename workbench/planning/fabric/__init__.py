@@ -1,0 +1,1 @@
+"""Planning a network fabric: sizing, generating, wiring and placing switches, Qt-free."""

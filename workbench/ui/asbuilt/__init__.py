@@ -1,0 +1,1 @@
+"""The as-built view: captures imported from the floor and their differences."""

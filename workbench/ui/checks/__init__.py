@@ -1,0 +1,1 @@
+"""The Checks view: the rules' findings, listed and filterable."""

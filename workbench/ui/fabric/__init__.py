@@ -1,0 +1,1 @@
+"""The Fabric view: the network planes drawn, inspected, generated and compared with as-built."""

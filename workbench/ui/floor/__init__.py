@@ -1,0 +1,1 @@
+"""The Floor view: the hall's rows and racks drawn to scale."""

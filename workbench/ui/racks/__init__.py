@@ -1,0 +1,1 @@
+"""The Racks view: rack elevations, the rack form, dragging devices and the fill dialogs."""

@@ -1,0 +1,123 @@
+"""Start the window: ``workbench [FILE]``.
+
+The catalog loads first; files that fail validation are reported once (status bar and a
+non-modal list of ``file:line: field: message``) and left out, because one bad YAML file
+must not keep a planner from working.  Warnings (entries loaded, but with a figure worth
+checking) are named in the status bar and listed under Help › Catalog Problems.  A FILE
+that cannot be opened gets a dialog with the one-line cause and exit status 1; the file
+is never written to.  Without FILE the bundled sample design opens, unsaved, unless an
+unsaved design of an earlier session was autosaved and the user recovers it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from workbench.model import Design
+from workbench.ui.shell.document import Document
+
+if TYPE_CHECKING:
+    from workbench.ui.shell.main_window import MainWindow
+
+ORGANIZATION = "Workbench"
+APPLICATION = "Workbench"
+
+
+def _application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    return app  # type: ignore[return-value]
+
+
+def load_catalog_reporting():
+    """(catalog or None, errors, warnings), the last two as one-line strings; never raises.
+
+    Errors are entries left out; warnings are entries loaded whose figures deserve a
+    look, as ``workbench catalog validate`` reports them.
+    """
+    try:
+        from workbench.catalog import load_catalog
+
+        catalog = load_catalog()
+    except Exception as exc:  # noqa: BLE001 - the window starts without a catalog
+        return None, [f"catalog: {exc}"], []
+    errors = [str(e) for e in getattr(catalog, "errors", [])]
+    warnings = [str(w) for w in getattr(catalog, "warnings", [])]
+    return catalog, errors, warnings
+
+
+def sample_or_empty(catalog=None) -> tuple[Design, str | None]:
+    """The bundled sample design, or an empty one with the reason it could not be built."""
+    try:
+        from workbench.templates.bundled import bundled_sample
+
+        return bundled_sample(), None
+    except Exception as exc:  # noqa: BLE001 - e.g. the shipped catalog is damaged
+        return Design(name="Untitled design"), f"The sample design could not be built: {exc}"
+
+
+def start_without_file(window: MainWindow, catalog=None) -> None:
+    """Fill a new window started without FILE: the unsaved design of a session that
+    ended without saving, if the user recovers it, else the bundled sample."""
+    if window.file_actions.recover_untitled():
+        return
+    design, failure = sample_or_empty(catalog)
+    window.document.replace_design(design, None)
+    window.set_untitled_name(None if failure else "Sample design")
+    if failure:
+        QMessageBox.warning(window, "Sample design", failure)
+
+
+def run_app(path: str | None) -> int:
+    """Show the main window on FILE (or the sample) and run the event loop."""
+    import PySide6
+
+    if PySide6.__version__ == "6.12.0":
+        # 6.12.0 drops a reference to None/True on every void call and signal and
+        # crashes within seconds; pyproject.toml excludes it, so this is a stale venv.
+        print(
+            "workbench: PySide6 6.12.0 has a reference-counting bug that crashes the "
+            "window; run `bash .ci/setup` to install a working release",
+            file=sys.stderr,
+        )
+        return 1
+    app = _application()
+    from workbench.ui.shell.main_window import MainWindow
+
+    catalog, problems, warnings = load_catalog_reporting()
+    document = Document()
+    window = MainWindow(
+        document, catalog=catalog, catalog_problems=problems, catalog_warnings=warnings
+    )
+    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # freed, document and all
+    if path is not None:
+        if not window.file_actions.open_path(Path(path), ask_save=False):
+            if window.file_actions.last_error:
+                print(f"workbench: {window.file_actions.last_error}", file=sys.stderr)
+            window.deleteLater()
+            return 1
+    else:
+        start_without_file(window, catalog)
+    if window.settings.value("window/geometry") is None:
+        # First start: a design tool wants the whole screen (sized too, for desktops
+        # without a window manager that would honour "maximized").
+        screen = app.primaryScreen()
+        if screen is not None:
+            window.resize(screen.availableGeometry().size())
+        window.showMaximized()
+    else:
+        window.show()
+    QTimer.singleShot(0, window.report_catalog_problems)
+    QTimer.singleShot(0, window.file_actions.sweep_recent_folders)
+    from workbench.ui.shell.probe import install_probe
+
+    probe = install_probe(window)  # only for the journey tests' socket  # noqa: F841
+    return app.exec()

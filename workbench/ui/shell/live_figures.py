@@ -1,0 +1,472 @@
+"""The document's live figures: summary, rack loads, workload results and rule findings.
+
+Every view reads these instead of computing its own, and each is brought up to date at
+most once per change, lazily (on the first read after it) and incrementally from what the
+:class:`~workbench.model.Change` names, so an edit of one device on a 100,000-GPU design
+costs the racks it touched, not the hall:
+
+* summary: device counts per catalog type are kept rack by rack; a change recounts only
+  the racks it names and the summary is rebuilt from the counts (one step per type);
+* rack loads: only the named racks are recomputed, added ones computed, removed ones
+  dropped; the order is renewed when racks came, went or moved;
+* workload results: dropped when their workload changed, when the device counts or the
+  design's catalog types moved (the training prediction reads the node type and its
+  NICs), or when the cabling did (it reads the compute fabric);
+* fabric figures: the compute plane's oversubscription and leaf size for the step-time
+  model (~0.2-0.8 s at 100,000 GPUs), kept until the cabling changes: the design
+  index's ``fabric_version``, or a change naming links, networks or catalog types;
+* findings: the rules engine's :class:`~workbench.rules.Checker` re-runs only the rules
+  that look at what changed (see :mod:`workbench.rules.engine`).
+
+It is owned by the :class:`~workbench.ui.shell.document.Document` and connected to its signals
+before any view, so it is always invalidated before a view's slot reads it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from workbench.calc import summary as calc_summary
+from workbench.calc import workload as calc_workload
+from workbench.calc.design_hardware import FabricFigures, fabric_figures
+from workbench.calc.summary import DesignSummary, LoadCache, RackLoad
+from workbench.calc.workload import WorkloadResult
+from workbench.model import Change, Design, Device, Rack, Workload
+from workbench.render.safe_figures import counts_only, safe_rack_load
+from workbench.rules import Checker, Finding, RuleContext, Severity, waived_keys
+
+if TYPE_CHECKING:  # the document imports this module; avoid the cycle at run time
+    from workbench.ui.shell.document import Document
+
+
+def _device_types(rack: Rack) -> tuple[str, ...]:
+    """What the summary counts of one rack: its devices' types (order kept, cheap).
+
+    A type that is not text (a script's mistake) is counted under its repr, so the
+    counts stay a plain mapping of strings."""
+    return tuple(
+        [t if isinstance(t, str) else repr(t) for t in (d.device_type for d in rack.devices)]
+    )
+
+
+class LiveFigures(QObject):
+    """Shared, lazily and incrementally recomputed figures of the document's design.
+
+    ``findingsReady`` is emitted when the first full check of a newly loaded design has
+    run: that check (seconds at 1,000,000 GPUs) is put off until the window has painted
+    (:meth:`hold_checks`), then runs in slices of :attr:`SLICE_MS` between events, its
+    progress in ``checkProgress``, so a big design appears at once, answers input, and
+    its findings follow (:meth:`check_soon`).  Whoever reads the findings before the
+    slices are done gets them at once (the rest of the check runs then).
+    """
+
+    findingsReady = Signal()
+    #: Percent of the first full check done (it runs in slices after the first paint).
+    checkProgress = Signal(int)
+
+    #: Milliseconds of checking per slice: input and repaints get the rest.
+    SLICE_MS = 30
+
+    def __init__(self, document: Document):
+        super().__init__(document)
+        self._document = document
+        #: How many times each figure was computed (for tests and profiling).
+        self.computed = {
+            "summary": 0,
+            "rack_loads": 0,
+            "rack_load": 0,
+            "workload": 0,
+            "fabric": 0,
+            "counts": 0,
+            "check": 0,
+        }
+        self._reset()
+
+    def _reset(self) -> None:
+        self._summary: DesignSummary | None = None
+        #: rack id → its device types, and their total per type (None: not counted yet)
+        self._rack_types: dict[str, tuple[str, ...]] = {}
+        self._counts: Counter[str] | None = None
+        self._loads: dict[str, RackLoad] | None = None
+        self._stale_racks: set[str] = set()
+        self._reorder = False
+        self._loads_version = getattr(self, "_loads_version", 0) + 1
+        self._load_cache = LoadCache()
+        self._results: dict[str, tuple[Workload, WorkloadResult]] = {}
+        #: The compute plane's figures and the (index, fabric_version) they were read at.
+        self._fabric: FabricFigures | None = None
+        self._fabric_key: tuple[object, int] | None = None
+        self._checker: Checker | None = None
+        #: The first full check while it runs in slices: the checker and its steps.
+        self._slicing: tuple[Checker, Iterator[float]] | None = None
+        self._pending: Change | None = None
+        self._marks: tuple[dict[str, Severity], dict[str, Severity]] | None = None
+        self._marks_version = -1
+        self._waivers_moved = False
+        self._check_scheduled = False
+        self._held = getattr(self, "_held", False)
+        self._owed = False
+
+    # -- reading -------------------------------------------------------------------
+    @property
+    def design(self) -> Design:
+        return self._document.design
+
+    @property
+    def summary(self) -> DesignSummary:
+        """``calc.summary.summarize`` of the current design."""
+        if self._summary is None:
+            if self._counts is None:
+                self._count_all()
+            assert self._counts is not None
+            try:
+                self._summary = calc_summary.summary_from_counts(
+                    self.design, len(self._rack_types), self._counts
+                )
+            except Exception:  # noqa: BLE001 - the status strip must show something
+                # Figures no calculator expects (a script's item with "lots" of watts):
+                # the counts still hold, the figures read as zero; the rules say why.
+                self._summary = counts_only(len(self._rack_types), self._counts)
+            self.computed["summary"] += 1
+        return self._summary
+
+    @property
+    def rack_loads(self) -> Mapping[str, RackLoad]:
+        """``calc.summary.rack_loads`` of the current design, in site/row/rack order."""
+        if self._loads is None:
+            self._loads = {
+                rack.id: safe_rack_load(self.design, rack, self._load_cache)
+                for rack in self.design.iter_racks()
+            }
+            self.computed["rack_loads"] += 1
+            self._stale_racks.clear()
+            self._reorder = False
+            self._loads_version += 1
+        elif self._stale_racks or self._reorder:
+            self._refresh_stale_loads()
+        return MappingProxyType(self._loads)
+
+    @property
+    def rack_loads_version(self) -> int:
+        """Grows whenever any rack's load differs from before; equal → nothing to redraw."""
+        self.rack_loads  # noqa: B018 - bring the loads (and so the version) up to date
+        return self._loads_version
+
+    def rack_load(self, rack_id: str) -> RackLoad | None:
+        """One rack's load, or None for an unknown rack."""
+        return self.rack_loads.get(rack_id)
+
+    def workload(self, workload_id: str) -> WorkloadResult:
+        """``evaluate_workload`` of that workload, with the shared summary.
+
+        Raises KeyError when the design has no workload with this id.
+        """
+        workload = self.design.find_workload(workload_id)
+        if workload is None:
+            raise KeyError(workload_id)
+        # Only a training job reads the fabric; reading it first lets a moved fabric
+        # drop every result before the cache is consulted.
+        fabric = self.fabric if workload.kind == "training" else None
+        cached = self._results.get(workload_id)
+        # Commands replace a Workload on edit, so a different object is a changed one
+        # even if a change forgot to name it.
+        if cached is not None and cached[0] is workload:
+            return cached[1]
+        result = calc_workload.evaluate_workload(self.design, workload, self.summary, fabric)
+        self.computed["workload"] += 1
+        self._results[workload_id] = (workload, result)
+        return result
+
+    @property
+    def fabric(self) -> FabricFigures:
+        """``design_hardware.fabric_figures`` of the design, kept until the cabling moves.
+
+        Only links, networks (a plane's role) and catalog items (what is a host) decide
+        the compute plane; device field edits, renames and moves cannot, and a removed
+        device names its links in the change.  The index's ``fabric_version`` is also
+        compared, so an edit whose change forgot its links is still seen.
+        """
+        index = self.design.index
+        key = self._fabric_key
+        if (
+            self._fabric is None
+            or key is None
+            or key[0] is not index
+            or key[1] != index.fabric_version
+        ):
+            self._fabric = fabric_figures(self.design)
+            self._fabric_key = (index, index.fabric_version)
+            self.computed["fabric"] += 1
+            self._results.clear()  # every training prediction read the old figures
+        return self._fabric
+
+    @property
+    def checker(self) -> Checker:
+        """The design's rule findings, current (see :mod:`workbench.rules`)."""
+        if self._checker is None:
+            if self._slicing is None:
+                self._start_check()
+            assert self._slicing is not None
+            for _fraction in self._slicing[1]:
+                pass  # the findings are wanted now: run the rest of the check
+            self._finish_check(announce_later=True)
+        assert self._checker is not None
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._checker.update(pending)
+        return self._checker
+
+    @property
+    def checked(self) -> bool:
+        """True once the rules have run on the current design (see :meth:`check_soon`)."""
+        return self._checker is not None
+
+    def check_soon(self) -> None:
+        """Run the first full check after the pending events (the first paint), in
+        slices, then emit ``findingsReady``; views show "checking" meanwhile."""
+        if self._checker is not None or self._check_scheduled or self._slicing is not None:
+            return
+        self._check_scheduled = True
+        QTimer.singleShot(0, self._check_now)
+
+    def hold_checks(self) -> None:
+        """Put the first full check off until :meth:`release_checks` (the window calls
+        this before it is shown and releases after its first paint)."""
+        self._held = True
+
+    def release_checks(self) -> None:
+        """Let a held first check start (see :meth:`hold_checks`)."""
+        self._held = False
+        if self._owed:
+            self._owed = False
+            self.check_soon()
+
+    def _check_now(self) -> None:
+        self._check_scheduled = False
+        if self._checker is not None or self._slicing is not None:
+            return
+        if self._held:
+            self._owed = True
+            return
+        self._start_check()
+        self._check_slice()
+
+    def _start_check(self) -> None:
+        context = RuleContext(
+            self.design,
+            summary=lambda: self.summary,
+            load=lambda rack: self.rack_load(rack.id),
+            evaluate=lambda workload: self.workload(workload.id),
+        )
+        checker = Checker(self.design, context, check_now=False)
+        self._slicing = (checker, checker.recheck_in_steps())
+        self.computed["check"] += 1
+
+    def _check_slice(self) -> None:
+        """Check for :attr:`SLICE_MS`, then yield to the event loop (or finish)."""
+        slicing = self._slicing
+        if slicing is None:
+            return  # read meanwhile (finished) or dropped with its design
+        deadline = time.perf_counter() + self.SLICE_MS / 1000.0
+        fraction = 0.0
+        for fraction in slicing[1]:
+            if time.perf_counter() >= deadline:
+                self.checkProgress.emit(int(fraction * 100))
+                QTimer.singleShot(0, self._check_slice)
+                return
+        self._finish_check()
+
+    def _finish_check(self, announce_later: bool = False) -> None:
+        """The slices are done: the checker is current (edits made meanwhile applied).
+        ``announce_later``: a reader forced the end of the check, so the views hear of
+        it after that reader is done, not from inside it."""
+        assert self._slicing is not None
+        self._checker = self._slicing[0]
+        self._slicing = None
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._checker.update(pending)
+        if announce_later:
+            QTimer.singleShot(0, self._announce)
+        else:
+            self._announce()
+
+    def _announce(self) -> None:
+        if self._checker is not None:
+            self.checkProgress.emit(100)
+            self.findingsReady.emit()
+
+    def findings(self) -> list[Finding]:
+        return self.checker.findings()
+
+    def waived(self) -> set[tuple[str, str]]:
+        """(rule, object) of every waiver, to tell waived findings apart."""
+        return waived_keys(self.design)
+
+    def rack_mark(self, rack_id: str) -> Severity | None:
+        """The worst unwaived finding about a rack or anything in it (what the rack
+        drawing marks), or None when it has none (or the design is not checked yet)."""
+        if self._checker is None:
+            self.check_soon()
+            return None
+        return self._current_marks()[0].get(rack_id)
+
+    def object_mark(self, object_id: str) -> Severity | None:
+        """The worst unwaived finding naming ``object_id`` itself (a device the drawing
+        outlines), or None."""
+        if self._checker is None:
+            return None
+        return self._current_marks()[1].get(object_id)
+
+    def _current_marks(self) -> tuple[dict[str, Severity], dict[str, Severity]]:
+        """(rack id → worst severity, object id → worst severity), kept per findings
+        version.  Read from the checker's tables: a rack rule's findings are filed under
+        their rack, a device rule's under their device, so the rack of a finding costs
+        at most one index lookup (6,800 findings at 100,000 GPUs take ~3 ms)."""
+        checker = self.checker
+        fresh = self._marks_version == checker.version and not self._waivers_moved
+        if self._marks is not None and fresh:
+            return self._marks
+        waived = self.waived()
+        index = self.design.index
+        racks: dict[str, Severity] = {}
+        objects: dict[str, Severity] = {}
+        for rule, filed_under, found in checker.filed():
+            for finding in found:
+                if waived and finding.key in waived:
+                    continue
+                severity = finding.severity
+                for object_id in finding.objects:
+                    if severity > objects.get(object_id, -1):
+                        objects[object_id] = severity
+                if rule.scope == "rack":
+                    rack_ids = [filed_under]
+                else:
+                    rack_ids = [r.id for o in finding.objects if (r := index.rack_of(o))]
+                for rack_id in rack_ids:
+                    if severity > racks.get(rack_id, -1):
+                        racks[rack_id] = severity
+        self._marks = (racks, objects)
+        self._marks_version, self._waivers_moved = checker.version, False
+        return self._marks
+
+    def find_rack(self, rack_id: str) -> Rack | None:
+        """``Design.find_rack`` (through the model's id index)."""
+        return self.design.find_rack(rack_id)
+
+    def find_device(self, device_id: str) -> tuple[Rack, Device] | None:
+        """``Design.find_device`` (through the model's id index)."""
+        return self.design.find_device(device_id)
+
+    # -- invalidation --------------------------------------------------------------
+    def invalidate(self) -> None:
+        """Forget everything: the next read recomputes from the model (also what a newly
+        loaded design needs)."""
+        self._reset()
+
+    def on_changed(self, change: Change) -> None:
+        """Bring forward what ``change`` can have moved (see the module docstring)."""
+        if change.everything:
+            self.invalidate()
+            return
+        if self._checker is not None or self._slicing is not None:
+            self._pending = change if self._pending is None else self._pending | change
+        if self._slicing is not None and self._slicing[0].ctx is not None:
+            # Slices still to run must not read figures the edit moved; what was
+            # checked already is re-checked from the pending change when they are done.
+            self._slicing[0].ctx.forget(types=change.design or bool(change.types))
+        if change.waivers:
+            self._waivers_moved = True
+        for workload_id in change.workloads:
+            self._results.pop(workload_id, None)
+        if change.design:
+            self._summary = None  # the PUE (say) moved; counts and loads did not
+            self._results.clear()
+        if change.links or change.networks or change.types:
+            # The compute fabric (and so every training prediction) may have moved.
+            self._fabric = None
+            self._results.clear()
+        if change.types:
+            for slug in change.types:
+                self._load_cache.per_type.pop(slug, None)
+                self._load_cache.rack_types.pop(slug, None)
+            self._summary = None
+            self._results.clear()
+        racks = set(change.racks)
+        index = self.design.index
+        for device_id in change.devices:
+            rack = index.rack_of(device_id)
+            if rack is not None:
+                racks.add(rack.id)
+        if racks and self._counts is not None:
+            self._recount(racks)
+        if self._loads is not None:
+            self._stale_racks.update(racks)
+            self._reorder = self._reorder or change.layout
+
+    # -- helpers -------------------------------------------------------------------
+    def _count_all(self) -> None:
+        self._rack_types = {r.id: _device_types(r) for r in self.design.iter_racks()}
+        counts: Counter[str] = Counter()
+        for types in self._rack_types.values():
+            counts.update(types)
+        self._counts = counts
+        self.computed["counts"] += 1
+
+    def _recount(self, rack_ids: set[str]) -> None:
+        """Update the per-type counts from the named racks; drop the summary if they moved."""
+        assert self._counts is not None
+        index = self.design.index
+        moved: set[str] = set()
+        for rack_id in rack_ids:
+            old = self._rack_types.pop(rack_id, None)
+            placed = index.racks.get(rack_id)
+            new = _device_types(placed[1]) if placed is not None else None
+            if new is not None:
+                self._rack_types[rack_id] = new
+            if old == new:
+                continue
+            moved.update(old or ())
+            moved.update(new or ())
+            if old:
+                self._counts.subtract(old)
+            if new:
+                self._counts.update(new)
+        if moved:
+            self._summary = None
+            # A workload reads the GPUs and GPU servers of the summary, not its watts:
+            # a switch dropped into a rack leaves every estimate as it was.
+            types = self.design.device_types
+            if any((item := types.get(slug)) is None or item.gpu_count for slug in moved):
+                self._results.clear()
+
+    def _refresh_stale_loads(self) -> None:
+        assert self._loads is not None
+        index = self.design.index
+        changed = False
+        for rack_id in self._stale_racks:
+            placed = index.racks.get(rack_id)
+            if placed is None:
+                changed = self._loads.pop(rack_id, None) is not None or changed
+                continue
+            load = safe_rack_load(self.design, placed[1], self._load_cache)
+            self.computed["rack_load"] += 1
+            changed = changed or load != self._loads.get(rack_id)
+            self._loads[rack_id] = load
+        self._stale_racks.clear()
+        if self._reorder:
+            old = self._loads
+            self._loads = {
+                rack.id: old.get(rack.id) or safe_rack_load(self.design, rack, self._load_cache)
+                for rack in self.design.iter_racks()
+            }
+            changed = changed or list(old) != list(self._loads)
+            self._reorder = False
+        if changed:
+            self._loads_version += 1

@@ -1,0 +1,222 @@
+"""The live summary in the status bar: racks, devices, GPUs, peak PFLOPS, IT and facility power.
+
+It refreshes in the same event-loop turn as every ``Document.changed`` (no timers), from
+the document's shared :class:`~workbench.ui.shell.live_figures.LiveFigures`: the summary and the
+training estimate are computed once per change for every view, never by the strip itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from workbench.calc.summary import DesignSummary
+from workbench.calc.training_estimate import PLAN_SOURCE
+from workbench.model import Design, Workload
+from workbench.render import colors
+from workbench.rules import Severity, count
+from workbench.ui.shell.document import Change, Document
+from workbench.units import finite, format_count, format_flops, format_power
+
+#: Evaluates a workload (``evaluate_workload`` or the document's cached result).
+Evaluate = Callable[[Workload], object]
+
+SEPARATOR = " · "
+
+
+def training_days(
+    design: Design, evaluate: Evaluate, preferred: str | None = None
+) -> tuple[str, float | None, float | None, str | None] | None:
+    """(workload name, days, MFU, MFU source) of the training workload to show, or None
+    without one.
+
+    That is ``preferred`` (the workload open in the Estimates view) when it is a training
+    job, else the first training workload, so the strip follows what the user is editing
+    and still shows something before they open the Estimates view.  Days and MFU are
+    None when the estimate cannot be made (missing inputs); the source is "predicted"
+    (from the design and the layout) or "given".  ``evaluate`` gives a workload's result
+    (the window passes the document's cached one, so the strip never computes it).
+    """
+    training = [w for w in design.workloads if w.kind == "training"]
+    workload = next((w for w in training if w.id == preferred), training[0] if training else None)
+    if workload is None:
+        return None
+    try:
+        result = evaluate(workload)
+    except Exception:  # noqa: BLE001 - a bad workload must not break the status bar
+        return workload.name, None, None, None
+    days, mfu = getattr(result, "days", None), getattr(result, "mfu", None)
+    source = getattr(result, "mfu_source", None)
+    return workload.name, days if finite(days) else None, mfu if finite(mfu) else None, source
+
+
+def summary_parts(
+    summary: DesignSummary, design: Design, evaluate: Evaluate, preferred: str | None = None
+) -> list[tuple[str, str, str]]:
+    """(key, text, tooltip) of each figure shown, in order; pure, for tests and the strip.
+
+    ``evaluate`` and ``preferred`` are passed on to :func:`training_days`."""
+    bf16 = summary.peak_pflops.get("bf16", 0.0)
+    parts = [
+        ("racks", format_count(summary.racks, "rack"), "Racks in the design"),
+        ("devices", format_count(summary.devices, "device"), "Devices placed in racks"),
+        (
+            "gpus",
+            format_count(summary.gpus, "GPU"),
+            ", ".join(f"{n:,} × {slug}" for slug, n in summary.gpu_models.items()) or "No GPUs",
+        ),
+        (
+            "bf16",
+            f"{format_flops(bf16)} BF16 peak",
+            "Dense BF16 peak: GPUs × TFLOPS per GPU (no sparsity)",
+        ),
+        (
+            "it",
+            f"{format_power(summary.it_kw)} IT",
+            f"IT load at maximum draw; typical {format_power(summary.typical_kw)}",
+        ),
+        (
+            "facility",
+            f"{format_power(summary.facility_kw)} facility (PUE {summary.pue:g})",
+            "Facility power = IT power × PUE",
+        ),
+    ]
+    days = training_days(design, evaluate, preferred)
+    if days is not None:
+        name, value, mfu, source = days
+        text = f"{name}: {value:,.1f} days" if value is not None else f"{name}: days n/a"
+        tip = (
+            "Training time of the workload open in Estimates "
+            "(the first training workload until one is chosen)"
+        )
+        if value is not None and mfu is not None and source == PLAN_SOURCE:
+            text += " (planned at 30 % MFU)"
+        elif value is not None and mfu is not None:
+            text += f" at MFU {mfu * 100:.0f} %"
+            tip += f"; MFU {mfu * 100:.1f} % {source or ''}".rstrip()
+            if source == "predicted":
+                tip += " from the design (GPUs, NVLink, NICs, fabric) and the layout"
+        parts.append(("days", text, tip))
+    return parts
+
+
+def checks_text(errors: int, warnings: int) -> str:
+    """'2 errors · 1 warning', or 'No errors' when the rules found nothing to fix."""
+    if not errors and not warnings:
+        return "✔ No errors"
+    parts = [format_count(errors, "error")] if errors else []
+    if warnings:
+        parts.append(format_count(warnings, "warning"))
+    return SEPARATOR.join(parts)
+
+
+class SummaryStrip(QWidget):
+    """A row of labels with the design's headline figures, kept live, led by the count
+    of rule findings (a link that opens the Checks view)."""
+
+    #: The findings count was clicked.
+    checksClicked = Signal()
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self._labels: dict[str, QLabel] = {}
+        self._separators: dict[str, QLabel] = {}
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(6, 0, 6, 0)
+        self._layout.setSpacing(4)
+        self.checks = QLabel()
+        self.checks.setObjectName("summary-checks")
+        self.checks.setTextFormat(Qt.TextFormat.RichText)
+        self.checks.linkActivated.connect(lambda _link: self.checksClicked.emit())
+        self._layout.addWidget(self.checks)
+        self._checks_text = ""
+        document.changed.connect(self._on_document_changed)
+        document.designReplaced.connect(self.refresh)
+        document.currentWorkloadChanged.connect(self.refresh)
+        document.figures.findingsReady.connect(self._show_checks)
+        document.figures.checkProgress.connect(self._show_progress)
+        self.refresh()
+
+    def _on_document_changed(self, change: Change) -> None:
+        del change  # every change may move a figure; reading the shared figures is cheap
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the document's current figures now."""
+        self._show_checks()
+        self._show_figures()
+
+    def _show_checks(self) -> None:
+        figures = self.document.figures
+        if not figures.checked:
+            self._checks_text = "Checking…"
+            self.checks.setText(f'<span style="color:{colors.TEXT_MUTED}">Checking…</span>')
+            figures.check_soon()
+            return
+        counts = count(figures.findings(), figures.waived())
+        self._checks_text = checks_text(counts.errors, counts.warnings)
+        worst = Severity.ERROR if counts.errors else Severity.WARNING if counts.warnings else None
+        color = colors.SEVERITY_COLORS[worst] if worst is not None else colors.LOAD_OK
+        self.checks.setText(
+            f'<a href="checks" style="color:{color}; font-weight:600; text-decoration:none">'
+            f"{self._checks_text}</a>"
+        )
+        waived = f"; {counts.waived:,} waived" if counts.waived else ""
+        self.checks.setToolTip(f"Design checks{waived}. Click to open the Checks view.")
+
+    def _show_progress(self, percent: int) -> None:
+        """How far the first full check is (it runs in slices on a big design)."""
+        if self.document.figures.checked or percent >= 100:
+            return
+        self._checks_text = f"Checking… {percent} %"
+        self.checks.setText(f'<span style="color:{colors.TEXT_MUTED}">{self._checks_text}</span>')
+
+    def _show_figures(self) -> None:
+        figures = self.document.figures
+        parts = summary_parts(
+            figures.summary,
+            self.document.design,
+            lambda workload: figures.workload(workload.id),
+            self.document.current_workload,
+        )
+        shown = set()
+        for key, text, tip in parts:
+            label = self._labels.get(key)
+            if label is None:
+                label = self._add_label(key)
+            label.setText(text)
+            label.setToolTip(tip)
+            shown.add(key)
+        for key, label in self._labels.items():
+            visible = key in shown
+            label.setVisible(visible)
+            self._separators[key].setVisible(visible and key != next(iter(self._labels)))
+
+    def _add_label(self, key: str) -> QLabel:
+        sep = QLabel("·")
+        sep.setStyleSheet("color: #90a4ae;")
+        self._layout.addWidget(sep)
+        self._separators[key] = sep
+        label = QLabel()
+        label.setObjectName(f"summary-{key}")
+        if key in ("gpus", "bf16", "it"):
+            label.setStyleSheet("font-weight: 600;")
+        self._labels[key] = label
+        self._layout.addWidget(label)
+        return label
+
+    def text(self) -> str:
+        """Everything the strip shows, as one line."""
+        return SEPARATOR.join(
+            label.text() for label in self._labels.values() if not label.isHidden()
+        )
+
+    def figure(self, key: str) -> str:
+        """The text of one figure ('checks', 'gpus', 'bf16', 'it' ...)."""
+        if key == "checks":
+            return self._checks_text
+        label = self._labels.get(key)
+        return label.text() if label is not None and not label.isHidden() else ""

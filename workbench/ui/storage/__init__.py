@@ -1,0 +1,1 @@
+"""The Storage view: storage tiers and their dialogs."""

@@ -1,0 +1,1 @@
+"""The Versions view: saved versions, baselines and comparing them."""

@@ -228,3 +228,21 @@ def test_pass_marks_sheet_names_each_source(tmp_path: Path) -> None:
     assert "NVIDIA/nccl-tests#290" in rows["net.allreduce_2node"][3]
     assert rows["gpu.driver"][2] == "550.127.08 (or a patch release of it)"
     assert rows["bmc.address"][2].startswith("differs per node")
+
+
+def test_checks_split_over_sheets_below_excels_row_limit(
+    design, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setattr("workbench.export.checklist.MAX_SHEET_ROWS", 100)
+    book = openpyxl.load_workbook(
+        write_checklist(design, tmp_path / "c.xlsx", per_node_sheets=False)
+    )
+    checks = [name for name in book.sheetnames if name.startswith("Checks")]
+    assert len(checks) > 1 and checks[:2] == ["Checks", "Checks 2"]
+    summary = {row[0]: row for row in book["Summary"].iter_rows(min_row=2, values_only=True)}
+    for name in checks:
+        sheet = book[name]
+        assert sheet.max_row - 1 <= 100
+        node = sheet["A2"].value
+        assert f"'{name}'!" in summary[node][2]  # its counts read its own sheet
+        assert str(sheet.data_validations.dataValidation[0].sqref) == f"H2:H{sheet.max_row}"

@@ -49,6 +49,10 @@ from workbench.model.design import Design, Device
 
 #: Most nodes that get a sheet each (see the module docstring).
 PER_NODE_SHEET_LIMIT = 500
+#: Most data rows on one checks sheet: Excel stops at 1,048,576 rows, so a
+#: 1,000,000-GPU design (125,000 nodes × ~49 items) goes on several, "Checks",
+#: "Checks 2", ..., each node's rows whole on one of them.
+MAX_SHEET_ROWS = 1_000_000
 
 _LAYER_TITLES = dict(LAYERS)
 _GREEN = PatternFill("solid", fgColor="C6EFCE")
@@ -141,17 +145,29 @@ def write_checklist(
                 if k % 50 == 0:
                     progress(0.9 * k / total, "Node sheets")
         else:
-            sheet = book.sheet("Checks", [xc.Column("Node", min_width=12), *_ITEM_COLUMNS])
+            checks: xc.SheetWriter | None = None
+            pending: list[tuple[str, int]] = []  # the nodes on the current checks sheet
+
+            def finish(sheet: xc.SheetWriter) -> None:
+                _validate(sheet, 7, 2, sheet.last_row)
+                nodes_col = sheet.range_ref(0, 2, sheet.last_row)
+                verdicts = sheet.range_ref(7, 2, sheet.last_row)
+                counts.extend((name, n, verdicts, nodes_col) for name, n in pending)
+                pending.clear()
+
             for k, (device, items) in enumerate(nodes, 1):
+                if checks is None or checks.rows + len(items) > MAX_SHEET_ROWS:
+                    if checks is not None:
+                        finish(checks)
+                    title = "Checks" if checks is None else f"Checks {len(book.sheets) + 1}"
+                    checks = book.sheet(title, [xc.Column("Node", min_width=12), *_ITEM_COLUMNS])
                 for item in items:
-                    sheet.append([device.name, *_row(item, latest.get((device.name, item.id)))])
-                counts.append((device.name, len(items), "", ""))
+                    checks.append([device.name, *_row(item, latest.get((device.name, item.id)))])
+                pending.append((device.name, len(items)))
                 if k % 500 == 0:
                     progress(0.9 * k / total, "Checks")
-            _validate(sheet, 7, 2, sheet.last_row)
-            nodes_col = sheet.range_ref(0, 2, sheet.last_row)
-            verdicts = sheet.range_ref(7, 2, sheet.last_row)
-            counts = [(name, n, verdicts, nodes_col) for name, n, _v, _n in counts]
+            if checks is not None:
+                finish(checks)
         _summary(book, counts)
         _pass_marks(book, nodes)
 

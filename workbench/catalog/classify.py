@@ -228,7 +228,8 @@ def classify(
     answers = dict(answers or {})
     facts = _stated(mapping, answers)
     found = ev.texts(mapping)
-    groups = ev.port_groups(mapping)
+    # the interfaces, or when the file models none the ports its prose lists
+    groups = ev.port_groups(mapping) or ev.prose_groups(found.prose)
     gpus = _gpu_evidence(mapping, found)
     if "kind" in facts:
         kind = Decision("kind", facts["kind"][0], STATED, (facts["kind"][1],))

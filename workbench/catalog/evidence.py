@@ -185,6 +185,21 @@ def port_groups(mapping: Mapping[str, Any]) -> list[PortGroup]:
     return sorted(groups, key=lambda g: (-g.count, g.speed))
 
 
+#: "48 x 1G RJ45", "6 x1G/10G SFP+", "6 x 40G/100G QSFP28": ports a file's prose
+#: lists when its interfaces are not modelled (the fastest of a slash list counts).
+_PROSE_PORTS = re.compile(r"(?<![\w.])(\d{1,3})\s*x\s*((?:\d+(?:\.\d+)?g(?:be)?/)*\d+(?:\.\d+)?)g(?:be)?\b")
+
+
+def prose_groups(prose: str) -> list[PortGroup]:
+    """Port groups the prose lists, most numerous first (as :func:`port_groups`)."""
+    speeds = Counter[float]()
+    for count, rates in _PROSE_PORTS.findall(prose):
+        fastest = max(float(r.removesuffix("gbe").removesuffix("g")) for r in rates.split("/"))
+        speeds[fastest] += int(count)
+    groups = [PortGroup(s, n) for s, n in speeds.items()]
+    return sorted(groups, key=lambda g: (-g.count, g.speed))
+
+
 def describe_groups(groups: list[PortGroup]) -> str:
     """``48 × 1 Gb/s + 4 × 100 Gb/s``."""
     return " + ".join(f"{g.count} × {g.speed:g} Gb/s" for g in groups) or "no data ports"

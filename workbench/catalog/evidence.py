@@ -187,7 +187,9 @@ def port_groups(mapping: Mapping[str, Any]) -> list[PortGroup]:
 
 #: "48 x 1G RJ45", "6 x1G/10G SFP+", "6 x 40G/100G QSFP28": ports a file's prose
 #: lists when its interfaces are not modelled (the fastest of a slash list counts).
-_PROSE_PORTS = re.compile(r"(?<![\w.])(\d{1,3})\s*x\s*((?:\d+(?:\.\d+)?g(?:be)?/)*\d+(?:\.\d+)?)g(?:be)?\b")
+_PROSE_PORTS = re.compile(
+    r"(?<![\w.])(\d{1,3})\s*x\s*((?:\d+(?:\.\d+)?g(?:be)?/)*\d+(?:\.\d+)?)g(?:be)?\b"
+)
 
 
 def prose_groups(prose: str) -> list[PortGroup]:

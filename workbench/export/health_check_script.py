@@ -130,7 +130,9 @@ measure() {
   kind=${param%%:*} value=${param#*:}
   case $item in
     bios.aspm) need lspci || return 3; lspci_all || return 3
-      printf '%s\n' "$lspci_out" | grep -c 'LnkCtl:.*ASPM [^D]' ;;
+      printf '%s\n' "$lspci_out" | awk '
+        /^[0-9a-f]/ { ours = ($0 ~ /NVIDIA Corporation|Mellanox Technologies/) }
+        ours && /LnkCtl:.*ASPM/ && !/ASPM Disabled/ { n++ } END { print n + 0 }' ;;
     bios.above4g) need lspci || return 3; lspci_all || return 3
       printf '%s\n' "$lspci_out" | awk '
         /^[0-9a-f]/ { gpu = ($0 ~ /(3D|VGA compatible) controller: NVIDIA/) }

@@ -272,6 +272,19 @@ def lspci() -> str:
             "\tKernel modules: nvidiafb, nouveau, nvidia_drm, nvidia",
             "",
         ]
+    # The BMC's VGA function: its ASPM is the board's business, not the GPUs' or NICs'.
+    out += [
+        "03:00.0 VGA compatible controller: ASPEED Technology, Inc. ASPEED Graphics Family "
+        "(rev 52)",
+        "\tSubsystem: ASPEED Technology, Inc. ASPEED Graphics Family",
+        "\tRegion 0: Memory at 94000000 (32-bit, non-prefetchable) [size=64M]",
+        "\tCapabilities: [80] Express (v2) Legacy Endpoint, MSI 00",
+        "\t\tLnkCap:\tPort #0, Speed 2.5GT/s, Width x1, ASPM L0s L1, Exit Latency L0s <512ns",
+        "\t\tLnkCtl:\tASPM L1 Enabled; RCB 64 bytes, Disabled- CommClk+",
+        "\t\tLnkSta:\tSpeed 2.5GT/s (ok), Width x1 (ok)",
+        "\tKernel driver in use: ast",
+        "",
+    ]
     nics = [(bus, 0, "Infiniband controller") for bus in IB_BUS]
     nics += [(bus, fn, "Ethernet controller") for bus, fn in ETH]
     for k, (bus, fn, cls) in enumerate(nics):

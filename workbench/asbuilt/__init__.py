@@ -21,7 +21,13 @@ for 100,000 links).
 from __future__ import annotations
 
 from workbench.asbuilt.matcher import DISCREPANCIES, VERDICTS, Verdict, check
-from workbench.asbuilt.reading import CaptureRead, read_file, read_folder
+from workbench.asbuilt.reading import (
+    CaptureLimits,
+    CaptureRead,
+    limits_for,
+    read_file,
+    read_folder,
+)
 from workbench.asbuilt.report import Totals, totals
 from workbench.asbuilt.seen import CaptureError
 from workbench.model.design import Design
@@ -36,6 +42,8 @@ __all__ = [
     "check",
     "read_file",
     "read_folder",
+    "CaptureLimits",
+    "limits_for",
     "totals",
     "verdicts",
 ]

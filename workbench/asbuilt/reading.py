@@ -39,7 +39,35 @@ MAX_RECORDS = 2_000_000
 #: Files in the folder that are not captures and are skipped silently.
 _SKIPPED_SUFFIXES = (".md", ".dcwb", ".xlsx")
 
+#: What a capture may take per link of the design it is checked against: every link is
+#: seen from both ends, an ibnetdiscover line is under 200 bytes, and a switch's LLDP
+#: table repeats its header; four records and 800 bytes per link leave room for the
+#: links the design does not know (the reason to capture at all).
+RECORDS_PER_LINK = 4
+BYTES_PER_LINK = 800
+
 Parser = Callable[[str, list[str], str], list[Seen]]
+
+
+@dataclass(frozen=True)
+class CaptureLimits:
+    """The caps a folder is read under: the fixed floors above, raised to fit the design
+    the captures are checked against (:func:`limits_for`), so a whole-fabric capture of
+    a 1,000,000-GPU campus is read while a hostile folder is still refused, and refused
+    before a byte is parsed where its sizes already say so."""
+
+    file_bytes: int = MAX_FILE_BYTES
+    records: int = MAX_RECORDS
+    folder_bytes: int = MAX_RECORDS * 200
+
+
+def limits_for(links: int) -> CaptureLimits:
+    """The caps for captures of a design with ``links`` links."""
+    return CaptureLimits(
+        file_bytes=max(MAX_FILE_BYTES, BYTES_PER_LINK * links),
+        records=max(MAX_RECORDS, RECORDS_PER_LINK * links),
+        folder_bytes=max(MAX_RECORDS * 200, 2 * BYTES_PER_LINK * links),
+    )
 
 
 @dataclass(frozen=True)
@@ -68,23 +96,34 @@ def capture_files(folder: Path) -> list[Path]:
 
 
 def read_folder(
-    folder: Path, *, who: str, now: str, progress: Callable[[int, int], None] | None = None
+    folder: Path,
+    *,
+    who: str,
+    now: str,
+    progress: Callable[[int, int], None] | None = None,
+    limits: CaptureLimits | None = None,
 ) -> CaptureRead:
     """Every capture in ``folder`` as design records of one import, or CaptureError.
 
     ``progress(files read, files)`` is called before each file and after the last (the
     window's progress dialog; it may raise to stop the read, which changes nothing).
+    ``limits``: the caps, from :func:`limits_for` the design (the fixed floors without).
+    The sizes of every file are checked against them before any is parsed.
     """
+    limits = limits or CaptureLimits()
     import_id = f"asbuilt-{now}-{uuid.uuid4().hex[:8]}"
     captures: list[CapturedLink] = []
     files: list[tuple[str, str, int]] = []
     paths = capture_files(folder)
+    _check_sizes(folder, paths, limits)
     for done, path in enumerate(paths):
         if progress is not None:
             progress(done, len(paths))
-        fmt, seen = read_file(path)
-        if len(captures) + len(seen) > MAX_RECORDS:
-            raise CaptureError(str(path), None, f"the folder holds more than {MAX_RECORDS} records")
+        fmt, seen = read_file(path, limits.file_bytes)
+        if len(captures) + len(seen) > limits.records:
+            raise CaptureError(
+                str(path), None, f"the folder holds more than {limits.records:,} records"
+            )
         at = _mtime(path)
         captures.extend(
             CapturedLink(shown_name(path.name), s.line, fmt, s.local_device, s.local_port, s.remote_device,
@@ -97,18 +136,44 @@ def read_folder(
     return CaptureRead(tuple(captures), tuple(files), import_id)
 
 
-def read_file(path: Path) -> tuple[str, list[Seen]]:
+def _check_sizes(folder: Path, paths: list[Path], limits: CaptureLimits) -> None:
+    """Refuse a file or a folder too big for the design before parsing anything (a
+    whole-fabric read takes minutes; finding out at its end helps nobody)."""
+    total = 0
+    for path in paths:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue  # read_file words what cannot be read
+        if size > limits.file_bytes:
+            raise CaptureError(
+                str(path),
+                None,
+                f"{size / 2**20:,.0f} MiB; a capture of this design is at most "
+                f"{limits.file_bytes / 2**20:,.0f} MiB",
+            )
+        total += size
+    if total > limits.folder_bytes:
+        raise CaptureError(
+            str(folder),
+            None,
+            f"the captures add up to {total / 2**20:,.0f} MiB; those of this design are at "
+            f"most {limits.folder_bytes / 2**20:,.0f} MiB",
+        )
+
+
+def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, list[Seen]]:
     """(format, records) of one capture file; CaptureError naming file and line."""
-    text = read_text(path)
+    text = read_text(path, max_bytes)
     fmt, parse = detect(str(path), text)
     lines = split_lines(str(path), text)
     return fmt, parse(str(path), lines, path.name)
 
 
-def read_text(path: Path) -> str:
+def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     """The file as text, refusing what is too big or not UTF-8 before parsing."""
     try:
-        data = read_bounded(path, MAX_FILE_BYTES)  # regular files only, never blocks
+        data = read_bounded(path, max_bytes)  # regular files only, never blocks
     except ReadRefused as exc:
         raise CaptureError(str(path), None, str(exc)) from None
     except OSError as exc:

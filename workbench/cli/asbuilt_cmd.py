@@ -59,7 +59,12 @@ def cmd_asbuilt(args: argparse.Namespace) -> int:
     path = Path(args.file)
     design = open_project(path)
     try:
-        read = asbuilt.read_folder(Path(args.captures), who=login_name(args.who), now=now_utc())
+        read = asbuilt.read_folder(
+            Path(args.captures),
+            who=login_name(args.who),
+            now=now_utc(),
+            limits=asbuilt.limits_for(len(design.links)),
+        )
         ops.apply(design, ReplaceCaptures(read.captures))
     except (asbuilt.CaptureError, EditError) as exc:
         raise CliError(f"as-built import refused, nothing changed: {exc}", EXIT_BAD_INPUT) from None

@@ -146,7 +146,13 @@ class AsBuiltImport(QObject):
                 raise _Cancelled
 
         try:
-            return asbuilt.read_folder(folder, who=login_name(), now=now_utc(), progress=progress)
+            return asbuilt.read_folder(
+                folder,
+                who=login_name(),
+                now=now_utc(),
+                progress=progress,
+                limits=asbuilt.limits_for(len(self.document.design.links)),
+            )
         except _Cancelled:
             return None
         except (asbuilt.CaptureError, EditError) as exc:

@@ -21,6 +21,7 @@ __all__ = ["CliError", "build_parser", "main"]
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.project_cmds",
     "workbench.cli.check_cmd",
+    "workbench.cli.repair_cmd",
     "workbench.cli.catalog_cmds",
     "workbench.cli.estimate_cmd",
     "workbench.cli.print_cmd",

@@ -52,6 +52,13 @@ def open_design(path: str | os.PathLike[str], catalog: SlugLookup | None = None)
     """
     file = Path(path)
     conn = header.load(file)
+    return design_from(file, conn, catalog)
+
+
+def design_from(file: Path, conn: sqlite3.Connection, catalog: SlugLookup | None = None) -> Design:
+    """The design an in-memory copy of ``file`` (from :func:`header.load`) holds, read
+    and checked as :func:`open_design` does; ``conn`` is closed.  The repair of a file
+    the reader refuses (:mod:`workbench.store.repair`) reads its mended copy here."""
     try:
         header.check(file, conn)
         with binding.collector_paused():

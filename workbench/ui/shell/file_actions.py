@@ -260,11 +260,24 @@ class FileActions(QObject):
                 return False
             if choice == "recover":
                 source, recovered = store.autosave_path(path), True
-        design = self._read(source, "Cannot open project")
+        repairs: tuple = ()
+        try:
+            design: Design | None = store.open_design(source, self.catalog)
+        except store.ProjectFileError as exc:
+            design, repairs = self._repaired(source, exc)
+        except Exception as exc:  # noqa: BLE001 - unexpected, but still name the file
+            self._error("Cannot open project", f"{source}: {exc}")
+            design = None
         if design is None:
             return False
         self.document.replace_design(design, path.resolve())
-        if recovered:
+        if repairs:
+            self.document.undo_stack.resetClean()  # differs from the file until saved
+            self._status(
+                f"Opened a repaired copy of {path.name} ({len(repairs)} repairs); the file "
+                "stays as it was until you save"
+            )
+        elif recovered:
             self.document.undo_stack.resetClean()  # differs from the file on disk
             self._status(f"Recovered autosaved changes of {path.name}; save to keep them")
         else:
@@ -307,6 +320,42 @@ class FileActions(QObject):
             self._error("Cannot recover the interrupted save", str(exc))
             return False
         return True
+
+    def _repaired(self, path: Path, refused: store.ProjectFileError) -> tuple[Design | None, tuple]:
+        """The design of a file the reader refused, mended in memory, if the user takes
+        the repairs listed (:mod:`workbench.store.repair`); else the refusal is shown.
+        Nothing is written: the file stays as it was until the user saves."""
+        from workbench.store.repair import plan_repairs
+
+        try:
+            plan = plan_repairs(path, self.catalog)
+        except Exception:  # noqa: BLE001 - not mendable: the reader's own words say why
+            plan = None
+        if plan is None or not plan.repairs:
+            self._error("Cannot open project", str(refused))
+            return None, ()
+        if not self.ask_repair(path, refused, [r.line() for r in plan.repairs]):
+            self._error("Cannot open project", str(refused))
+            return None, ()
+        return plan.design, plan.repairs
+
+    def ask_repair(self, path: Path, refused: store.ProjectFileError, lines: list[str]) -> bool:
+        """True to open the mended copy of ``path`` (its repairs are ``lines``)."""
+        box = QMessageBox(self.window)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Project needs repair")
+        box.setText(
+            f"{path.name} holds {len(lines)} value(s) the workbench cannot use, so it cannot "
+            "be opened as it is. Open a repaired copy? The file itself stays as it was "
+            "until you save."
+        )
+        shown = lines[:12] + ([f"... and {len(lines) - 12} more"] if len(lines) > 12 else [])
+        box.setInformativeText("\n".join(shown))
+        box.setDetailedText(f"{refused}\n\n" + "\n".join(lines))
+        repair = box.addButton("Open Repaired Copy", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is repair
 
     def _read(self, path: Path, title: str) -> Design | None:
         """Open ``path`` from disk, or show one dialog naming the file and return None."""

@@ -111,7 +111,7 @@ def _no_blocking_dialogs(monkeypatch):
     )
     for name in ("critical", "warning", "information"):
         monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: ok))
-    from workbench.ui.file_actions import FileActions
+    from workbench.ui.shell.file_actions import FileActions
 
     # The offer to open a repaired copy of a refused file is declined unless a test
     # answers it (tests/test_repair.py).

@@ -124,3 +124,16 @@ def test_netbox_import_refuses_a_shared_asset_tag_and_a_control_character(tmp_pa
         NetBoxImportError, match=r"devices.csv:\d+: field 'comments' may not contain"
     ):
         read_netbox(tmp_path / "nb2")
+
+
+def test_a_pasted_copy_of_a_name_at_the_limit_still_fits(design) -> None:
+    from workbench.model.hall_edits import copy_devices, paste
+    from workbench.model.names import MAX_DEVICE_NAME_CHARS
+
+    rack = next(r for r in design.iter_racks() if r.devices)
+    device = rack.devices[0]
+    edit.rename_device(design, device.id, "n" * MAX_DEVICE_NAME_CHARS)
+    batch = paste(design, None, rack.id, copy_devices(design, [device.id]), None)
+    added = [op.device for op in batch.ops if isinstance(op, ops.AddDevice)]
+    assert added and len(added[0].name) <= MAX_DEVICE_NAME_CHARS
+    ops.apply(design, batch)

@@ -169,7 +169,7 @@ def test_the_window_offers_the_repaired_copy(qtbot, base: Path, tmp_path: Path, 
     from qt_helpers import open_window
 
     from workbench.model.design import Design
-    from workbench.ui.file_actions import FileActions
+    from workbench.ui.shell.file_actions import FileActions
 
     path = _edited(base, tmp_path, "UPDATE waivers SET note = ? WHERE seq = 1", "z" * 9000)
     digest = _digest(path)

@@ -17,7 +17,7 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model import ops, site_ops
 from workbench.model.design import DEFAULT_FEED, Design, Device, Rack, Row, Site
 from workbench.model.errors import EditError
-from workbench.model.names import clean_name
+from workbench.model.names import MAX_DEVICE_NAME_CHARS, clean_name
 from workbench.model.placement import Placement, can_place, rack_height
 from workbench.model.requests import (
     ItemSource,
@@ -442,13 +442,14 @@ def paste(
 
 
 def _unique(name: str, taken: TakenNames) -> str:
+    """``name``, or ``stem-N`` free in ``taken``, cut to fit a device name's limit."""
     if name not in taken:
         return name
     stem = re.sub(r"-\d+$", "", name)
     n = 2
-    while f"{stem}-{n}" in taken:
+    while (found := f"{stem[: MAX_DEVICE_NAME_CHARS - len(f'-{n}')]}-{n}") in taken:
         n += 1
-    return f"{stem}-{n}"
+    return found
 
 
 __all__ = [

@@ -69,7 +69,7 @@ _SWITCH_WORD = re.compile(
 )
 _SERVER_WORD = re.compile(
     r"\bserver\b|superserver|poweredge|proliant|thinksystem|\bucs[- ]?c|\bsys-|\bdgx|\bhgx|"
-    r"\bcray\b|\bapollo\b"
+    r"\bcray\b|\bapollo\b|\bas-\d{4}|\bars-\d{3}"  # Supermicro A+ (AS-) and ARS- servers
 )
 #: Switch lines that are always a GPU (compute) fabric: NVLink trays, InfiniBand.
 _FABRIC_SWITCH = re.compile(r"nvlink|\bqm\d{4}|quantum|\bq\d{4}-|infiniband")

@@ -108,6 +108,8 @@ SYSTEMS: tuple[System, ...] = (
     System(r"xd670", "HPE Cray XD670", 8, (KNOWN_GPUS["h100"], KNOWN_GPUS["h200"])),
     System(r"sr680a", "Lenovo ThinkSystem SR680a", 8, _HOPPER_BLACKWELL),
     System(r"sr685a", "Lenovo ThinkSystem SR685a", 8, (*_HOPPER_BLACKWELL, KNOWN_GPUS["mi300x"])),
+    System(r"sd650-n[-_ ]?v2", "Lenovo ThinkSystem SD650-N V2 (Neptune)", 4, _A100),
+    System(r"sd650-n", "Lenovo ThinkSystem SD650-N (Neptune)", 4, _HOPPER_BLACKWELL[:2]),
     System(r"sr675", "Lenovo ThinkSystem SR675", None, counts=(8, 4)),
     System(r"sr670", "Lenovo ThinkSystem SR670", None, counts=(4, 8)),
     System(r"\bsys-82[12]ge", "Supermicro SYS-821GE (HGX)", 8, _HOPPER_BLACKWELL),

@@ -21,6 +21,7 @@ from workbench.model.design import (
     Site,
     SoftwareStack,
     StorageTier,
+    Team,
     Waiver,
     Workload,
 )
@@ -185,4 +186,9 @@ def full_design(name: str = "Full test design") -> Design:
         Waiver("RACK-POWER", "rack0", "signed off ✓\nby facilities", "2026-01-02T03:04:05+00:00"),
         Waiver("WORKLOAD-DEADLINE", "w1", ""),
     ]
+    tier = design.storage_tiers[0]
+    tier.metadata_servers, tier.small_file_iops = 4, 2.5e6
+    tier.dataset_tb, tier.concurrent_jobs = 120.5, 3
+    design.teams = [Team("team-1", "llm-pretrain", gpus=64, priority=10),
+                    Team("team-2", "research", share=0.25)]  # fmt: skip
     return design

@@ -87,7 +87,37 @@ def test_quota_per_team(exported):
     assert spaces == set(quotas) == {"team-a", "team-b"}
     assert quotas["team-a"]["spec"]["hard"] == {"requests.nvidia.com/gpu": "128"}
     assert quotas["team-b"]["spec"]["hard"] == {"requests.nvidia.com/gpu": "64"}
-    assert all(d["apiVersion"] == "v1" for d in docs)
+    assert all(d["apiVersion"] == "v1" for d in docs if d["kind"] != "PriorityClass")
+    classes = {d["metadata"]["name"]: d["value"] for d in docs if d["kind"] == "PriorityClass"}
+    assert classes == {"team-a-priority": 1, "team-b-priority": 1}
+
+
+def test_design_teams_become_quotas_and_qos(tmp_path):
+    """Before issue 24: teams existed only in the Python API, so the files always held
+    one "default" team.  The design's teams (a count or a share, and a priority) now
+    reach both handoffs."""
+    from workbench.export.slurm import write_slurm
+    from workbench.model import Team, ops
+    from workbench.model.team_ops import AddTeam
+
+    design = build_template("dgx-h100-superpod", gpus=256)  # 256 GPUs
+    ops.apply(design, AddTeam(Team("team-1", "llm", gpus=128, priority=50)))
+    ops.apply(design, AddTeam(Team("team-2", "research", share=0.25, priority=10)))
+    write_k8s(design, tmp_path / "k8s")
+    write_slurm(design, tmp_path / "slurm")
+    docs = _docs(tmp_path / "k8s" / "quotas.yaml")
+    quotas = {
+        d["metadata"]["namespace"]: d["spec"]["hard"] for d in docs if d["kind"] == "ResourceQuota"
+    }
+    assert quotas == {
+        "llm": {"requests.nvidia.com/gpu": "128"},
+        "research": {"requests.nvidia.com/gpu": "64"},
+    }
+    classes = {d["metadata"]["name"]: d["value"] for d in docs if d["kind"] == "PriorityClass"}
+    assert classes == {"llm-priority": 50, "research-priority": 10}
+    qos = (tmp_path / "slurm" / "qos.sh").read_text()
+    assert "GrpTRES=gres/gpu=128" in qos and "Priority=50" in qos
+    assert "GrpTRES=gres/gpu=64" in qos and "Priority=10" in qos and "qos default" not in qos
 
 
 def test_pod_template_is_guaranteed_with_memory_shm(exported):

@@ -21,6 +21,7 @@ from workbench.model.design import (
     Site,
     SoftwareStack,
     StorageTier,
+    Team,
     Waiver,
     Workload,
 )
@@ -121,7 +122,12 @@ def designs(draw: st.DrawFn) -> Design:
         tier=text,
         filesystem=text,
         device_ids=st.lists(text, max_size=3),
+        metadata_servers=opt_int,
+        small_file_iops=opt_real,
+        dataset_tb=opt_real,
+        concurrent_jobs=opt_int,
     )
+    teams = every_field(Team, id=text, name=text, gpus=opt_int, share=opt_real, priority=int64)
     workloads = every_field(
         Workload,
         id=text,
@@ -183,6 +189,7 @@ def designs(draw: st.DrawFn) -> Design:
             software_stacks=st.lists(stacks, max_size=2),
             properties=st.dictionaries(text, text, max_size=4),
             waivers=st.lists(waivers, max_size=3),
+            teams=st.lists(teams, max_size=2),
             versions=st.just(VersionMatrix()),
             acceptance=st.just([]),
             # Captures have their own round trip (tests/test_asbuilt_store_cli.py).

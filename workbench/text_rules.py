@@ -176,6 +176,8 @@ STORED_TEXT: dict[str, TextRule] = {
     "storage_tiers.id": _ID,
     "storage_tiers.name": TextRule("storage tier name"),
     "storage_tiers.filesystem": TextRule("file system", blank_ok=True),
+    "teams.id": _ID,
+    "teams.name": TextRule("team name", 63),
     "workloads.id": _ID,
     "workloads.name": TextRule("workload name"),
     "workloads.framework": TextRule("software stack", 64, blank_ok=True),

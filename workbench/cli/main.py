@@ -27,6 +27,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.print_cmd",
     "workbench.cli.fabric_cmd",
     "workbench.cli.versions_cmd",
+    "workbench.cli.teams_cmd",
     "workbench.cli.export_cmd",
     "workbench.cli.acceptance_cmd",
     "workbench.cli.asbuilt_cmd",

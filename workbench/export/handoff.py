@@ -14,11 +14,13 @@ a 16-node cluster 12 training, 2 inference and 2 dev nodes):
   taken from the **end** of the node order (the last racks), so the training pool
   keeps whole racks and leaf groups at the front, where the scheduler packs jobs
   under the fewest switches; both counts can be set;
-- with no teams given there is one, ``default``, allowed every GPU of the cluster.
+- with no teams given the design's teams are used (a share turned into GPUs of the
+  cluster), and with none there is one, ``default``, allowed every GPU of the cluster.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,12 +29,10 @@ from pathlib import Path
 from workbench.catalog.item import CatalogItem
 from workbench.export.output import ExportError
 from workbench.model.design import Design
+from workbench.model.team_ops import TEAM_NAME
 
 #: The three pools, in the order files list them.
 POOLS: tuple[str, ...] = ("training", "inference", "dev")
-
-#: A team name must be a Kubernetes namespace (RFC 1123 label) and a Slurm QOS name.
-_TEAM = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,8 @@ class Team:
     max_submit_jobs_per_user: int = 20
     #: Longest job of the team, Slurm time text.
     max_wall: str = "240:00:00"
+    #: The team's QOS priority (higher first), from the design's team.
+    priority: int = 1
 
 
 def gpu_nodes(design: Design) -> list[Node]:
@@ -130,10 +132,32 @@ def split_pools(
     }
 
 
+def design_teams(design: Design, total_gpus: int) -> list[Team] | None:
+    """The design's teams (:class:`workbench.model.Team`) as handoff records: a share
+    becomes that part of ``total_gpus``, rounded down, at least 1; None with none."""
+    if not design.teams:
+        return None
+    records = []
+    for team in design.teams:
+        if team.gpus is not None:
+            gpus = team.gpus
+        else:
+            gpus = max(1, math.floor((team.share or 0.0) * total_gpus + 1e-9))
+        records.append(Team(team.name, gpus, priority=team.priority))
+    return records
+
+
 def make_teams(
-    teams: Mapping[str, int] | Sequence[Team] | None, total_gpus: int, path: Path
+    teams: Mapping[str, int] | Sequence[Team] | None,
+    total_gpus: int,
+    path: Path,
+    design: Design | None = None,
 ) -> list[Team]:
-    """The teams as :class:`Team` records, checked; ``{name: gpus}`` is accepted too."""
+    """The teams as :class:`Team` records, checked; ``{name: gpus}`` is accepted too.
+    Without ``teams``, the design's own (:func:`design_teams`), else one "default"
+    team allowed every GPU."""
+    if teams is None and design is not None:
+        teams = design_teams(design, total_gpus)
     if teams is None:
         return [Team("default", total_gpus)]
     if isinstance(teams, Mapping):
@@ -144,7 +168,7 @@ def make_teams(
     for team in records:
         if not isinstance(team, Team):
             raise ExportError(path, f"teams: {team!r} is not a Team")
-        if not _TEAM.match(team.name):
+        if not TEAM_NAME.match(team.name):
             raise ExportError(
                 path,
                 f"team {team.name!r}: a team name is 1-63 lowercase letters, digits "

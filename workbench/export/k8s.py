@@ -14,8 +14,10 @@ accelerator=a100-80g pool=train`` and ``kubectl taint node ... dedicated=train:N
   ``dedicated=training:NoSchedule`` so ordinary workloads do not land on them; other
   nodes have no ``spec`` at all, so applying the file never clears a taint the control
   plane set (``node.kubernetes.io/unschedulable`` ...).
-- **quotas.yaml**: a ``Namespace`` and a ``ResourceQuota`` per team with
-  ``requests.nvidia.com/gpu`` (extended resources are quota'd by requests only).
+- **quotas.yaml**: a ``Namespace``, a ``ResourceQuota`` with
+  ``requests.nvidia.com/gpu`` (extended resources are quota'd by requests only) and a
+  ``PriorityClass`` (``<team>-priority``, the team's priority) per team: the design's
+  teams (:class:`workbench.model.Team`) unless the export is given others.
 - **pod-template.yaml**: a ``PodTemplate`` per training server type: whole node GPUs,
   requests equal to limits (QoS class Guaranteed, so a training pod is the last to be
   evicted), ``/dev/shm`` as a memory ``emptyDir`` (the 64 MiB default makes
@@ -133,7 +135,7 @@ def nodes_yaml(pools: Mapping[str, list[Node]], progress: Progress) -> str:
 
 
 def quotas_yaml(teams: Sequence[Team]) -> str:
-    """quotas.yaml: a Namespace and a GPU ResourceQuota per team."""
+    """quotas.yaml: a Namespace, a GPU ResourceQuota and a PriorityClass per team."""
     out = ["# One namespace and GPU quota per team; apply with: kubectl apply -f quotas.yaml"]
     for team in teams:
         out += [
@@ -151,6 +153,14 @@ def quotas_yaml(teams: Sequence[Team]) -> str:
             "spec:",
             "  hard:",
             f"    requests.nvidia.com/gpu: {_q(str(team.gpus))}",
+            "---",
+            "apiVersion: scheduling.k8s.io/v1",
+            "kind: PriorityClass",
+            "metadata:",
+            f"  name: {_q(team.name + '-priority')}",
+            f"value: {team.priority}",
+            "globalDefault: false",
+            f"description: {_q(f'Jobs of team {team.name} (the Slurm QOS of the same name)')}",
         ]
     return "\n".join(out) + "\n"
 
@@ -293,7 +303,7 @@ def write_k8s(
         nodes, folder, _NODE_NAME, "Kubernetes node name (lowercase letters, digits, '-', '.')"
     )
     pools = split_pools(nodes, folder, inference_nodes=inference_nodes, dev_nodes=dev_nodes)
-    team_list = make_teams(teams, sum(n.gpu_count for n in nodes), folder)
+    team_list = make_teams(teams, sum(n.gpu_count for n in nodes), folder, design)
     progress(0.1, "nodes.yaml")
     files = {
         "nodes.yaml": nodes_yaml(pools, progress),

@@ -381,7 +381,7 @@ def qos_script(teams: Sequence[Team], cluster: str) -> str:
     for team in teams:
         limits = (
             f"GrpTRES=gres/gpu={team.gpus} MaxSubmitJobsPerUser={team.max_submit_jobs_per_user} "
-            f"MaxWall={team.max_wall}"
+            f"MaxWall={team.max_wall} Priority={team.priority}"
         )
         out += [
             f"sacctmgr -i add qos {team.name} || true",
@@ -417,7 +417,7 @@ def write_slurm(
     check_node_names(nodes, folder, _SLURM_NAME, "Slurm node name (letters, digits, '.', '_', '-')")
     cluster = cluster_slug(cluster_name or design.name)
     pools = split_pools(nodes, folder, inference_nodes=inference_nodes, dev_nodes=dev_nodes)
-    team_list = make_teams(teams, sum(n.gpu_count for n in nodes), folder)
+    team_list = make_teams(teams, sum(n.gpu_count for n in nodes), folder, design)
     progress(0.1, "slurm.conf")
     conf, gres = slurm_conf(design, nodes, pools, cluster)
     progress(0.4, "topology.conf")

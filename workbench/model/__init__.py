@@ -19,6 +19,7 @@ from workbench.model.design import (
     Site,
     SoftwareStack,
     StorageTier,
+    Team,
     Waiver,
     Workload,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "Site",
     "SoftwareStack",
     "StorageTier",
+    "Team",
     "Waiver",
     "Workload",
 ]

@@ -191,6 +191,29 @@ class StorageTier:
     tier: str = "hot"
     filesystem: str = ""
     device_ids: list[str] = field(default_factory=list)
+    #: Dedicated metadata servers (seeds 000 and 004: small files load the metadata
+    #: service before the bandwidth; above ~40 GPUs deploy it apart); None: not said.
+    metadata_servers: int | None = None
+    #: Small-file (metadata) operations per second the tier serves; None: not said.
+    small_file_iops: float | None = None
+    #: The dataset the jobs read from it, TB, and how many jobs read their own copy or
+    #: version at once: the capacity to plan is their product (seed 001).
+    dataset_tb: float | None = None
+    concurrent_jobs: int | None = None
+
+
+@dataclass
+class Team:
+    """A team sharing the cluster: a Slurm QOS and account, a Kubernetes namespace and
+    GPU quota.  Its limit is ``gpus`` (a count) or ``share`` (a fraction of the
+    cluster's GPUs), one of the two; ``priority`` orders the teams' jobs (Slurm's QOS
+    ``Priority``, higher first)."""
+
+    id: str
+    name: str
+    gpus: int | None = None
+    share: float | None = None
+    priority: int = 1
 
 
 @dataclass
@@ -309,6 +332,8 @@ class Design:
     software_stacks: list[SoftwareStack] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
     waivers: list[Waiver] = field(default_factory=list)
+    #: The teams sharing the cluster (the handoffs' QOS and quotas).
+    teams: list[Team] = field(default_factory=list)
     #: Baselines, their assignment to nodes and what the nodes reported (version matrix).
     versions: VersionMatrix = field(default_factory=VersionMatrix)
     #: Acceptance results the nodes' health checks reported (append-only, per import).

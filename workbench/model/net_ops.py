@@ -31,7 +31,21 @@ NETWORK_FIELDS: frozenset[str] = frozenset(
     {"name", "plane", "technology", "speed_gbps", "mtu", "vlan", "subnet"}
 )
 LINK_FIELDS: frozenset[str] = frozenset({"speed_gbps", "cable_type", "length_m"})
-TIER_FIELDS: frozenset[str] = frozenset({"name", "tier", "filesystem", "device_ids"})
+TIER_FIELDS: frozenset[str] = frozenset(
+    {
+        "name",
+        "tier",
+        "filesystem",
+        "device_ids",
+        "metadata_servers",
+        "small_file_iops",
+        "dataset_tb",
+        "concurrent_jobs",
+    }
+)
+#: The tier's planning figures (None: not said): whole counts, then amounts.
+TIER_COUNTS: tuple[str, ...] = ("metadata_servers", "concurrent_jobs")
+TIER_AMOUNTS: tuple[str, ...] = ("small_file_iops", "dataset_tb")
 #: Storage tier kinds (domain brief §4).
 TIER_KINDS: tuple[str, ...] = ("hot", "warm", "cold")
 TECHNOLOGIES: tuple[str, ...] = ("infiniband", "roce", "ethernet")
@@ -167,6 +181,20 @@ def check_tier_value(name: str, value: Any) -> Any:
         return value
     if name == "filesystem":
         return clean_field("storage_tiers.filesystem", value)
+    if name in TIER_COUNTS:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000:
+            raise EditError(f"{name.replace('_', ' ')} must be a whole number 0 to 100,000.")
+        return value
+    if name in TIER_AMOUNTS:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise EditError(f"{name.replace('_', ' ')} must be a number, not {value!r}.")
+        if not math.isfinite(value) or not 0 <= value <= 1e12:
+            raise EditError(f"{name.replace('_', ' ')} must be 0 or more, not {value:g}.")
+        return float(value)
     ids = list(value)
     if len(set(ids)) != len(ids):
         raise EditError("A storage tier lists each device once.")

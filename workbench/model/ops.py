@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         SetTierFields,
     )
     from workbench.model.site_ops import AddSite, RemoveSite
+    from workbench.model.team_ops import AddTeam, RemoveTeam, SetTeamFields
     from workbench.model.type_ops import ReplaceDeviceType
     from workbench.model.version_ops import (
         AddAssignment,
@@ -259,6 +260,9 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     "ReplaceDeviceType",
     "AddSite",
     "RemoveSite",
+    "AddTeam",
+    "RemoveTeam",
+    "SetTeamFields",
 ]
 
 
@@ -832,3 +836,6 @@ type_ops.register(_HANDLERS)
 from workbench.model import site_ops  # noqa: E402
 
 site_ops.register(_HANDLERS)
+from workbench.model import team_ops  # noqa: E402
+
+team_ops.register(_HANDLERS)

@@ -37,6 +37,7 @@ from workbench.model.design import (
     Site,
     SoftwareStack,
     StorageTier,
+    Team,
     Waiver,
     Workload,
 )
@@ -121,6 +122,7 @@ LISTS: tuple[Binding, ...] = (
     ),
     _binding("software_stacks", SoftwareStack, json=("components",)),
     _binding("waivers", Waiver),
+    _binding("teams", Team),
 )
 
 #: Every binding by table name.

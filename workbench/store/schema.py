@@ -30,7 +30,7 @@ import sqlite_utils
 from workbench.store import acceptance_table, capture_table, version_tables
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -315,6 +315,41 @@ def _add_stack_fields(db: sqlite_utils.Database) -> None:
         )
 
 
+# The tier columns and the teams table version 11 added.  Frozen.
+_V11_TIER_COLUMNS: dict[str, type] = {
+    "metadata_servers": int,
+    "small_file_iops": float,
+    "dataset_tb": float,
+    "concurrent_jobs": int,
+}
+_V11_TEAMS: dict[str, type] = {
+    "seq": int,
+    "id": str,
+    "name": str,
+    "gpus": int,
+    "share": float,
+    "priority": int,
+}
+
+
+def _add_teams_and_tier_planning(db: sqlite_utils.Database) -> None:
+    """10 -> 11: the teams sharing the cluster, and a storage tier's planning figures
+    (issue 24): metadata servers, small-file IOPS, dataset size and concurrent jobs.
+
+    A version-10 design had no teams (the handoffs made one "default" team) and said
+    none of the tier figures, which an empty table and NULL columns say.
+    """
+    tiers = db.table("storage_tiers")
+    for name, kind in _V11_TIER_COLUMNS.items():
+        tiers.add_column(name, kind)
+    db.create_table(
+        "teams",
+        _V11_TEAMS,
+        pk="seq",
+        not_null=[c for c in _V11_TEAMS if c not in ("seq", "gpus", "share")],
+    )
+
+
 #: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _create_v1,
@@ -327,6 +362,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     capture_table.create_tables,
     _add_step_time_fields,
     _add_stack_fields,
+    _add_teams_and_tier_planning,
 ]
 
 #: The columns of each table in the current schema.  Update with each migration that
@@ -346,6 +382,8 @@ COLUMNS.update(acceptance_table.COLUMNS)
 COLUMNS.update(capture_table.COLUMNS)
 COLUMNS["workloads"] += (*_V9_WORKLOAD_COLUMNS, *_V9_WORKLOAD_DEFAULTS)
 COLUMNS["workloads"] += (*_V10_WORKLOAD_COLUMNS, *_V10_WORKLOAD_DEFAULTS)
+COLUMNS["storage_tiers"] += tuple(_V11_TIER_COLUMNS)
+COLUMNS["teams"] = tuple(_V11_TEAMS)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

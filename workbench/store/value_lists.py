@@ -28,10 +28,13 @@ from workbench.calc.workload import KINDS as WORKLOAD_KINDS
 from workbench.model.design import Design, Link
 from workbench.model.net_ops import (
     NETWORK_FIELDS,
+    TIER_AMOUNTS,
+    TIER_COUNTS,
     check_link_values,
     check_network_value,
     check_tier_value,
 )
+from workbench.model.team_ops import check_team_value
 from workbench.store.errors import ProjectFileError
 from workbench.store.value_table import (
     NUMBER,
@@ -104,6 +107,10 @@ def check_storage_tiers(tiers: Table, devices: set[str]) -> None:
     tiers.typed(
         "device_ids", (list,), _text_items, edit_rule(partial(check_tier_value, "device_ids"))
     )
+    for name in TIER_COUNTS:
+        tiers.typed(name, OPT_WHOLE, edit_rule(partial(check_tier_value, name)))
+    for name in TIER_AMOUNTS:
+        tiers.typed(name, OPT_NUMBER, edit_rule(partial(check_tier_value, name)))
     for i, listed in enumerate(tiers.values("device_ids")):
         missing = [d for d in listed if d not in devices]
         if missing:
@@ -253,3 +260,18 @@ def check_gpu_total(file: Path, devices: Table, design: Design) -> None:
         f"{total:,} GPUs ({gpus:,} of them in devices of this type), more than the "
         f"{MAX_GPUS:,} the calculators plan for",
     )
+
+
+def check_teams(teams: Table) -> None:
+    """Each team as the edits allow it (:mod:`workbench.model.team_ops`)."""
+    teams.texts("name")
+    teams.typed("name", TEXT, edit_rule(partial(check_team_value, "name")))
+    teams.typed("gpus", OPT_WHOLE, edit_rule(partial(check_team_value, "gpus")))
+    teams.typed("share", OPT_NUMBER, edit_rule(partial(check_team_value, "share")))
+    teams.typed("priority", WHOLE, edit_rule(partial(check_team_value, "priority")))
+    teams.unique("name", "team name")
+    for i, (gpus, share) in enumerate(
+        zip(teams.values("gpus"), teams.values("share"), strict=True)
+    ):
+        if (gpus is None) == (share is None):
+            teams.refuse(i, "gpus", "a team has its GPUs or its share of the cluster, one")

@@ -122,6 +122,7 @@ def check_values(file: Path, design: Design, order: Order) -> None:
     value_lists.check_storage_tiers(tables["storage_tiers"], devices)
     value_lists.check_workloads(tables["workloads"])
     value_lists.check_waivers(tables["waivers"])
+    value_lists.check_teams(tables["teams"])
     value_lists.check_gpu_total(file, tables["devices"], design)
 
 
@@ -208,6 +209,7 @@ OWN_IDS: dict[str, str] = {
     "networks": "network",
     "storage_tiers": "storage tier",
     "software_stacks": "software stack",
+    "teams": "team",
 }
 
 

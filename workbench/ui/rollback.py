@@ -39,6 +39,7 @@ from workbench.model import Design, Device, ops
 from workbench.model import acceptance as aops
 from workbench.model import captures as cops
 from workbench.model import net_ops as nops
+from workbench.model import team_ops as tops
 from workbench.model import version_ops as vops
 
 
@@ -261,6 +262,13 @@ def _tier_fields(design: Design, op: nops.SetTierFields, snap: Snapshot) -> None
             snap.keep_list(tier.device_ids)
 
 
+def _teams(design: Design, _op: object, snap: Snapshot) -> None:
+    """The teams list and every team's fields (a handful of small records)."""
+    snap.keep_list(design.teams)
+    for team in design.teams:
+        snap.keep_fields(team)
+
+
 def _acceptance(design: Design, _op: object, snap: Snapshot) -> None:
     """The acceptance results: one list of frozen records, copied by reference."""
     snap.keep_list(design.acceptance)
@@ -332,6 +340,9 @@ SCOPES: dict[type, Callable[[Design, Any, Snapshot], None]] = {
     aops.AddAcceptanceResults: _acceptance,
     aops.RemoveLastAcceptanceImport: _acceptance,
     cops.ReplaceCaptures: _captures,
+    tops.AddTeam: _teams,
+    tops.RemoveTeam: _teams,
+    tops.SetTeamFields: _teams,
 }
 
 
@@ -380,6 +391,7 @@ def keep_whole_design(design: Design, snap: Snapshot) -> None:
     for stack in design.software_stacks:
         snap.keep_fields(stack)
         snap.keep_dict(stack.components)
+    _teams(design, None, snap)
     if hasattr(design, "versions"):
         snap.keep_fields(design.versions)
         _versions(design, None, snap)

@@ -263,6 +263,11 @@ class MainWindow(QMainWindow):
         self.delete_action.setStatusTip(
             "Remove the selected devices and racks, or links in the Fabric view (undoable)"
         )
+        edit.addSeparator()
+        self.teams_action = self._add(edit, "&Teams…", None, self.show_teams)
+        self.teams_action.setStatusTip(
+            "The teams sharing the cluster: GPU limit and priority (the exports' QOS and quotas)"
+        )
         self.hall_actions.fill_hall_menu(bar.addMenu("&Hall"))
         fabric = bar.addMenu("F&abric")
         self.generate_fabric_action = self._add(
@@ -310,6 +315,15 @@ class MainWindow(QMainWindow):
             bool(self.catalog_problems or self.catalog_warnings)
         )
         self.about_action = self._add(help_menu, "&About Workbench", None, self._about)
+
+    def show_teams(self) -> None:
+        """Edit ▸ Teams…: the teams dialog (one per window, kept while it lives)."""
+        from workbench.ui.teams_dialog import TeamsDialog
+
+        if getattr(self, "teams_dialog", None) is None:
+            self.teams_dialog = TeamsDialog(self.document, self)
+        self.teams_dialog.show()
+        self.teams_dialog.raise_()
 
     def _add(self, menu, text: str, shortcut, slot) -> QAction:
         action = QAction(text, self)

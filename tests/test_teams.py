@@ -15,8 +15,8 @@ from workbench.model import Design, Team, ops
 from workbench.model.errors import EditError
 from workbench.model.team_ops import AddTeam, RemoveTeam, SetTeamFields
 from workbench.store import open_design, save_design
-from workbench.ui.document import Document
-from workbench.ui.teams_dialog import TeamsDialog
+from workbench.ui.shell.document import Document
+from workbench.ui.shell.teams_dialog import TeamsDialog
 
 
 def test_team_edits_have_exact_inverses():

@@ -318,7 +318,7 @@ class MainWindow(QMainWindow):
 
     def show_teams(self) -> None:
         """Edit ▸ Teams…: the teams dialog (one per window, kept while it lives)."""
-        from workbench.ui.teams_dialog import TeamsDialog
+        from workbench.ui.shell.teams_dialog import TeamsDialog
 
         if getattr(self, "teams_dialog", None) is None:
             self.teams_dialog = TeamsDialog(self.document, self)

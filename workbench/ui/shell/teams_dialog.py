@@ -37,7 +37,7 @@ from workbench.model.team_ops import (
     new_team_id,
 )
 from workbench.ui.commands import EditCommand
-from workbench.ui.document import Document
+from workbench.ui.shell.document import Document
 
 
 def limit_text(team: Team) -> str:

@@ -47,7 +47,9 @@ STUBS = {
     "ibstat": '  "") cat "$T/ibstat.txt" ;;',
     "ibv_devinfo": '  "") cat "$T/ibv_devinfo.txt" ;;',
     "ethtool": '  *) cat "$T/ethtool-$1.txt" || exit 75 ;;',
-    "ipmitool": '  "lan print 1") cat "$T/ipmitool-lan-print.txt" ;;',
+    "ipmitool": """
+  "lan print 1") cat "$T/ipmitool-lan-print.txt" ;;
+  "mc info") cat "$T/ipmitool-mc-info.txt" ;;""",
     "python3": """
   "-c import torch") exit 0 ;;
   -) cat >/dev/null; cat "$T/matmul.txt" ;;""",
@@ -314,7 +316,7 @@ def test_healthy_results_import_into_a_sign_off_ready_checklist(
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert cmd.returncode == 0, cmd.stderr
-    assert "47 PASS" in cmd.stdout and "2 SKIP" in cmd.stdout
+    assert "48 PASS" in cmd.stdout and "2 SKIP" in cmd.stdout
     book = openpyxl.load_workbook(tmp_path / "c.xlsx")
     rows = list(book[NODE].iter_rows(min_row=2, values_only=True))
     verdicts = {row[0]: (row[5], row[6]) for row in rows}

@@ -80,7 +80,7 @@ ITEM_IDS = (
     "gpu.count", "gpu.driver", "gpu.vbios", "gpu.power_limit", "gpu.persistence",
     "gpu.temperature", "gpu.pcie_link", "gpu.nvlink", "gpu.nvlink_links", "nic.rate",
     "nic.mtu", "nic.firmware", "roce.pfc", "roce.trust", "roce.ecn", "roce.mtu_bond",
-    "storage.nic_rate", "bios.version", "bmc.address",
+    "storage.nic_rate", "bios.version", "bmc.firmware", "bmc.address",
     "gpu.fp16_matmul", "gpu.dcgm_diag",
     "net.allreduce_node", "net.allreduce_2node", "net.ib_write_bw", "storage.fio_read",
     "ctr.toolkit", "ctr.gpus", "ctr.nccl",
@@ -310,6 +310,10 @@ def _device_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
     bios = pins.get("bios", "")
     yield CheckItem("bios.version", "devices", "BIOS of the node's baseline",
                     "dmidecode -s bios-version", "version" if bios else "record", bios)  # fmt: skip
+    bmc_fw = pins.get("bmc", "")
+    yield CheckItem("bmc.firmware", "devices", "BMC firmware of the node's baseline",
+                    "ipmitool mc info | grep 'Firmware Revision'",
+                    "version" if bmc_fw else "record", bmc_fw)  # fmt: skip
     bmc = facts.plan.address_of(device.id, "oob")
     if bmc is not None:
         yield CheckItem("bmc.address", "devices", "BMC answers at its planned address",

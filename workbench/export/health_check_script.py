@@ -245,6 +245,8 @@ measure() {
       ibstat | awk '/Firmware version:/ { print $3 }' | sort -u | paste -sd+ - ;;
     storage.nic_rate) need ethtool || return 3
       eth_ports "$(awk -v r="$param" 'BEGIN { printf "%d", r * 1000 }')" ;;
+    bmc.firmware) need ipmitool || return 3
+      ipmitool mc info | awk -F' *: *' '$1 == "Firmware Revision" { print $2 }' ;;
     bmc.address) need ipmitool || return 3
       ipmitool lan print 1 | awk -F' *: *' '$1 == "IP Address" { print $2 }' ;;
     gpu.fp16_matmul) heavy_only || return 3; need python3 || return 3

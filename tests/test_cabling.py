@@ -307,3 +307,16 @@ def test_qm9700_cages_take_one_twin_port_module_for_two_ports(catalog, ports, mo
     assert parts["optic-800g-osfp-2xsr4"] == modules  # switch side, per cage
     assert parts["optic-400g-osfp-sr4"] == 2  # host side, one per ConnectX-7 port
     assert catalog["optic-800g-osfp-2xsr4"].part_number == "MMA4Z00-NS"
+
+
+def test_cables_measured_in_chunks_equal_the_whole_measure(catalog):
+    """The cable schedule streams its rows (issue 21: it held every link's cable, ~300
+    MB at 100,000 GPUs): measured a few links at a time, each cable is the same."""
+    from workbench.calc.cabling import iter_cables
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    whole = measure_links(design)
+    chunked = list(iter_cables(design, design.links, chunk=97))
+    assert [link.id for link, _c in chunked] == [link.id for link in design.links]
+    assert all(cable == whole[link.id] for link, cable in chunked)

@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from workbench.calc.cabling import measure_links
+from workbench.calc.cabling import iter_cables
 from workbench.calc.fabric.media import design_parts
 from workbench.calc.fabric.planes import link_plane, network_planes
 from workbench.export.output import Progress, no_progress
@@ -67,8 +67,6 @@ def write_cables(design: Design, target: Path, *, progress: Progress = no_progre
     """Write the cable schedule workbook to ``target`` (atomically)."""
     target = Path(target)
     progress(0.0, "Measuring cable runs")
-    measured = measure_links(design)
-    progress(0.2, "Writing cables")
     names = {item.slug: item.model or item.slug for item in design_parts(design)}
     planes = network_planes(design)
     network_names = {n.id: n.name for n in design.networks}
@@ -94,14 +92,14 @@ def write_cables(design: Design, target: Path, *, progress: Progress = no_progre
         seen: set[tuple[tuple[str, str], tuple[str, str]]] = set()
         duplicates = 0
         total = len(design.links)
-        for done, link in enumerate(design.links, start=1):
+        # Measured and written a chunk at a time: the rows are streamed, not held.
+        for done, (link, cable) in enumerate(iter_cables(design, design.links), start=1):
             a_end, b_end = (link.a_device, link.a_port), (link.b_device, link.b_port)
             key = (a_end, b_end) if a_end <= b_end else (b_end, a_end)
             if key in seen:
                 duplicates += 1
                 continue
             seen.add(key)
-            cable = measured[link.id]
             a, b = where.get(link.a_device, unplaced), where.get(link.b_device, unplaced)
             if b[0] < a[0]:
                 a, b, a_end, b_end = b, a, b_end, a_end
@@ -137,7 +135,7 @@ def write_cables(design: Design, target: Path, *, progress: Progress = no_progre
             by_part[(media, part, cable.length_m)] += 1
             by_rows[(f"{a[1]} {a[2]}".strip(), f"{b[1]} {b[2]}".strip(), media)] += 1
             if done % PROGRESS_EVERY == 0:
-                progress(0.2 + 0.75 * done / total, "Writing cables")
+                progress(0.95 * done / total, "Writing cables")
         _pull_list(book, by_part, by_rows, duplicates)
 
     return write_workbook(target, fill, progress)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,7 @@ from PySide6.QtCore import QRectF, QSize, QSizeF
 from PySide6.QtGui import QColor, QPagedPaintDevice, QPageLayout, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 
+from workbench.filenames import portable_stem
 from workbench.model.design import Design
 from workbench.render.print_layout import (
     Page,
@@ -156,8 +156,8 @@ def write_pdf(
 
 
 def _file_stem(text: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return stem or "page"
+    """A page's label as a file stem: portable, and one word so a shell lists it."""
+    return "-".join(portable_stem(text, "page").split())
 
 
 def svg_name(number: int, total: int, page: Page) -> str:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from workbench.export.output import ExportCancelled, ExportError
 from workbench.export.registry import EXPORTS, ExportKind, exporter
+from workbench.filenames import portable_stem
 from workbench.ui.shell.document import Document
 
 _TITLES = {
@@ -67,7 +68,9 @@ class ExportActions(QObject):
 
     # -- dialogs (small methods so tests can replace them) ---------------------------------
     def ask_target(self, kind: ExportKind) -> Path | None:
-        base = self.document.path.stem if self.document.path else "design"
+        base = portable_stem(
+            self.document.path.stem if self.document.path else self.document.design.name
+        )
         start = str((self.document.path.parent if self.document.path else Path.home()) / base)
         if kind.metavar == "DIR":
             folder = QFileDialog.getExistingDirectory(self.window, _TITLES[kind.option], start)

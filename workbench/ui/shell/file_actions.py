@@ -16,6 +16,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox
 
 from workbench import store
+from workbench.filenames import portable_stem
 from workbench.model import Design
 from workbench.model.errors import EditError
 from workbench.ui.shell.document import Document
@@ -400,7 +401,7 @@ class FileActions(QObject):
         if self.document.path is not None:
             start = str(self.document.path)
         else:
-            start = self.window.document_name() + store.FILE_SUFFIX
+            start = portable_stem(self.window.document_name()) + store.FILE_SUFFIX
         path, _ = QFileDialog.getSaveFileName(self.window, "Save project as", start, FILE_FILTER)
         if not path:
             return False

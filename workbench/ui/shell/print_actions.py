@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.filenames import portable_stem
 from workbench.render.print_export import (
     NothingToPrint,
     PrintCancelled,
@@ -219,8 +220,7 @@ class PrintActions(QObject):
         self.window.statusBar().showMessage(text, 8000)
 
     def _default_path(self, suffix: str) -> str:
-        stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in self.document.design.name)
-        stem = "-".join(part for part in stem.split("-") if part)[:60] or "racks"
+        stem = portable_stem(self.document.design.name, "racks")
         folder = self.document.path.parent if self.document.path is not None else Path.home()
         return str(folder / f"{stem}-racks{suffix}")
 

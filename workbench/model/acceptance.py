@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workbench.model.applied import Applied, Handler
 from workbench.model.change import Change
 from workbench.model.errors import EditError
 from workbench.text_rules import STORED_TEXT, field_problem
@@ -133,11 +134,11 @@ def _remove_last(design: Design, op: RemoveLastAcceptanceImport) -> Any:
 
 
 def _applied(inverse: object) -> Any:
-    from workbench.model.ops import Applied  # ops imports this module to register it
-
-    return Applied(inverse, _CHANGE)  # type: ignore[arg-type]
+    return Applied(inverse, _CHANGE)
 
 
-def register(handlers: dict[type, Any]) -> None:
-    """Add these edits to :func:`workbench.model.ops.apply`'s table."""
-    handlers.update({AddAcceptanceResults: _add, RemoveLastAcceptanceImport: _remove_last})
+#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
+HANDLERS: dict[type, Handler] = {
+    AddAcceptanceResults: _add,
+    RemoveLastAcceptanceImport: _remove_last,
+}

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workbench.model.applied import Applied, Handler
 from workbench.model.change import Change
 from workbench.model.errors import EditError
 from workbench.text_rules import STORED_TEXT, field_problem
@@ -135,11 +136,8 @@ def _replace(design: Design, op: ReplaceCaptures) -> Any:
 
 
 def _applied(inverse: object) -> Any:
-    from workbench.model.ops import Applied  # ops imports the edit modules to register them
-
-    return Applied(inverse, _CHANGE)  # type: ignore[arg-type]
+    return Applied(inverse, _CHANGE)
 
 
-def register(handlers: dict[type, Any]) -> None:
-    """Add this edit to :func:`workbench.model.ops.apply`'s table."""
-    handlers[ReplaceCaptures] = _replace
+#: This module's edit and its handler, gathered by :mod:`workbench.model.ops`.
+HANDLERS: dict[type, Handler] = {ReplaceCaptures: _replace}

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from workbench.model.design import FACINGS, Design, Rack, Row
 from workbench.model.floor_ops import MoveRackOnFloor
+from workbench.model.rack_fields import is_placed
 
 #: ``Design.properties`` keys of the floor settings (text, millimetres).
 TILE_KEY = "floor_tile_mm"
@@ -204,23 +205,6 @@ def corner_of(rect: Rect, facing: str) -> tuple[float, float]:
     if facing == "west":
         return (rect.x0, rect.y0)
     return (rect.x0, rect.y1)
-
-
-def is_placed(rack: Rack) -> bool:
-    """True when the rack has a usable floor position: both coordinates, finite numbers
-    within the hall's bound (:func:`rack_fields.floor_mm_problem`).  A position a script
-    set to text or infinity counts as "not placed", so laying out the hall never raises
-    on it (files with such values are refused by the reader)."""
-    x, y = rack.floor_x_mm, rack.floor_y_mm
-    return _usable(x) and _usable(y)
-
-
-def _usable(value: object) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    from workbench.model.rack_fields import floor_mm_problem
-
-    return floor_mm_problem(float(value)) is None
 
 
 def footprint(

@@ -1,7 +1,7 @@
 """Edits of the hall plan: a rack stood at a floor position, a row shifted.
 
-Kept apart from :mod:`workbench.model.ops` (which registers them and re-exports the two
-edit classes) because they touch only floor coordinates: their Change says ``floor``,
+Kept apart from :mod:`workbench.model.ops` (which gathers :data:`HANDLERS` and re-exports
+the two edit classes) because they touch only floor coordinates: their Change says ``floor``,
 so only the plan redraws, and the rack drawing, the fabric and the rules stay as they
 are.  The coordinate bound is the model's one (:func:`rack_fields.floor_mm_problem`).
 """
@@ -9,15 +9,12 @@ are.  The coordinate bound is the model's one (:func:`rack_fields.floor_mm_probl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
+from workbench.model.applied import Applied, Handler, apply_all
 from workbench.model.change import Change
 from workbench.model.design import FACINGS, Design
 from workbench.model.errors import EditError
 from workbench.model.rack_fields import floor_mm_problem
-
-if TYPE_CHECKING:
-    from workbench.model.ops import Applied
 
 
 @dataclass(frozen=True)
@@ -53,8 +50,6 @@ def _floor_mm(value: object, what: str) -> None:
 
 
 def _move_rack_on_floor(design: Design, op: MoveRackOnFloor) -> Applied:
-    from workbench.model.ops import Applied  # ops imports this module to register it
-
     placed = design.index.racks.get(op.rack_id)
     if placed is None:
         raise EditError(f"No rack with id {op.rack_id!r}.")
@@ -70,7 +65,6 @@ def _move_rack_on_floor(design: Design, op: MoveRackOnFloor) -> Applied:
 
 def _move_row_on_floor(design: Design, op: MoveRowOnFloor) -> Applied:
     from workbench.model.floor import is_placed
-    from workbench.model.ops import Applied, Batch, apply
 
     placed = design.index.rows.get(op.row_id)
     if placed is None:
@@ -84,10 +78,12 @@ def _move_row_on_floor(design: Design, op: MoveRowOnFloor) -> Applied:
         for r in placed[1].racks
         if is_placed(r)  # the plan's own test: odd positions a script set are skipped
     )
-    applied = apply(design, Batch(steps))
+    applied = apply_all(design, steps, _move_rack_on_floor)
     return Applied(applied.inverse, applied.change | Change(floor=True))
 
 
-def register(handlers: dict[type, Any]) -> None:
-    """Add this module's edits to :func:`workbench.model.ops.apply`'s table."""
-    handlers.update({MoveRackOnFloor: _move_rack_on_floor, MoveRowOnFloor: _move_row_on_floor})
+#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
+HANDLERS: dict[type, Handler] = {
+    MoveRackOnFloor: _move_rack_on_floor,
+    MoveRowOnFloor: _move_row_on_floor,
+}

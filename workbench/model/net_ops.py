@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from workbench.model.applied import Applied, Batch, Handler, insert_at
 from workbench.model.change import Change
 from workbench.model.design import PLANES, Design, Link, Network, StorageTier
 from workbench.model.errors import EditError
@@ -212,20 +213,16 @@ def _network_position(design: Design, network_id: str) -> int:
 
 
 def _add_network(design: Design, op: AddNetwork) -> Any:
-    from workbench.model.ops import Applied, _insert_at
-
     if any(n.id == op.network.id for n in design.networks):
         raise EditError(f"The network id {op.network.id!r} is already in use.")
     for name in NETWORK_FIELDS:
         check_network_value(name, getattr(op.network, name))
-    _insert_at(design.networks, op.network, op.index, "networks")
+    insert_at(design.networks, op.network, op.index, "networks")
     design.index.touch_fabric()
     return Applied(RemoveNetwork(op.network.id), Change(networks=frozenset({op.network.id})))
 
 
 def _remove_network(design: Design, op: RemoveNetwork) -> Any:
-    from workbench.model.ops import Applied
-
     i = _network_position(design, op.network_id)
     users = sum(1 for link in design.links if link.network == op.network_id)
     if users:
@@ -238,8 +235,6 @@ def _remove_network(design: Design, op: RemoveNetwork) -> Any:
 
 
 def _set_network_fields(design: Design, op: SetNetworkFields) -> Any:
-    from workbench.model.ops import Applied
-
     network = design.networks[_network_position(design, op.network_id)]
     clean = {name: check_network_value(name, value) for name, value in op.values}
     old = tuple((name, getattr(network, name)) for name in clean)
@@ -250,8 +245,6 @@ def _set_network_fields(design: Design, op: SetNetworkFields) -> Any:
 
 
 def _set_link_fields(design: Design, op: SetLinkFields) -> Any:
-    from workbench.model.ops import Applied, Batch
-
     links = []
     for link_id in op.link_ids:
         link = design.index.links.get(link_id)
@@ -286,27 +279,21 @@ def _tier_position(design: Design, tier_id: str) -> int:
 
 
 def _add_storage_tier(design: Design, op: AddStorageTier) -> Any:
-    from workbench.model.ops import Applied, _insert_at
-
     if any(t.id == op.tier.id for t in design.storage_tiers):
         raise EditError(f"The storage tier id {op.tier.id!r} is already in use.")
     for name in TIER_FIELDS:
         check_tier_value(name, getattr(op.tier, name))
-    _insert_at(design.storage_tiers, op.tier, op.index, "storage tiers")
+    insert_at(design.storage_tiers, op.tier, op.index, "storage tiers")
     return Applied(RemoveStorageTier(op.tier.id), Change(tiers=frozenset({op.tier.id})))
 
 
 def _remove_storage_tier(design: Design, op: RemoveStorageTier) -> Any:
-    from workbench.model.ops import Applied
-
     i = _tier_position(design, op.tier_id)
     tier = design.storage_tiers.pop(i)
     return Applied(AddStorageTier(tier, i), Change(tiers=frozenset({tier.id})))
 
 
 def _set_tier_fields(design: Design, op: SetTierFields) -> Any:
-    from workbench.model.ops import Applied
-
     tier = design.storage_tiers[_tier_position(design, op.tier_id)]
     clean = {name: check_tier_value(name, value) for name, value in op.values}
     old = tuple(
@@ -342,16 +329,13 @@ def network(design: Design, plane: str, *, name: str | None = None, **fields: An
     return AddNetwork(replace(base, **{**defaults.get(plane, {}), **fields}))
 
 
-def register(handlers: dict[type, Any]) -> None:
-    """Add this module's edits to :func:`workbench.model.ops.apply`'s table."""
-    handlers.update(
-        {
-            AddNetwork: _add_network,
-            RemoveNetwork: _remove_network,
-            SetNetworkFields: _set_network_fields,
-            SetLinkFields: _set_link_fields,
-            AddStorageTier: _add_storage_tier,
-            RemoveStorageTier: _remove_storage_tier,
-            SetTierFields: _set_tier_fields,
-        }
-    )
+#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
+HANDLERS: dict[type, Handler] = {
+    AddNetwork: _add_network,
+    RemoveNetwork: _remove_network,
+    SetNetworkFields: _set_network_fields,
+    SetLinkFields: _set_link_fields,
+    AddStorageTier: _add_storage_tier,
+    RemoveStorageTier: _remove_storage_tier,
+    SetTierFields: _set_tier_fields,
+}

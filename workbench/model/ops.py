@@ -17,45 +17,55 @@ the rack's budgets) is a placement question asked before an edit is made
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Union
 
 from workbench.catalog.item import CatalogItem
-from workbench.model import unique
+from workbench.model import (
+    acceptance,
+    captures,
+    floor_ops,
+    net_ops,
+    site_ops,
+    team_ops,
+    type_ops,
+    unique,
+    version_ops,
+)
+from workbench.model.acceptance import AddAcceptanceResults, RemoveLastAcceptanceImport
+from workbench.model.applied import Applied, Batch, Handler, apply_all, insert_at
+from workbench.model.captures import ReplaceCaptures
 from workbench.model.change import Change
 from workbench.model.design import Design, Device, Link, Rack, Row, Site, Waiver
 from workbench.model.errors import EditError
+from workbench.model.floor_ops import MoveRackOnFloor, MoveRowOnFloor
 from workbench.model.names import clean_field, clean_name
+from workbench.model.net_ops import (
+    AddNetwork,
+    AddStorageTier,
+    RemoveNetwork,
+    RemoveStorageTier,
+    SetLinkFields,
+    SetNetworkFields,
+    SetTierFields,
+)
 from workbench.model.placement import placement_problem
+from workbench.model.site_ops import AddSite, RemoveSite
+from workbench.model.team_ops import AddTeam, RemoveTeam, SetTeamFields
+from workbench.model.type_ops import ReplaceDeviceType, type_change
+from workbench.model.version_ops import (
+    AddAssignment,
+    AddBaseline,
+    AddObservations,
+    AddRevision,
+    RemoveAssignment,
+    RemoveBaseline,
+    RemoveLastImport,
+    RemoveLastRevision,
+    RenameBaseline,
+)
 from workbench.text_rules import STORED_TEXT
-
-if TYPE_CHECKING:
-    from workbench.model.acceptance import AddAcceptanceResults, RemoveLastAcceptanceImport
-    from workbench.model.captures import ReplaceCaptures
-    from workbench.model.net_ops import (
-        AddNetwork,
-        AddStorageTier,
-        RemoveNetwork,
-        RemoveStorageTier,
-        SetLinkFields,
-        SetNetworkFields,
-        SetTierFields,
-    )
-    from workbench.model.site_ops import AddSite, RemoveSite
-    from workbench.model.team_ops import AddTeam, RemoveTeam, SetTeamFields
-    from workbench.model.type_ops import ReplaceDeviceType
-    from workbench.model.version_ops import (
-        AddAssignment,
-        AddBaseline,
-        AddObservations,
-        AddRevision,
-        RemoveAssignment,
-        RemoveBaseline,
-        RemoveLastImport,
-        RemoveLastRevision,
-        RenameBaseline,
-    )
 
 
 @dataclass(frozen=True)
@@ -206,17 +216,6 @@ class RemoveWaiver:
     object_id: str
 
 
-@dataclass(frozen=True)
-class Batch:
-    """Several edits as one (a drag of several devices, a removal of a selection).
-
-    Applied in order; if one fails, those already applied are undone before the error
-    is raised, so a batch happens completely or not at all.
-    """
-
-    ops: tuple[Op, ...] = field(default_factory=tuple)
-
-
 Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 3.10+ anyway
     AddRow,
     RemoveRow,
@@ -236,42 +235,34 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     AddWaiver,
     RemoveWaiver,
     Batch,
-    "MoveRackOnFloor",
-    "MoveRowOnFloor",
-    "AddNetwork",
-    "RemoveNetwork",
-    "SetNetworkFields",
-    "SetLinkFields",
-    "AddStorageTier",
-    "RemoveStorageTier",
-    "SetTierFields",
-    "AddBaseline",
-    "RemoveBaseline",
-    "RenameBaseline",
-    "AddRevision",
-    "RemoveLastRevision",
-    "AddAssignment",
-    "RemoveAssignment",
-    "AddObservations",
-    "RemoveLastImport",
-    "AddAcceptanceResults",
-    "RemoveLastAcceptanceImport",
-    "ReplaceCaptures",
-    "ReplaceDeviceType",
-    "AddSite",
-    "RemoveSite",
-    "AddTeam",
-    "RemoveTeam",
-    "SetTeamFields",
+    MoveRackOnFloor,
+    MoveRowOnFloor,
+    AddNetwork,
+    RemoveNetwork,
+    SetNetworkFields,
+    SetLinkFields,
+    AddStorageTier,
+    RemoveStorageTier,
+    SetTierFields,
+    AddBaseline,
+    RemoveBaseline,
+    RenameBaseline,
+    AddRevision,
+    RemoveLastRevision,
+    AddAssignment,
+    RemoveAssignment,
+    AddObservations,
+    RemoveLastImport,
+    AddAcceptanceResults,
+    RemoveLastAcceptanceImport,
+    ReplaceCaptures,
+    ReplaceDeviceType,
+    AddSite,
+    RemoveSite,
+    AddTeam,
+    RemoveTeam,
+    SetTeamFields,
 ]
-
-
-@dataclass(frozen=True)
-class Applied:
-    """What :func:`apply` did: the edit that undoes it, and what it touched."""
-
-    inverse: Op
-    change: Change
 
 
 def apply(design: Design, op: Op) -> Applied:
@@ -292,15 +283,6 @@ def _position(items: Sequence[object], obj: object) -> int:
         if candidate is obj:
             return i
     raise EditError("The model's index and its lists disagree.")  # a bug, not user input
-
-
-def _insert_at(items: list, obj: object, index: int | None, what: str) -> int:
-    if index is None:
-        index = len(items)
-    if not 0 <= index <= len(items):
-        raise EditError(f"Position {index} is outside the {len(items)} {what}.")
-    items.insert(index, obj)
-    return index
 
 
 @contextlib.contextmanager
@@ -431,7 +413,7 @@ def _add_row(design: Design, op: AddRow) -> Applied:
     _check_names("device", _devices_of(racks))
     if not op.restore:
         _check_unique(design, site, _devices_of(racks))
-    _insert_at(site.rows, op.row, op.index, "rows of the site")
+    insert_at(site.rows, op.row, op.index, "rows of the site")
     with _taken_back_on_error(design, site.rows, op.row):
         design.index.add_row(site, op.row)
         _reattach(design, op.detached)
@@ -460,7 +442,7 @@ def _move_row(design: Design, op: MoveRow) -> Applied:
     old = _position(site.rows, row)
     del site.rows[old]
     try:
-        _insert_at(target.rows, row, op.index, "rows of the site")
+        insert_at(target.rows, row, op.index, "rows of the site")
     except EditError:
         site.rows.insert(old, row)
         raise
@@ -484,7 +466,7 @@ def _add_rack(design: Design, op: AddRack) -> Applied:
     _check_names("device", op.rack.devices)
     if not op.restore:
         _check_unique(design, design.index.site_of_row(row.id), op.rack.devices)
-    _insert_at(row.racks, op.rack, op.index, "racks of the row")
+    insert_at(row.racks, op.rack, op.index, "racks of the row")
     with _taken_back_on_error(design, row.racks, op.rack):
         design.index.add_rack(row, op.rack)
         _reattach(design, op.detached)
@@ -514,7 +496,7 @@ def _move_rack(design: Design, op: MoveRack) -> Applied:
     old = _position(row.racks, rack)
     del row.racks[old]
     try:
-        _insert_at(new_row.racks, rack, op.index, "racks of the row")
+        insert_at(new_row.racks, rack, op.index, "racks of the row")
     except EditError:
         row.racks.insert(old, rack)
         raise
@@ -538,7 +520,7 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
     problem = placement_problem(op.device.position, op.device.face)
     if problem is not None:
         raise EditError(f"{op.device.name} cannot be added there: {problem}.")
-    _insert_at(rack.devices, op.device, op.index, "devices of the rack")
+    insert_at(rack.devices, op.device, op.index, "devices of the rack")
     with _taken_back_on_error(design, rack.devices, op.device):
         design.index.add_device(rack, op.device)
         _reattach(design, op.detached)
@@ -597,7 +579,7 @@ def _move_device(design: Design, op: MoveDevice) -> Applied:
     if new_rack is not rack or op.index is not None:
         del rack.devices[old_index]
         try:
-            _insert_at(new_rack.devices, device, op.index, "devices of the rack")
+            insert_at(new_rack.devices, device, op.index, "devices of the rack")
         except EditError:
             rack.devices.insert(old_index, device)
             raise
@@ -623,7 +605,7 @@ def _add_link(design: Design, op: AddLink) -> Applied:
         if end not in design.index.devices:
             raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
     _check_free(design, [link.id])
-    _insert_at(design.links, link, op.index, "links")
+    insert_at(design.links, link, op.index, "links")
     design.index.add_link(link)
     ids = frozenset({link.id})
     change = Change(devices=frozenset({link.a_device, link.b_device}), links=ids, added=ids)
@@ -700,27 +682,12 @@ def _remove_links(design: Design, op: RemoveLinks) -> Applied:
     return Applied(AddLinks(tuple(gone), tuple(positions)), change)
 
 
-def _type_change(design: Design, slug: str) -> Change:
-    """The racks and devices whose figures come from ``slug`` (usually none yet: the item
-    is added before the first device of it)."""
-    racks: set[str] = set()
-    devices: set[str] = set()
-    for rack in design.iter_racks():
-        if rack.rack_type == slug:
-            racks.add(rack.id)
-        for device in rack.devices:
-            if device.device_type == slug:
-                devices.add(device.id)
-                racks.add(rack.id)
-    return Change(racks=frozenset(racks), devices=frozenset(devices), types=frozenset({slug}))
-
-
 def _add_device_type(design: Design, op: AddDeviceType) -> Applied:
     if op.item.slug in design.device_types:
         raise EditError(f"The design already holds catalog item {op.item.slug!r}.")
     design.device_types[op.item.slug] = op.item
     design.index.touch_fabric()
-    return Applied(RemoveDeviceType(op.item.slug), _type_change(design, op.item.slug))
+    return Applied(RemoveDeviceType(op.item.slug), type_change(design, op.item.slug))
 
 
 def _remove_device_type(design: Design, op: RemoveDeviceType) -> Applied:
@@ -728,7 +695,7 @@ def _remove_device_type(design: Design, op: RemoveDeviceType) -> Applied:
     if item is None:
         raise EditError(f"The design holds no catalog item {op.slug!r}.")
     design.index.touch_fabric()
-    return Applied(AddDeviceType(item), _type_change(design, op.slug))
+    return Applied(AddDeviceType(item), type_change(design, op.slug))
 
 
 def _waiver_change(design: Design, waiver: Waiver) -> Change:
@@ -757,7 +724,7 @@ def _add_waiver(design: Design, op: AddWaiver) -> Applied:
         if problem is not None:
             raise EditError(f"A waiver's {STORED_TEXT[key].what} {problem}.")
     waiver = replace(waiver, note=note) if note != waiver.note else waiver
-    _insert_at(design.waivers, waiver, op.index, "waivers")
+    insert_at(design.waivers, waiver, op.index, "waivers")
     return Applied(RemoveWaiver(waiver.rule, waiver.object_id), _waiver_change(design, waiver))
 
 
@@ -770,26 +737,13 @@ def _remove_waiver(design: Design, op: RemoveWaiver) -> Applied:
 
 
 def _batch(design: Design, op: Batch) -> Applied:
-    done: list[Applied] = []
-    try:
-        for step in op.ops:
-            done.append(apply(design, step))
-    except Exception as exc:
-        for applied in reversed(done):
-            try:
-                apply(design, applied.inverse)
-            except Exception as undo_exc:  # noqa: BLE001 - keep the first error the cause
-                design.reindex()  # the lists are the truth; the index is rebuilt from them
-                if hasattr(exc, "add_note"):  # Python 3.11+
-                    exc.add_note(f"undoing an earlier step of the batch also failed: {undo_exc}")
-        raise
-    change = Change.combine(a.change for a in done)
-    return Applied(Batch(tuple(a.inverse for a in reversed(done))), change)
+    return apply_all(design, op.ops, apply)
 
 
-#: Edit class → its handler; each handler takes exactly that class, which a mapping's
-#: value type cannot say, hence ``Any`` for the edit.
-_HANDLERS: dict[type, Callable[[Design, Any], Applied]] = {
+#: Edit class → its handler: the one table of every edit the model knows.  The edits of
+#: this module are listed here; those kept in their own modules come with those modules'
+#: ``HANDLERS``.  A new edit is its dataclass, its handler and one entry in a table.
+_HANDLERS: dict[type, Handler] = {
     AddRow: _add_row,
     RemoveRow: _remove_row,
     MoveRow: _move_row,
@@ -808,34 +762,12 @@ _HANDLERS: dict[type, Callable[[Design, Any], Applied]] = {
     AddWaiver: _add_waiver,
     RemoveWaiver: _remove_waiver,
     Batch: _batch,
+    **floor_ops.HANDLERS,
+    **net_ops.HANDLERS,
+    **version_ops.HANDLERS,
+    **acceptance.HANDLERS,
+    **captures.HANDLERS,
+    **type_ops.HANDLERS,
+    **site_ops.HANDLERS,
+    **team_ops.HANDLERS,
 }
-
-
-# Floor moves, networks, link fields, storage tiers, the version matrix, acceptance
-# results and as-built captures live in their own modules; each registers its edits here.
-from workbench.model import floor_ops  # noqa: E402
-from workbench.model.floor_ops import MoveRackOnFloor, MoveRowOnFloor  # noqa: E402, F401
-
-floor_ops.register(_HANDLERS)
-from workbench.model import net_ops  # noqa: E402
-
-net_ops.register(_HANDLERS)
-from workbench.model import version_ops  # noqa: E402
-
-version_ops.register(_HANDLERS)
-from workbench.model import acceptance as acceptance_ops  # noqa: E402
-
-acceptance_ops.register(_HANDLERS)
-from workbench.model import captures as capture_ops  # noqa: E402
-
-capture_ops.register(_HANDLERS)
-from workbench.model import type_ops  # noqa: E402
-from workbench.model.type_ops import ReplaceDeviceType  # noqa: E402, F401
-
-type_ops.register(_HANDLERS)
-from workbench.model import site_ops  # noqa: E402
-
-site_ops.register(_HANDLERS)
-from workbench.model import team_ops  # noqa: E402
-
-team_ops.register(_HANDLERS)

@@ -151,3 +151,18 @@ def restore_rack_fields(design: Design, rack_id: str, values: Mapping[str, Any])
         if name not in RACK_FIELDS:
             raise EditError(f"A rack's {name!r} cannot be edited.")
         setattr(rack, name, value)
+
+
+def is_placed(rack: Rack) -> bool:
+    """True when the rack has a usable floor position: both coordinates, finite numbers
+    within the hall's bound (:func:`floor_mm_problem`).  A position a script
+    set to text or infinity counts as "not placed", so laying out the hall never raises
+    on it (files with such values are refused by the reader)."""
+    x, y = rack.floor_x_mm, rack.floor_y_mm
+    return _usable(x) and _usable(y)
+
+
+def _usable(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return floor_mm_problem(float(value)) is None

@@ -1,7 +1,7 @@
 """Edits that add or take away a site (a hall): what a design with no site needs before
 its first row can go in, so Hall ▸ Add Row works on an empty design too.
 
-Kept apart from :mod:`workbench.model.ops` (which registers them) because that module
+Kept apart from :mod:`workbench.model.ops` (which gathers :data:`HANDLERS`) because that module
 is at its size limit.  Only an empty site is added or removed here: a site with rows
 comes and goes through its rows' own edits, so the inverse stays exact.
 """
@@ -9,15 +9,12 @@ comes and goes through its rows' own edits, so the inverse stays exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
+from workbench.model.applied import Applied, Handler
 from workbench.model.change import Change
 from workbench.model.design import Design, Site
 from workbench.model.errors import EditError
 from workbench.model.names import check_name
-
-if TYPE_CHECKING:
-    from workbench.model.ops import Applied
 
 
 @dataclass(frozen=True)
@@ -36,8 +33,6 @@ class RemoveSite:
 
 
 def _add_site(design: Design, op: AddSite) -> Applied:
-    from workbench.model.ops import Applied  # ops imports this module to register it
-
     site = op.site
     if site.rows:
         raise EditError(f"Site {site.name!r} must be empty when it is added; add its rows after.")
@@ -54,8 +49,6 @@ def _add_site(design: Design, op: AddSite) -> Applied:
 
 
 def _remove_site(design: Design, op: RemoveSite) -> Applied:
-    from workbench.model.ops import Applied
-
     site = design.index.sites.get(op.site_id)
     if site is None:
         raise EditError(f"No site with id {op.site_id!r}.")
@@ -68,9 +61,8 @@ def _remove_site(design: Design, op: RemoveSite) -> Applied:
     return Applied(AddSite(site, index), change)
 
 
-def register(handlers: dict[type, Any]) -> None:
-    """Add this module's edits to :func:`workbench.model.ops.apply`'s table."""
-    handlers.update({AddSite: _add_site, RemoveSite: _remove_site})
+#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
+HANDLERS: dict[type, Handler] = {AddSite: _add_site, RemoveSite: _remove_site}
 
 
-__all__ = ["AddSite", "RemoveSite", "register"]
+__all__ = ["HANDLERS", "AddSite", "RemoveSite"]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from workbench.model.applied import Applied, Handler
 from workbench.model.change import Change
 from workbench.model.design import Design, Team
 from workbench.model.errors import EditError
@@ -99,9 +99,7 @@ def _names_free(design: Design, team: Team, ignore: str | None = None) -> None:
             raise EditError(f"There is a team named {team.name} already.")
 
 
-def _add(design: Design, op: AddTeam) -> Any:
-    from workbench.model.ops import Applied
-
+def _add(design: Design, op: AddTeam) -> Applied:
     team = check_team(op.team)
     if any(t.id == team.id for t in design.teams):
         raise EditError(f"A team with id {team.id!r} exists already.")
@@ -113,17 +111,13 @@ def _add(design: Design, op: AddTeam) -> Any:
     return Applied(RemoveTeam(team.id), Change(design=True))
 
 
-def _remove(design: Design, op: RemoveTeam) -> Any:
-    from workbench.model.ops import Applied
-
+def _remove(design: Design, op: RemoveTeam) -> Applied:
     i = _position(design, op.team_id)
     team = design.teams.pop(i)
     return Applied(AddTeam(team, i), Change(design=True))
 
 
-def _set(design: Design, op: SetTeamFields) -> Any:
-    from workbench.model.ops import Applied
-
+def _set(design: Design, op: SetTeamFields) -> Applied:
     i = _position(design, op.team_id)
     team = design.teams[i]
     clean = {name: check_team_value(name, value) for name, value in op.values}
@@ -151,6 +145,5 @@ def set_limit(team: Team, *, gpus: int | None = None, share: float | None = None
     return (("share", share), ("gpus", None))
 
 
-def register(handlers: dict[type, Callable[[Design, Any], Any]]) -> None:
-    """Add the team edits to :func:`workbench.model.ops.apply`'s table."""
-    handlers.update({AddTeam: _add, RemoveTeam: _remove, SetTeamFields: _set})
+#: The team edits and their handlers, gathered by :mod:`workbench.model.ops`.
+HANDLERS: dict[type, Handler] = {AddTeam: _add, RemoveTeam: _remove, SetTeamFields: _set}

@@ -5,8 +5,8 @@ it opens the same on a laptop without the catalog.  Entering a power figure for 
 whose power was unknown, or importing a NetBox file over a type the design holds,
 changes that snapshot: the item under the slug is replaced, the devices of it stay.
 
-Kept apart from :mod:`workbench.model.ops` (which registers the edit and re-exports the
-class) like the floor and network edits.  Adding and removing a type are
+Kept apart from :mod:`workbench.model.ops` (which gathers :data:`HANDLERS` and re-exports
+the class) like the floor and network edits.  Adding and removing a type are
 :class:`~workbench.model.ops.AddDeviceType` and
 :class:`~workbench.model.ops.RemoveDeviceType`; a replacement is its own edit rather
 than a remove-then-add so that the slug keeps its place in the snapshot (the project
@@ -17,14 +17,27 @@ object back under the same key.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from workbench.catalog.item import CatalogItem
+from workbench.model.applied import Applied, Handler
+from workbench.model.change import Change
 from workbench.model.design import Design
 from workbench.model.errors import EditError
 
-if TYPE_CHECKING:
-    from workbench.model.ops import Applied
+
+def type_change(design: Design, slug: str) -> Change:
+    """The racks and devices whose figures come from ``slug`` (usually none yet: the item
+    is added before the first device of it)."""
+    racks: set[str] = set()
+    devices: set[str] = set()
+    for rack in design.iter_racks():
+        if rack.rack_type == slug:
+            racks.add(rack.id)
+        for device in rack.devices:
+            if device.device_type == slug:
+                devices.add(device.id)
+                racks.add(rack.id)
+    return Change(racks=frozenset(racks), devices=frozenset(devices), types=frozenset({slug}))
 
 
 @dataclass(frozen=True)
@@ -39,8 +52,6 @@ class ReplaceDeviceType:
 
 
 def _replace_device_type(design: Design, op: ReplaceDeviceType) -> Applied:
-    from workbench.model.ops import Applied, _type_change  # ops imports this module
-
     item = op.item
     if not isinstance(item, CatalogItem):
         raise EditError(f"A device type is a catalog item, not {type(item).__name__}.")
@@ -49,9 +60,8 @@ def _replace_device_type(design: Design, op: ReplaceDeviceType) -> Applied:
         raise EditError(f"The design holds no catalog item {item.slug!r} to replace.")
     design.device_types[item.slug] = item  # same key: its place in the dict stays
     design.index.touch_fabric()  # ports and speeds come from the item
-    return Applied(ReplaceDeviceType(old), _type_change(design, item.slug))
+    return Applied(ReplaceDeviceType(old), type_change(design, item.slug))
 
 
-def register(handlers: dict[type, Any]) -> None:
-    """Add this module's edit to :func:`workbench.model.ops.apply`'s table."""
-    handlers[ReplaceDeviceType] = _replace_device_type
+#: This module's edit and its handler, gathered by :mod:`workbench.model.ops`.
+HANDLERS: dict[type, Handler] = {ReplaceDeviceType: _replace_device_type}

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from workbench.model.applied import Applied, Handler
 from workbench.model.change import Change
 from workbench.model.design import Design
 from workbench.model.errors import EditError
@@ -278,26 +279,21 @@ def _remove_last_import(design: Design, op: RemoveLastImport) -> Any:
 
 
 def _applied(inverse: object) -> Any:
-    from workbench.model.ops import Applied  # ops imports this module to register it
-
-    return Applied(inverse, _CHANGE)  # type: ignore[arg-type]
+    return Applied(inverse, _CHANGE)
 
 
-def register(handlers: dict[type, Any]) -> None:
-    """Add this module's edits to :func:`workbench.model.ops.apply`'s table."""
-    handlers.update(
-        {
-            AddBaseline: _add_baseline,
-            RemoveBaseline: _remove_baseline,
-            RenameBaseline: _rename_baseline,
-            AddRevision: _add_revision,
-            RemoveLastRevision: _remove_last_revision,
-            AddAssignment: _add_assignment,
-            RemoveAssignment: _remove_assignment,
-            AddObservations: _add_observations,
-            RemoveLastImport: _remove_last_import,
-        }
-    )
+#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
+HANDLERS: dict[type, Handler] = {
+    AddBaseline: _add_baseline,
+    RemoveBaseline: _remove_baseline,
+    RenameBaseline: _rename_baseline,
+    AddRevision: _add_revision,
+    RemoveLastRevision: _remove_last_revision,
+    AddAssignment: _add_assignment,
+    RemoveAssignment: _remove_assignment,
+    AddObservations: _add_observations,
+    RemoveLastImport: _remove_last_import,
+}
 
 
 def layers_changed(old: BaselineRevision | None, new: BaselineRevision) -> list[str]:

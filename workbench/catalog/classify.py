@@ -286,6 +286,10 @@ def _kind(
         )
     if server_name:
         return Decision("kind", "server", GOOD, (f"{server_name.group(0)!r}: a server line",))
+    maker = next((m for m in ev.SWITCH_MAKERS if found.maker.startswith(m)), None)
+    if maker is not None and ports >= 4:
+        why = f"{ports} data ports from {found.maker!r}, a switch maker"
+        return Decision("kind", "switch", GOOD, (why,))
     drives = ev.drive_bays(mapping)
     if drives >= 12:
         return Decision(

@@ -328,6 +328,9 @@ STORAGE_PROSE = re.compile(
     r"expansion enclosure|disk shelf|\bjbod\b|\bjbof\b|block and file"
 )
 
+#: Manufacturers whose rack devices with data ports are switches.
+SWITCH_MAKERS: tuple[str, ...] = ("edgecore", "arista", "mellanox", "cumulus", "extreme")
+
 #: Manufacturers whose rack devices with outlets are PDUs.
 PDU_MAKERS: tuple[str, ...] = (
     "apc",

@@ -318,7 +318,7 @@ STORAGE_LINES = re.compile(
     r"powervault|\bmd\s?1[24]\d0\b|\bme[45]\d{3}\b|powerscale|isilon|powerstore|unity\s?xt|"
     r"\b3par\b|storeserv|alletra|primera|nimble|\bmsa\s?\d{4}|"
     r"thinksystem[-_ ]d[egm]\d{4}|\bd[egm]\d{4}[a-z]?\b|"
-    r"superstorage|\bssg-|flashblade|flasharray|\bfa-x|\bfa-c|flashsystem|storagegrid|"
+    r"superstorage|\bssg-|\basg-|flashblade|flasharray|\bfa-x|\bfa-c|flashsystem|storagegrid|"
     r"\bds\d{3}[a-z\u0441]?\b|\bns224|\baff[-_ ]|\bfas\d{4}|\be-?series\b|"
     r"\bdbox\b|\bcbox\b|ceres"
 )

@@ -25,7 +25,7 @@ from workbench.templates.builder import sample_design
 DATA = Path(__file__).parent / "data" / "node-outputs" / "dgx-h100"
 NODE, PEER = "gpu00001", "gpu00002"
 POSIX = ("bash", "sh", "awk", "sed", "tr", "cut", "grep", "sort", "paste", "wc", "head",
-         "tail", "cat", "mkdir", "mv", "dirname", "date", "rm")  # fmt: skip
+         "tail", "cat", "mkdir", "mv", "dirname", "date", "rm", "mktemp")  # fmt: skip
 
 #: tool → bash case arms over "$*" (T is the transcript folder)
 STUBS = {
@@ -67,9 +67,9 @@ STUBS = {
   *--direct=1*--output-format=json*) cat "$T/fio-read.json" ;;""",
     "nvidia-ctk": '  --version) cat "$T/nvidia-ctk-version.txt" ;;',
     "docker": """
-  "run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 --ulimit stack=67108864 cuda-base nvidia-smi -L")
+  "run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 --ulimit stack=67108864 -e NCCL_DEBUG=VERSION cuda-base nvidia-smi -L")
     cat "$T/docker-nvidia-smi-L.txt" ;;
-  "run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 --ulimit stack=67108864 nccl-tests all_reduce_perf -b 8G -e 8G -f 2 -g 8")
+  "run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 --ulimit stack=67108864 -e NCCL_DEBUG=VERSION nccl-tests all_reduce_perf -b 8G -e 8G -f 2 -g 8")
     cat "$T/docker-all_reduce_perf.txt" ;;""",
     "sinfo": f'  "-h -n {NODE} -o %t") cat "$T/sinfo.txt" ;;',
     "scontrol": f'  "show node {NODE}") cat "$T/scontrol-show-node.txt" ;;',
@@ -89,8 +89,8 @@ def exported(tmp_path_factory) -> Path:
 
 #: enroot (Slurm sites with pyxis) in place of docker: the same transcripts, its syntax
 ENROOT = """
-  "start --rw cuda-base nvidia-smi -L") cat "$T/docker-nvidia-smi-L.txt" ;;
-  "start --rw nccl-tests all_reduce_perf -b 8G -e 8G -f 2 -g 8") cat "$T/docker-all_reduce_perf.txt" ;;"""
+  "start --rw --env NCCL_DEBUG=VERSION cuda-base nvidia-smi -L") cat "$T/docker-nvidia-smi-L.txt" ;;
+  "start --rw --env NCCL_DEBUG=VERSION nccl-tests all_reduce_perf -b 8G -e 8G -f 2 -g 8") cat "$T/docker-all_reduce_perf.txt" ;;"""
 
 
 def _bin(where: Path, transcripts: Path, runtime: str = "docker") -> Path:
@@ -256,6 +256,8 @@ FAULTS = [
                           'not select device driver "" with capabilities: [[gpu]].\n'), "0"),
     ("ctr.nccl", _edit("docker-all_reduce_perf.txt", "Avg bus bandwidth    : 446.687",
                        "Avg bus bandwidth    : 120.400"), "120.400"),
+    ("ctr.nccl_version", _edit("docker-all_reduce_perf.txt", "NCCL version 2.21.5+cuda12.4",
+                               "NCCL version 2.19.3+cuda12.3"), "2.19.3"),
     ("sched.sinfo", _edit("sinfo.txt", "idle", "drain"), "drain"),
     ("sched.gres", _edit("scontrol-show-node.txt", "Gres=gpu:h100:8(S:0-1)", "Gres=(null)"), "0"),
     ("sched.k8s_gpus", _edit("kubectl-allocatable.txt", "8", "0"), "0"),
@@ -316,7 +318,7 @@ def test_healthy_results_import_into_a_sign_off_ready_checklist(
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert cmd.returncode == 0, cmd.stderr
-    assert "48 PASS" in cmd.stdout and "2 SKIP" in cmd.stdout
+    assert "49 PASS" in cmd.stdout and "2 SKIP" in cmd.stdout
     book = openpyxl.load_workbook(tmp_path / "c.xlsx")
     rows = list(book[NODE].iter_rows(min_row=2, values_only=True))
     verdicts = {row[0]: (row[5], row[6]) for row in rows}

@@ -83,7 +83,7 @@ ITEM_IDS = (
     "storage.nic_rate", "bios.version", "bmc.firmware", "bmc.address",
     "gpu.fp16_matmul", "gpu.dcgm_diag",
     "net.allreduce_node", "net.allreduce_2node", "net.ib_write_bw", "storage.fio_read",
-    "ctr.toolkit", "ctr.gpus", "ctr.nccl",
+    "ctr.toolkit", "ctr.gpus", "ctr.nccl", "ctr.nccl_version",
     "sched.sinfo", "sched.gres", "sched.k8s_gpus", "sched.srun_world",
     "biz.train_mfu", "biz.train_converges", "biz.infer_p99",
 )  # fmt: skip
@@ -116,6 +116,7 @@ PASS_MARK_SOURCES = {
     "storage.fio_read": f"{FIO_FRACTION:.0%} of the node's storage ports × line rate, capped by "
     "its share of the hot tiers' read bandwidth; direct I/O (no page cache)",
     "ctr.nccl": "the one-node all-reduce mark: a container must not cost bandwidth",
+    "ctr.nccl_version": "the node's baseline NCCL: jobs run the container's NCCL, not the host's",
     "sched.srun_world": "2 nodes × GPUs per node ranks (--ntasks-per-node = GPUs per node)",
     "biz.train_mfu": f"{TRAIN_MFU_FRACTION:.0%} of the design's predicted MFU × the GPU's dense "
     "peak for its first training job (workbench estimate)",
@@ -371,6 +372,11 @@ def _performance_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
                         "docker run --rm --gpus all --ipc=host --ulimit memlock=-1 "
                         f"$NCCL_IMAGE all_reduce_perf -b 8G -e 8G -f 2 -g {n}", "ge",
                         node_mark, "GB/s", str(n))  # fmt: skip
+        nccl = facts.pins(device).get("nccl", "")
+        yield CheckItem("ctr.nccl_version", "container",
+                        "NCCL in the container is the baseline's",
+                        "the run above with NCCL_DEBUG=VERSION: 'NCCL version …'",
+                        "version" if nccl else "record", nccl, "", str(n))  # fmt: skip
 
 
 def _scheduler_items(facts: Facts, device: Device) -> Iterator[CheckItem]:

@@ -105,20 +105,21 @@ eth_mtu() {
 busbw() { awk '/Avg bus bandwidth/ { print $NF }'; }
 
 # container IMAGE COMMAND...: run COMMAND in IMAGE with every GPU, the host's network
-# and IPC and unlimited locked memory (what NCCL needs), on the node's runtime
+# and IPC and unlimited locked memory (what NCCL needs), on the node's runtime;
+# NCCL_DEBUG=VERSION makes NCCL print the version it runs with
 container() {
   image=$1
   shift
   if have docker; then
     docker run --rm --gpus all --ipc=host --network=host --ulimit memlock=-1 \
-      --ulimit stack=67108864 "$image" "$@"
+      --ulimit stack=67108864 -e NCCL_DEBUG=VERSION "$image" "$@"
   elif have enroot; then
-    enroot start --rw "$image" "$@"
+    enroot start --rw --env NCCL_DEBUG=VERSION "$image" "$@"
   elif have ctr; then
     gpus=""
     for i in $(gpu_col 1); do gpus="$gpus --gpus $i"; done
     # shellcheck disable=SC2086 # one --gpus flag per GPU index
-    ctr run --rm --net-host $gpus "$image" "hc-$$" "$@"
+    ctr run --rm --net-host --env NCCL_DEBUG=VERSION $gpus "$image" "hc-$$" "$@"
   else
     skip "no container runtime (docker, enroot, ctr)"
   fi
@@ -314,11 +315,20 @@ PY
       out=$(container "$CONTAINER_IMAGE" nvidia-smi -L)
       [ $? -eq 3 ] && { printf '%s\n' "$out"; return 3; }
       printf '%s\n' "$out" | grep -c '^GPU [0-9]' ;;
-    ctr.nccl) heavy_only || return 3
+    ctr.nccl|ctr.nccl_version) heavy_only || return 3
       [ -n "$NCCL_IMAGE" ] || skip "set NCCL_IMAGE to an image with nccl-tests" || return 3
-      out=$(container "$NCCL_IMAGE" all_reduce_perf -b 8G -e 8G -f 2 -g "$param")
-      [ $? -eq 3 ] && { printf '%s\n' "$out"; return 3; }
-      printf '%s\n' "$out" | busbw ;;
+      # one run serves both items: its output is kept in the script's work folder
+      if [ ! -s "$work/ctr-nccl.txt" ]; then
+        out=$(container "$NCCL_IMAGE" all_reduce_perf -b 8G -e 8G -f 2 -g "$param")
+        [ $? -eq 3 ] && { printf '%s\n' "$out"; return 3; }
+        printf '%s\n' "$out" >"$work/ctr-nccl.txt"
+      fi
+      if [ "$item" = ctr.nccl ]; then
+        busbw <"$work/ctr-nccl.txt"
+      else
+        awk 'match($0, /NCCL version [0-9][0-9.]*/) {
+            v = substr($0, RSTART + 13, RLENGTH - 13) } END { print v }' "$work/ctr-nccl.txt"
+      fi ;;
     sched.sinfo) need sinfo || return 3
       sinfo -h -n "$node" -o %t | head -1 | tr -d '*~#!%$@^-' ;;
     sched.gres) need scontrol || return 3
@@ -379,6 +389,8 @@ judge() {
 clean() { printf '%s' "$1" | tr '\n\r\t,"' '+    ' | sed 's/^ *//; s/ *$//; s/+$//' | cut -c1-200; }
 
 mkdir -p "$outdir" || exit 2
+work=$(mktemp -d) || exit 2
+trap 'rm -rf "$work"' EXIT
 out="$outdir/results-$node.csv"
 tmp="$out.tmp.$$"
 echo "node,item,measured,verdict,timestamp" >"$tmp" || exit 2

@@ -323,7 +323,7 @@ def _ranks(host_of: list[str], pid0: int) -> list[str]:
     ]
 
 
-def nccl(host_of: list[str], ngpus: int, busbw: float, pid0: int) -> str:
+def nccl(host_of: list[str], ngpus: int, busbw: float, pid0: int, version: bool = False) -> str:
     size = 8589934592
     n = len(host_of)
     alg = busbw / (2 * (n - 1) / n)
@@ -334,6 +334,8 @@ def nccl(host_of: list[str], ngpus: int, busbw: float, pid0: int) -> str:
         "#",
         "# Using devices",
         *_ranks(host_of, pid0),
+        # NCCL_DEBUG=VERSION: NCCL prints its version once, at the first communicator
+        *(["NCCL version 2.21.5+cuda12.4"] if version else []),
         "#",
         "#                                                              out-of-place          "
         "             in-place          ",
@@ -364,7 +366,7 @@ def main() -> None:
         "lspci-vv.txt": lspci(),
         "all_reduce_perf-g8.txt": nccl(["gpu00001"] * 8, 8, 448.56, 41234),
         "all_reduce_perf-2node.txt": nccl(["gpu00001"] * 8 + ["gpu00002"] * 8, 1, 371.20, 52110),
-        "docker-all_reduce_perf.txt": nccl(["gpu00001"] * 8, 8, 446.91, 1),
+        "docker-all_reduce_perf.txt": nccl(["gpu00001"] * 8, 8, 446.91, 1, version=True),
     }
     for name, text in files.items():
         (OUT / name).write_text(text)

@@ -324,3 +324,48 @@ def test_checker_follows_cabling_and_tier_edits(catalog) -> None:
     assert rules() == {"STORAGE-HOT-TIER"}
     checker.update(ops.apply(design, ops.RemoveDevice("st-0")).change)
     assert "STORAGE-HOT-TIER" in rules()
+
+
+# -- STORAGE-CAPACITY and STORAGE-METADATA (issue 24: the seeds' fields had no home) ------
+
+
+def test_capacity_is_dataset_times_concurrent_jobs(catalog) -> None:
+    """One all-flash node: 294.9 TB usable.  90 TB × 3 jobs fits; × 4 does not."""
+    design = storage_design(catalog, nodes=1, appliances=1, appliance_links=2)
+    tier = design.storage_tiers[0]
+    tier.dataset_tb, tier.concurrent_jobs = 90.0, 3
+    assert run(design, "STORAGE-CAPACITY") == []
+    tier.concurrent_jobs = 4
+    (finding,) = run(design, "STORAGE-CAPACITY")
+    assert finding.objects == ("tier-hot",) and finding.severity is Severity.WARNING
+    assert "4 concurrent jobs × 90.0 TB of dataset need 360.0 TB" in finding.message
+    assert "294.9 TB usable" in finding.message
+
+
+def test_dataset_tier_above_40_gpus_needs_metadata_servers(catalog) -> None:
+    design = storage_design(catalog, nodes=6, appliances=2, appliance_links=2)
+    (finding,) = run(design, "STORAGE-METADATA")
+    assert "48 GPUs' datasets but states no dedicated metadata servers" in finding.message
+    design.storage_tiers[0].metadata_servers = 2
+    assert run(design, "STORAGE-METADATA") == []
+    small = storage_design(catalog, nodes=5, appliances=2, appliance_links=2)  # 40 GPUs
+    assert run(small, "STORAGE-METADATA") == []
+
+
+def test_tier_figures_from_the_command_line(tmp_path) -> None:
+    from cli_helpers import run as cli
+
+    from workbench.store import open_design
+
+    path = tmp_path / "p.dcwb"
+    assert cli("new", "--template", "dgx-h100-superpod", "--gpus", "64", str(path)).returncode == 0
+    tier = open_design(path).storage_tiers[0]
+    done = cli("tiers", "set", str(path), tier.id, "--metadata-servers", "2",
+               "--dataset-tb", "50", "--concurrent-jobs", "2", "--small-file-iops", "1e6")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    saved = open_design(path).storage_tiers[0]
+    assert (saved.metadata_servers, saved.dataset_tb, saved.concurrent_jobs) == (2, 50.0, 2)
+    assert saved.small_file_iops == 1e6
+    bad = cli("tiers", "set", str(path), tier.id, "--concurrent-jobs", "-1")
+    assert bad.returncode == 2 and "concurrent jobs" in bad.stderr
+    assert open_design(path).storage_tiers[0].concurrent_jobs == 2

@@ -14,6 +14,7 @@ from workbench.rules import (  # noqa: F401 - register
     racks,
     snapshot,
     storage,
+    storage_plan,
     versions,
     workloads,
 )

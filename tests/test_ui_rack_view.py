@@ -177,3 +177,56 @@ def test_a_selection_made_elsewhere_is_still_scrolled_into_view(qtbot):
     view.document.select(last_rack.id)
     rect = view.mapFromScene(view.scene_rect_of(last_rack.id)).boundingRect()
     assert view.viewport().rect().intersects(rect)
+
+
+def _sample_view(qtbot):
+    from workbench.templates import sample_design
+
+    view = make_view(qtbot, sample_design())
+    view.resize(1100, 700)
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()
+    return view
+
+
+def test_the_zoom_buttons_zoom_around_the_centre_of_the_view(qtbot):
+    """The pointer is on the button when it is clicked: zooming around it (the wheel's
+    anchor) would slide the hall away from what the user was looking at."""
+    from PySide6.QtWidgets import QToolButton
+
+    view = _sample_view(qtbot)
+    view.zoom_by(1.5)
+    centre = view.mapToScene(view.viewport().rect().center())
+    zoom_in = view._controls.findChild(QToolButton, "zoomIn")
+    qtbot.mouseMove(zoom_in)  # the pointer over the button, as a click leaves it
+    qtbot.mouseClick(zoom_in, Qt.MouseButton.LeftButton)
+    after = view.mapToScene(view.viewport().rect().center())
+    assert (
+        abs(after.x() - centre.x()) < 3 / view.zoom()
+        and abs(after.y() - centre.y()) < 3 / view.zoom()
+    )
+
+
+def test_the_toolbar_never_covers_a_rack_name(qtbot):
+    """Front/Rear and the zoom buttons sit in a band above the drawing, however it is
+    scrolled: no rack header is ever under them."""
+    view = _sample_view(qtbot)
+    bar = view._controls.geometry()
+    for scroll in (0, view.verticalScrollBar().maximum() // 2):
+        view.verticalScrollBar().setValue(scroll)
+        assert bar.bottom() < view.viewport().geometry().top()
+    # Every rack's header, wherever it is drawn, is inside the viewport, not the band.
+    view.verticalScrollBar().setValue(0)
+    header = view.rack_item(next(iter(view._items))).sceneBoundingRect()
+    top_left = view.mapFromScene(header.topLeft()) + view.viewport().geometry().topLeft()
+    assert top_left.y() > bar.bottom()
+
+
+def test_fit_shows_the_last_rows_budget_bars_above_the_legend(qtbot):
+    view = _sample_view(qtbot)
+    view.fit()
+    last_rack = list(view._items.values())[-1]
+    bottom = view.mapFromScene(last_rack.sceneBoundingRect().bottomLeft()).y()
+    legend_top = view._legend.geometry().top() - view.viewport().geometry().top()
+    assert bottom <= legend_top

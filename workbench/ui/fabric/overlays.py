@@ -41,6 +41,7 @@ from workbench.ui.fabric.asbuilt import (
     bundle_tooltip,
     mark_pen,
 )
+from workbench.ui.zoom_view import ZoomToolbar
 
 if TYPE_CHECKING:
     from workbench.ui.fabric.view import FabricView
@@ -105,30 +106,14 @@ class Overlays:
         box.adjustSize()
         return box, buttons
 
-    def _make_controls(self) -> QWidget:
-        box = QFrame(self.view)
-        box.setObjectName("fabricControls")
-        box.setStyleSheet(_OVERLAY_STYLE.format(name="fabricControls"))
-        layout = QHBoxLayout(box)
-        layout.setContentsMargins(4, 2, 4, 2)
-        layout.setSpacing(2)
-        for text, tip, slot in (
-            (
-                "Generate fabric…",
-                "Generate a plane's switches and links",
-                self.view.generateRequested.emit,
-            ),
-            ("−", "Zoom out (Ctrl+wheel)", lambda: self.view.zoom_by(1 / 1.25)),
-            ("+", "Zoom in (Ctrl+wheel)", lambda: self.view.zoom_by(1.25)),
-            ("Fit", "Show the whole drawing", self.view.fit),
-        ):
-            button = QToolButton(box)
-            button.setText(text)
-            button.setToolTip(tip)
-            button.clicked.connect(lambda _=False, s=slot: s())
-            layout.addWidget(button)
-        box.adjustSize()
-        return box
+    def _make_controls(self) -> ZoomToolbar:
+        bar = ZoomToolbar(self.view, "fabricControls", "Show the whole drawing")
+        bar.add_button(
+            "Generate fabric…",
+            "Generate a plane's switches and links",
+            self.view.generateRequested.emit,
+        )
+        return bar
 
     def _make_hint(self) -> QWidget:
         box = QFrame(self.view)
@@ -221,8 +206,7 @@ class Overlays:
         vp = self.view.viewport().geometry()
         self.filter.adjustSize()
         self.filter.move(vp.left() + 10, vp.top() + 10)
-        self.controls.adjustSize()
-        self.controls.move(vp.right() - self.controls.width() - 10, vp.top() + 10)
+        self.controls.place(reserve=False)  # the view leaves room for the plane filter
         self.hint.adjustSize()
         self.hint.move(vp.left() + 10, vp.bottom() - self.hint.height() - 10)
 

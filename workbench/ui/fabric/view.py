@@ -239,9 +239,7 @@ class FabricView(ZoomPanView):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
-        if event.button() == Qt.MouseButton.MiddleButton:
-            self.start_pan(pos)
-            event.accept()
+        if self.pan_press(event):
             return
         if event.button() != Qt.MouseButton.LeftButton:
             super().mousePressEvent(event)
@@ -275,9 +273,7 @@ class FabricView(ZoomPanView):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
-        if self.panning:
-            self.pan_to(pos)
-            event.accept()
+        if self.pan_move(event):
             return
         if self._drag is not None and event.buttons() & Qt.MouseButton.LeftButton:
             self._drag.move(pos)
@@ -286,12 +282,7 @@ class FabricView(ZoomPanView):
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
-        if self.panning and event.button() in (
-            Qt.MouseButton.MiddleButton,
-            Qt.MouseButton.LeftButton,
-        ):
-            self.end_pan()
-            event.accept()
+        if self.pan_release(event):
             return
         drag, self._drag = self._drag, None
         if drag is None or event.button() != Qt.MouseButton.LeftButton:

@@ -52,7 +52,7 @@ from workbench.ui.floor.drop import FloorDrop
 from workbench.ui.floor.items import COLD_FILL, FRONT, HOT_FILL, GhostItem, Spot
 from workbench.ui.floor.scene import FloorScene
 from workbench.ui.shell.document import Document
-from workbench.ui.zoom_view import ZoomPanView
+from workbench.ui.zoom_view import OVERLAY_STYLE, ZoomPanView, ZoomToolbar
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +61,6 @@ __all__ = ["FloorPlanView"]
 #: Zoom at which a selection made elsewhere is shown (rack names readable).
 READABLE_ZOOM = 0.06
 
-_OVERLAY_STYLE = (
-    "#{name} {{ background: rgba(255,255,255,235); border: 1px solid #cfd8dc;"
-    " border-radius: 4px; }} QLabel {{ background: transparent; color: #37474f; }}"
-    " QToolButton {{ border: none; padding: 3px 8px; }}"
-    " QToolButton:hover {{ background: #e3e8eb; border-radius: 3px; }}"
-)
-
 
 class _Legend(QFrame):
     """What the colours and marks mean, floating over the bottom-left corner."""
@@ -75,7 +68,7 @@ class _Legend(QFrame):
     def __init__(self, parent: QWidget):
         super().__init__(parent)
         self.setObjectName("floorLegend")
-        self.setStyleSheet(_OVERLAY_STYLE.format(name="floorLegend"))
+        self.setStyleSheet(OVERLAY_STYLE.format(name="floorLegend"))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
         layout.setSpacing(10)
@@ -314,10 +307,9 @@ class FloorPlanView(ZoomPanView):
         rect = hall.adjusted(-300, -300, 300, 300)
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         zoom = self.zoom()
-        if zoom > 0:
-            top = (self._controls.height() + 14) / zoom
+        if zoom > 0:  # clear of the legend floating over the bottom
             bottom = (self._legend.height() + 14) / zoom
-            self.fitInView(rect.adjusted(0, -top, 0, bottom), Qt.AspectRatioMode.KeepAspectRatio)
+            self.fitInView(rect.adjusted(0, 0, 0, bottom), Qt.AspectRatioMode.KeepAspectRatio)
         if not self.MIN_ZOOM <= self.zoom() <= self.MAX_ZOOM:
             self.zoom_by(1.0)
         self.zoomChanged.emit(self.zoom())
@@ -325,9 +317,7 @@ class FloorPlanView(ZoomPanView):
     # -- mouse -------------------------------------------------------------------------
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
-        if event.button() == Qt.MouseButton.MiddleButton:
-            self.start_pan(pos)
-            event.accept()
+        if self.pan_press(event):
             return
         if event.button() != Qt.MouseButton.LeftButton:
             super().mousePressEvent(event)
@@ -364,9 +354,7 @@ class FloorPlanView(ZoomPanView):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
-        if self.panning:
-            self.pan_to(pos)
-            event.accept()
+        if self.pan_move(event):
             return
         drag = self._drag
         if drag is None:
@@ -406,12 +394,7 @@ class FloorPlanView(ZoomPanView):
         return fl.overlaps(self.design, moves, self._scene.index)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
-        if self.panning and event.button() in (
-            Qt.MouseButton.MiddleButton,
-            Qt.MouseButton.LeftButton,
-        ):
-            self.end_pan()
-            event.accept()
+        if self.pan_release(event):
             return
         drag = self._drag
         if drag is None or event.button() != Qt.MouseButton.LeftButton:
@@ -544,37 +527,19 @@ class FloorPlanView(ZoomPanView):
         return ""
 
     # -- overlays ----------------------------------------------------------------------
-    def _make_controls(self) -> tuple[QWidget, QToolButton]:
-        box = QFrame(self)
-        box.setObjectName("floorControls")
-        box.setStyleSheet(_OVERLAY_STYLE.format(name="floorControls"))
-        layout = QHBoxLayout(box)
-        layout.setContentsMargins(4, 2, 4, 2)
-        layout.setSpacing(2)
-        unplaced = QToolButton(box)
-        unplaced.setToolTip("Lay out the racks that have no floor position (undoable)")
-        unplaced.clicked.connect(self.place_unplaced)
+    def _make_controls(self) -> tuple[ZoomToolbar, QToolButton]:
+        bar = ZoomToolbar(self, "floorControls", "Show the whole hall")
+        unplaced = bar.add_button(
+            "", "Lay out the racks that have no floor position (undoable)", self.place_unplaced
+        )
         unplaced.setVisible(False)
-        layout.addWidget(unplaced)
-        for text, tip, slot in (
-            ("−", "Zoom out (Ctrl+wheel)", lambda: self.zoom_by(1 / 1.25)),
-            ("+", "Zoom in (Ctrl+wheel)", lambda: self.zoom_by(1.25)),
-            ("Fit", "Show the whole hall", self.fit),
-        ):
-            button = QToolButton(box)
-            button.setText(text)
-            button.setToolTip(tip)
-            button.clicked.connect(slot)
-            layout.addWidget(button)
-        box.adjustSize()
-        return box, unplaced
+        return bar, unplaced
 
     def _place_overlays(self) -> None:
         vp = self.viewport().geometry()
         self._legend.adjustSize()
         self._legend.move(vp.left() + 10, vp.bottom() - self._legend.height() - 10)
-        self._controls.adjustSize()
-        self._controls.move(vp.right() - self._controls.width() - 10, vp.top() + 10)
+        self._controls.place()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)

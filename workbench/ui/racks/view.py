@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
-    QToolButton,
     QWidget,
 )
 
@@ -31,7 +30,7 @@ from workbench.render import rack_geometry as geo
 from workbench.ui.racks.interaction import DropController, MoveController, RubberBandSelect
 from workbench.ui.racks.scene import SCENE_SCALE, HallScene, RackItem
 from workbench.ui.shell.document import Change, Document
-from workbench.ui.zoom_view import ZoomPanView
+from workbench.ui.zoom_view import ZoomPanView, ZoomToolbar
 
 __all__ = ["SCENE_SCALE", "RackItem", "RackView"]
 
@@ -104,6 +103,8 @@ class RackView(ZoomPanView):
         )
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        # A hall smaller than the view starts at its top: the legend floats at the bottom.
+        self.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
         self.setDragMode(QGraphicsView.DragMode.NoDrag)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setAcceptDrops(True)
@@ -223,7 +224,15 @@ class RackView(ZoomPanView):
         rect = self._scene.itemsBoundingRect().adjusted(-20, -20, 20, 20)
         if rect.isEmpty():
             return
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        # Into the viewport less the legend's band at the bottom, so the last row's
+        # budget bars are not under the legend.
+        band = self._legend.height() + 14
+        room = self.viewport().rect()
+        zoom = min(room.width() / rect.width(), max(room.height() - band, 1) / rect.height())
+        zoom = min(max(zoom, self.MIN_ZOOM), self.MAX_ZOOM)
+        self.resetTransform()
+        self.scale(zoom, zoom)
+        self.centerOn(rect.center() + QPointF(0, band / 2 / zoom))
         self.zoomChanged.emit(self.zoom())
 
     def fit_readable(self) -> None:
@@ -260,9 +269,7 @@ class RackView(ZoomPanView):
     # -- mouse -----------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
-        if event.button() == Qt.MouseButton.MiddleButton:
-            self.start_pan(pos)
-            event.accept()
+        if self.pan_press(event):
             return
         if event.button() != Qt.MouseButton.LeftButton:
             super().mousePressEvent(event)
@@ -293,9 +300,7 @@ class RackView(ZoomPanView):
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
         self._last_pos = pos
-        if self.panning:
-            self.pan_to(pos)
-            event.accept()
+        if self.pan_move(event):
             return
         if self.rubber.active:
             self.rubber.drag(pos)
@@ -309,9 +314,7 @@ class RackView(ZoomPanView):
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt's name
         pos = event.position().toPoint()
-        if event.button() == Qt.MouseButton.MiddleButton and self.panning:
-            self.end_pan()
-            event.accept()
+        if event.button() == Qt.MouseButton.MiddleButton and self.pan_release(event):
             return
         if event.button() == Qt.MouseButton.LeftButton:
             if self.rubber.active:
@@ -361,50 +364,21 @@ class RackView(ZoomPanView):
         return self.rack_and_u_at(self._last_pos)
 
     # -- overlays --------------------------------------------------------------------
-    def _make_controls(self) -> QWidget:
-        box = QFrame(self)
-        box.setObjectName("rackControls")
-        box.setStyleSheet(
-            "#rackControls { background: rgba(255,255,255,230);"
-            " border: 1px solid #cfd8dc; border-radius: 4px; }"
-            " QToolButton { border: none; padding: 3px 8px; }"
-            " QToolButton:checked { background: #cfd8dc; border-radius: 3px; }"
-            " QToolButton:hover { background: #e3e8eb; border-radius: 3px; }"
-        )
-        layout = QHBoxLayout(box)
-        layout.setContentsMargins(4, 2, 4, 2)
-        layout.setSpacing(2)
-        group = QButtonGroup(box)
+    def _make_controls(self) -> ZoomToolbar:
+        bar = ZoomToolbar(self, "rackControls", "Show every rack (Ctrl+0)")
+        group = QButtonGroup(bar)
         for face in ("front", "rear"):
-            button = QToolButton(box)
-            button.setText(face.capitalize())
+            button = bar.add_button(face.capitalize(), f"Show the {face} of every rack")
             button.setCheckable(True)
             button.setChecked(face == self.face)
-            button.setToolTip(f"Show the {face} of every rack")
             button.clicked.connect(lambda _=False, f=face: self.set_face(f))
             group.addButton(button)
-            layout.addWidget(button)
-        sep = QFrame(box)
-        sep.setFrameShape(QFrame.Shape.VLine)
-        sep.setStyleSheet("color: #cfd8dc;")
-        layout.addWidget(sep)
-        for text, tip, slot in (
-            ("−", "Zoom out (Ctrl+wheel)", lambda: self.zoom_by(1 / 1.25)),
-            ("+", "Zoom in (Ctrl+wheel)", lambda: self.zoom_by(1.25)),
-            ("Fit", "Show every rack (Ctrl+0)", self.fit),
-        ):
-            button = QToolButton(box)
-            button.setText(text)
-            button.setToolTip(tip)
-            button.clicked.connect(slot)
-            layout.addWidget(button)
-        box.adjustSize()
-        return box
+        bar.add_separator()
+        return bar
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         vp = self.viewport().geometry()
         self._legend.adjustSize()
         self._legend.move(vp.left() + 10, vp.bottom() - self._legend.height() - 10)
-        self._controls.adjustSize()
-        self._controls.move(vp.right() - self._controls.width() - 10, vp.top() + 10)
+        self._controls.place()

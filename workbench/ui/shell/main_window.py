@@ -35,6 +35,7 @@ from workbench.ui.shell.file_actions import FileActions
 from workbench.ui.shell.hall_actions import HallActions
 from workbench.ui.shell.inspector import Inspector
 from workbench.ui.shell.summary_strip import SummaryStrip
+from workbench.ui.zoom_view import ZOOM_STEP
 
 if TYPE_CHECKING:
     from workbench.ui.estimates import EstimatesView
@@ -298,13 +299,16 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         self.fit_action = self._add(view, "&Fit Racks in View", "Ctrl+0", self.rack_view.fit)
         self._add(
-            view, "Zoom &In", QKeySequence.StandardKey.ZoomIn, lambda: self.rack_view.zoom_by(1.25)
+            view,
+            "Zoom &In",
+            QKeySequence.StandardKey.ZoomIn,
+            lambda: self.rack_view.zoom_by(ZOOM_STEP, around_centre=True),
         )
         self._add(
             view,
             "Zoom &Out",
             QKeySequence.StandardKey.ZoomOut,
-            lambda: self.rack_view.zoom_by(1 / 1.25),
+            lambda: self.rack_view.zoom_by(1 / ZOOM_STEP, around_centre=True),
         )
 
         help_menu = bar.addMenu("&Help")

@@ -51,15 +51,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.file:
         raise CliError("check: give a FILE to check (or --rules)", EXIT_BAD_INPUT)
     from workbench.cli.catalog_load import load_catalog_noting_errors
+    from workbench.cli.progress import step
     from workbench.rules import check_design, count
     from workbench.store import ProjectFileError, open_design
 
     path = Path(args.file)
     try:
-        design = open_design(path, catalog=load_catalog_noting_errors())
+        with step(f"opening {path.name}"):
+            design = open_design(path, catalog=load_catalog_noting_errors())
     except ProjectFileError as exc:
         raise CliError(str(exc), EXIT_BAD_INPUT) from None
-    findings = check_design(design)
+    with step("checking the design"):
+        findings = check_design(design)
     waivers = {(w.rule, w.object_id): w for w in design.waivers}
     counts = count(findings, set(waivers))
     floor = Severity.parse(args.severity)

@@ -17,20 +17,24 @@ EXIT_BAD_INPUT = 2
 def open_project(path: Path) -> Design:
     """The design in ``path``; CliError (exit 2) naming the file when it cannot be read."""
     from workbench.cli.catalog_load import load_catalog_noting_errors
+    from workbench.cli.progress import step
     from workbench.store import ProjectFileError, open_design
 
     try:
-        return open_design(path, catalog=load_catalog_noting_errors())
+        with step(f"opening {path.name}"):
+            return open_design(path, catalog=load_catalog_noting_errors())
     except ProjectFileError as exc:
         raise CliError(str(exc), EXIT_BAD_INPUT) from None
 
 
 def save_project(design: Design, path: Path) -> None:
     """Write ``design`` back atomically (the window's own save); CliError on failure."""
+    from workbench.cli.progress import step
     from workbench.store import ProjectFileError, save_design
 
     try:
-        save_design(design, path)
+        with step(f"writing {path.name}"):
+            save_design(design, path)
     except ProjectFileError as exc:
         raise CliError(str(exc)) from None
 

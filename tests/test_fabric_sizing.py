@@ -103,9 +103,30 @@ def test_leaf_spine_by_hand() -> None:
     shape = size_leaf_spine(840, QM9700, 64, 2.0)
     assert (shape.leaves, shape.leaf_down, shape.leaf_up, shape.spines) == (20, 42, 21, 7)
     assert shape.spine_down == 60
-    # Fewer host ports spread evenly: 100 ports → 4 leaves of 25 down and 25 up.
+    # Fewer host ports spread evenly: 100 ports → 4 leaves of 25 down.  25 uplinks would
+    # need 5 spines (the smallest divisor of 25 from ceil(100 / 64) = 2) using 20 of
+    # their 64 ports; one more uplink on a spare port (26 = 2 × 13) needs 2 spines.
     shape = size_leaf_spine(100, QM9700, 64)
-    assert (shape.leaves, shape.leaf_down, shape.leaf_up) == (4, 25, 25)
+    assert (shape.leaves, shape.leaf_down, shape.leaf_up, shape.spines) == (4, 25, 26, 2)
+    assert shape.spine_down == 52
+
+
+def test_storage_plane_spines_follow_the_ports_not_a_prime_uplink_count() -> None:
+    """Before issue 24: the sample's storage plane (554 host ports at 200G on 64-port
+    SN4600 leaves) came out 18 leaves and 31 spines, each spine using 18 of its 64
+    ports, because 31 uplinks per leaf is prime.  Sized like the compute plane (the
+    SuperPOD's 32 leaves and 16 spines for 1,024 ports, NVIDIA RA-11333-001 Table 4,
+    below), the spines are about the ports to carry over a spine's ports."""
+    sn4600 = Radix(64, 200.0, name="nvidia-sn4600")
+    shape = size_leaf_spine(554, sn4600, 64)
+    assert (shape.leaves, shape.leaf_down, shape.leaf_up) == (18, 31, 33)
+    assert shape.spines == 11 and shape.spine_down == 54  # ceil(18 × 33 / 64) = 10 → 11
+    assert shape.leaf_down + shape.leaf_up <= 64
+    # SN5600 spines at 200G (64 × 800G cages, four 200G lanes each: 256 ports).
+    assert size_leaf_spine(554, sn4600, 256).spines == 3
+    # The compute plane's reference is unchanged: 1,024 ports, 32 leaves, 16 spines.
+    compute = size_leaf_spine(1024, QM9700, 64)
+    assert (compute.leaves, compute.spines) == (32, 16)
 
 
 def test_three_tiers_by_hand() -> None:

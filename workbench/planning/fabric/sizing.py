@@ -164,6 +164,7 @@ def size_leaf_spine(
     )
     spine_name = spine_name or leaf.name
     if tiers in (None, 2):
+        u = base["leaf_up"] = balanced_uplinks(leaves, u, _room(leaf, d), spine_ports)
         spines = spines_for(leaves, u, spine_ports)
         if spines is not None:
             return _two_tier(base, spines, oversubscription)
@@ -221,6 +222,7 @@ def size_rail(
     )
     spine_name = spine_name or leaf.name
     if tiers in (None, 2):
+        u = base["leaf_up"] = balanced_uplinks(leaves, u, _room(leaf, d), spine_ports)
         spines = spines_for(leaves, u, spine_ports)
         if spines is not None:
             return _two_tier(base, spines, oversubscription)
@@ -310,6 +312,30 @@ def _check(count: int, oversubscription: float) -> None:
             f"Oversubscription is downlink over uplink bandwidth, from 1 (non-blocking) to "
             f"64; {oversubscription:g} is not."
         )
+
+
+def _room(leaf: Radix, d: int) -> int:
+    """The most uplinks a leaf with ``d`` downlinks can have."""
+    return leaf.uplinks if leaf.uplinks is not None else leaf.ports - d
+
+
+def balanced_uplinks(leaves: int, uplinks: int, room: int, spine_ports: int) -> int:
+    """The uplinks per leaf, from ``uplinks`` (what the oversubscription needs) up to
+    ``room``, that need the fewest spines (ties: the fewest uplinks).
+
+    Every leaf reaches every spine with the same number of links, so the spines must
+    divide the uplinks: with 31 uplinks (prime) that is 31 spines of which each uses 18
+    of its 64 ports; the storage plane of the 1,024-GPU sample was sized so (18 leaves,
+    31 spines).  One more uplink on the leaves' spare ports (33 = 3 × 11) needs 11
+    spines, as a compute plane's 32 uplinks need 16: the spine count follows from the
+    ports to carry, ceil(leaves × uplinks / spine ports), not from the uplinks' factors.
+    """
+    best, fewest = uplinks, spines_for(leaves, uplinks, spine_ports)
+    for candidate in range(uplinks + 1, max(uplinks, room) + 1):
+        spines = spines_for(leaves, candidate, spine_ports)
+        if spines is not None and (fewest is None or spines < fewest):
+            best, fewest = candidate, spines
+    return best
 
 
 def _uplinks(leaf: Radix, d: int, oversubscription: float) -> int:

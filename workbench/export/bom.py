@@ -87,8 +87,8 @@ COLUMNS = [
     Column("Unit price", MONEY, min_width=12),
     Column("Extended price", MONEY, min_width=16),
     Column("Lead time"),
-    Column("Notes", max_width=70),
-    Column("Part number source", max_width=70),
+    Column("Notes", width=48, wrap=True),
+    Column("Part number source", width=48, wrap=True),
 ]
 QTY, PRICE, EXTENDED = 3, 4, 5  # column indexes used by formulas
 

@@ -127,3 +127,36 @@ def test_a_workload_finding_opens_the_estimates_view_on_it(qtbot, window):
     assert window.checks_dock.isVisible()  # the list being worked through stays
     window.tabs.setCurrentWidget(window.rack_view)
     assert window.checks_dock.isVisible()
+
+
+def test_a_findings_object_follows_its_device_when_it_moves(qtbot, tmp_path, tiny_design):
+    """A finding that does not change when its device moves still shows where it is."""
+    from workbench.model import hall_edits
+    from workbench.ui.commands import EditCommand
+
+    tiny_design.find_device("d2")[1].name = "dgx_002 x"  # a name the Slurm export refuses
+    tiny_design.reindex()
+    window = open_window(qtbot, tmp_path, tiny_design)
+    document = window.document
+    view = window.checks
+    assert document.figures.checker is not None  # the first check, now
+    view.refresh(force=True)
+    row = view.model.row_at(finding_index(view, "NODE-HOSTNAME"))
+    assert row.object_name == "dgx_002 x (in A01)"
+    batch = hall_edits.move_devices(document.design, "r2", [("d2", 20, "front")])
+    document.push(EditCommand(document, batch, "Move device"))
+    row = view.model.row_at(finding_index(view, "NODE-HOSTNAME"))
+    assert row.object_name == "dgx_002 x (in B01)"
+    document.undo_stack.setClean()
+
+
+def test_the_group_counts_agree_with_the_status_strip(window, monkeypatch):
+    view = window.checks
+    row = view.model.row_at(finding_index(view, "RACK-OVERLAP"))
+    monkeypatch.setattr(view, "ask_waiver_note", lambda _row: "checked on site")
+    next(a for a in view.context_menu(row).actions() if a.text() == "Waive…").trigger()
+    titles = [view.model.index(g, 0).data() for g in range(view.model.rowCount())]
+    assert "Errors (0 + 1 waived)" in titles
+    errors = window.summary.figure("checks")
+    assert "error" not in errors or errors.startswith("✔")
+    assert view.summary.text().startswith("0 errors")

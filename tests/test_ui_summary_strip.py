@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QLabel
+
 from workbench.units import format_count, format_flops, format_power
 
 
@@ -16,3 +18,29 @@ def test_units_switch_at_a_thousand():
 def test_counts_have_separators_and_plurals():
     assert format_count(1024, "GPU") == "1,024 GPUs"
     assert format_count(1, "rack") == "1 rack"
+
+
+def test_a_long_status_message_is_read_whole_and_the_summary_gives_way(qtbot, tmp_path):
+    """A drop's reason ("... would be 20.4 kW ...") must not be cut by the figures."""
+    from qt_helpers import open_window
+
+    from workbench.templates import sample_design
+
+    window = open_window(qtbot, tmp_path, sample_design())
+    window.resize(1100, 800)
+    qtbot.wait(10)
+    bar = window.statusBar()
+    full = window.summary.text()
+    message = (
+        "Placed, but over budget: U10–U17 (8U) of A01 is free. It breaks the power budget "
+        "12 kW (would be 20.4 kW), cooling limit 12 kW (would be 20.4 kW)."
+    )
+    bar.showMessage(message)
+    qtbot.wait(10)
+    needed = bar.fontMetrics().horizontalAdvance(message)
+    assert window.summary.sizeHint().width() + needed <= bar.width()
+    assert window.summary.text() == full  # the figures are all still there, behind "…"
+    assert window.summary.findChild(QLabel, "summary-more").isVisible()
+    bar.clearMessage()
+    qtbot.wait(10)
+    assert not window.summary.findChild(QLabel, "summary-more").isVisible()

@@ -190,7 +190,11 @@ class FindingsModel(QAbstractItemModel):
         if index.internalId() == 0:
             group = self.groups[index.row()]
             if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
-                return f"{group.title} ({len(group.rows):,})"
+                # Live findings only, as the status strip counts them; waived apart.
+                waived = sum(1 for r in group.rows if r.waived)
+                live = len(group.rows) - waived
+                extra = f" + {waived:,} waived" if waived else ""
+                return f"{group.title} ({live:,}{extra})"
             if role == Qt.ItemDataRole.FontRole and index.column() == 0:
                 from PySide6.QtGui import QFont
 

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from workbench.model import Change, Waiver, ops
 from workbench.render import colors
-from workbench.rules import INTERNAL_ERROR, REGISTRY, Finding, Severity
+from workbench.rules import INTERNAL_ERROR, REGISTRY, Finding, Severity, count
 from workbench.ui.checks.model import FindingsModel, Row, object_name
 from workbench.ui.commands import EditCommand
 from workbench.ui.shell.document import Document
@@ -143,7 +143,9 @@ class ChecksView(QWidget):
 
     # -- filling ------------------------------------------------------------------------
     def _on_document_changed(self, change: Change) -> None:
-        self.refresh(force=change.waivers)
+        # A move or a rename changes where a finding's object is, or what it is called,
+        # without changing the finding: its row must follow.
+        self.refresh(force=bool(change.waivers or change.moved or change.labels))
 
     def refresh(self, force: bool = False) -> None:
         """Show the current findings (only rebuilt when they or the waivers differ)."""
@@ -170,8 +172,9 @@ class ChecksView(QWidget):
         for f in checker.findings():
             waiver = waivers.get(f.key)
             row = cache.get(f)
-            if row is None or row.waiver is not waiver:
-                row = Row(f, object_name(design, f.object_id), waiver)
+            name = object_name(design, f.object_id)
+            if row is None or row.waiver is not waiver or row.object_name != name:
+                row = Row(f, name, waiver)
             self._rows_by_finding[f] = row
             rows.append(row)
         self.model.set_rows(rows)
@@ -187,13 +190,13 @@ class ChecksView(QWidget):
                 self.tree.expand(self.model.index(group, 0))
 
     def _show_summary(self, rows: list[Row]) -> None:
-        live = [r for r in rows if not r.waived]
-        errors = sum(1 for r in live if r.finding.severity is Severity.ERROR)
-        warnings = sum(1 for r in live if r.finding.severity is Severity.WARNING)
-        text = f"{format_count(errors, 'error')} · {format_count(warnings, 'warning')}"
-        waived = len(rows) - len(live)
-        if waived:
-            text += f" · {waived:,} waived"
+        # The status strip's count (rules.engine.count), so the two always agree.
+        counts = count((r.finding for r in rows), {r.finding.key for r in rows if r.waived})
+        text = (
+            f"{format_count(counts.errors, 'error')} · {format_count(counts.warnings, 'warning')}"
+        )
+        if counts.waived:
+            text += f" · {counts.waived:,} waived"
         shown = self.model.visible_count()
         if shown != len(rows):
             text += f" · {shown:,} shown"

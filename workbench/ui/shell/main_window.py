@@ -175,6 +175,7 @@ class MainWindow(QMainWindow):
         self.summary = SummaryStrip(document)
         self.summary.checksClicked.connect(self.show_checks)
         self.statusBar().addPermanentWidget(self.summary)
+        self.statusBar().messageChanged.connect(self._make_room_for_message)
 
         #: Docks the Estimates tab put away (catalog, inspector and checks are about the
         #: hall), shown again on leaving it, so the form and plots get the room on a
@@ -466,6 +467,15 @@ class MainWindow(QMainWindow):
         """Name the unsaved design in the title (the bundled sample is "Sample design")."""
         self.untitled_name = name
         self._update_title()
+
+    def _make_room_for_message(self, message: str) -> None:
+        """A status message (a drop's reason) is read whole; the summary gives way."""
+        if not message:
+            self.summary.make_room(None)
+            return
+        bar = self.statusBar()
+        needed = bar.fontMetrics().horizontalAdvance(message) + 40
+        self.summary.make_room(max(bar.width() - needed, 0))
 
     def _say(self, text: str, timeout_ms: int) -> None:
         self.statusBar().showMessage(text, timeout_ms)

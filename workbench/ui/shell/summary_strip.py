@@ -133,6 +133,15 @@ class SummaryStrip(QWidget):
         self.checks.linkActivated.connect(lambda _link: self.checksClicked.emit())
         self._layout.addWidget(self.checks)
         self._checks_text = ""
+        #: Figures shown now, and those set aside to leave a status message its room.
+        self._shown: set[str] = set()
+        self._squeezed: set[str] = set()
+        self._room: int | None = None
+        self._more = QLabel("· …")
+        self._more.setObjectName("summary-more")
+        self._more.setStyleSheet("color: #90a4ae;")
+        self._more.setVisible(False)
+        self._layout.addWidget(self._more)
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self.refresh)
         document.currentWorkloadChanged.connect(self.refresh)
@@ -190,10 +199,39 @@ class SummaryStrip(QWidget):
             label.setText(text)
             label.setToolTip(tip)
             shown.add(key)
+        self._shown = shown
+        self._apply_room()
+
+    def make_room(self, width: int | None) -> None:
+        """Fit in ``width`` pixels (None: no limit) by setting the last figures aside
+        behind "…" (their text in its tooltip): a status message such as a drop's reason
+        is read whole, and the summary is what gives way."""
+        self._room = width
+        self._apply_room()
+
+    def _apply_room(self) -> None:
+        keys = [k for k in self._labels if k in self._shown]
+        squeezed: list[str] = []
+        if self._room is not None:
+            more = self._more.sizeHint().width() + self._layout.spacing()
+            used = self.checks.sizeHint().width() + self._layout.contentsMargins().left() * 2
+            for key in keys:
+                wide = self._labels[key].sizeHint().width()
+                wide += self._separators[key].sizeHint().width() + 2 * self._layout.spacing()
+                if squeezed or used + wide + more > self._room:
+                    squeezed.append(key)
+                else:
+                    used += wide
+        self._squeezed = set(squeezed)
+        first = next(iter(self._labels), None)
         for key, label in self._labels.items():
-            visible = key in shown
+            visible = key in self._shown and key not in self._squeezed
             label.setVisible(visible)
-            self._separators[key].setVisible(visible and key != next(iter(self._labels)))
+            self._separators[key].setVisible(visible and key != first)
+        self._more.setVisible(bool(squeezed))
+        self._more.setToolTip(SEPARATOR.join(self._labels[k].text() for k in squeezed))
+        self._layout.removeWidget(self._more)
+        self._layout.addWidget(self._more)
 
     def _add_label(self, key: str) -> QLabel:
         sep = QLabel("·")
@@ -211,7 +249,7 @@ class SummaryStrip(QWidget):
     def text(self) -> str:
         """Everything the strip shows, as one line."""
         return SEPARATOR.join(
-            label.text() for label in self._labels.values() if not label.isHidden()
+            label.text() for key, label in self._labels.items() if key in self._shown
         )
 
     def figure(self, key: str) -> str:
@@ -219,4 +257,4 @@ class SummaryStrip(QWidget):
         if key == "checks":
             return self._checks_text
         label = self._labels.get(key)
-        return label.text() if label is not None and not label.isHidden() else ""
+        return label.text() if label is not None and key in self._shown else ""

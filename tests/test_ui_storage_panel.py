@@ -315,3 +315,31 @@ def test_new_storage_racks_get_pdus_sized_to_their_budget(catalog) -> None:
     assert counted == 2
     ops.apply(design, applied.inverse)
     assert {r.id for r in design.iter_racks()} == before
+
+
+def test_tier_figures_dialog_sets_and_undoes(qtbot, catalog) -> None:
+    """Before issue 24 a tier had no field for metadata servers, small-file IOPS,
+    dataset size or concurrent jobs; the panel's Tier figures… dialog sets them in one
+    undoable step."""
+    design = storage_design(catalog, nodes=6, appliances=2, appliance_links=2)
+    panel = shown_panel(qtbot, design, catalog)
+    document = panel.document
+    assert panel.open_figures_dialog()
+    dialog = panel.figures_dialog
+    assert dialog.metadata_servers.text() == "not said"
+    dialog.metadata_servers.setValue(2)
+    dialog.dataset_tb.setValue(250.0)
+    dialog.concurrent_jobs.setValue(3)
+    dialog.accept()
+    tier = document.design.storage_tiers[0]
+    assert (tier.metadata_servers, tier.dataset_tb, tier.concurrent_jobs) == (2, 250.0, 3)
+    assert tier.small_file_iops is None
+    assert document.undo_stack.undoText() == "Set tier figures"
+    qtbot.waitUntil(lambda: any("STORAGE-CAPACITY" in r for r in _rules(panel)))
+    document.undo()
+    tier = document.design.storage_tiers[0]
+    assert (tier.metadata_servers, tier.dataset_tb, tier.concurrent_jobs) == (None, None, None)
+
+
+def _rules(panel) -> list[str]:
+    return [panel.verdicts.item(i).toolTip() for i in range(panel.verdicts.count())]

@@ -120,6 +120,7 @@ class TeamsDialog(QDialog):
                     self.table.selectRow(row)
         finally:
             self.table.blockSignals(False)
+        self.table.resizeColumnsToContents()
         has = self.selected_id() is not None
         self.apply_button.setEnabled(has)
         self.remove_button.setEnabled(has)

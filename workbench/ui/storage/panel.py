@@ -204,9 +204,16 @@ class StoragePanel(QWidget):
         self.add_button = QPushButton("Add storage tier…")
         self.add_button.setObjectName("addStorageTier")
         self.add_button.clicked.connect(self.open_add_dialog)
+        self.figures_button = QPushButton("Tier figures…")
+        self.figures_button.setToolTip(
+            "Metadata servers, small-file IOPS, dataset size and concurrent jobs of the "
+            "selected tier"
+        )
+        self.figures_button.clicked.connect(self.open_figures_dialog)
         head = QHBoxLayout()
         head.addWidget(title)
         head.addStretch(1)
+        head.addWidget(self.figures_button)
         head.addWidget(self.add_button)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("storageTiers")
@@ -362,6 +369,23 @@ class StoragePanel(QWidget):
             item.setData(STATE_ROLE, line.state)
             item.setToolTip(line.rule)
             self.verdicts.addItem(item)
+
+    def open_figures_dialog(self) -> bool:
+        """The selected tier's (else the first tier's) planning figures."""
+        from workbench.ui.storage.figures_dialog import TierFiguresDialog
+
+        tiers = self.document.design.storage_tiers
+        if not tiers:
+            return False
+        rows = {i.row() for i in self.table.selectedItems()}
+        chosen = tiers[0]
+        if len(rows) == 1:
+            cell = self.table.item(rows.pop(), 0)
+            wanted = cell.data(Qt.ItemDataRole.UserRole) if cell is not None else None
+            chosen = next((t for t in tiers if t.id == wanted), chosen)
+        self.figures_dialog = TierFiguresDialog(self.document, chosen, self)
+        self.figures_dialog.open()
+        return True
 
     # -- reading (for tests and the window) --------------------------------------------
     def tier_row(self, tier_id: str) -> int:

@@ -70,3 +70,23 @@ def test_the_estimates_view_is_built_when_its_tab_is_first_shown(qtbot, tmp_path
     assert window._estimates is not None
     assert window.estimates_page.widget() is window.estimates
     window.document.undo_stack.setClean()
+
+
+def test_the_status_strip_reads_no_fabric_before_the_first_frame(qtbot):
+    """A training estimate reads the compute fabric (seconds at 100,000 GPUs): the strip
+    shows the job with its days to come until the window has painted (issue 21: the
+    100,000-GPU window appeared only after the fabric was read)."""
+    from workbench.ui.shell.summary_strip import SummaryStrip
+
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    document = Document(design)
+    figures = document.figures
+    figures.hold_checks()
+    strip = SummaryStrip(document)
+    qtbot.addWidget(strip)
+    strip.refresh()
+    assert figures.computed["fabric"] == 0
+    assert "days …" in strip.text()
+    figures.release_checks()
+    qtbot.waitUntil(lambda: "days …" not in strip.text())
+    assert figures.computed["fabric"] == 1 and "days" in strip.text()

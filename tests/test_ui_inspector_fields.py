@@ -133,7 +133,7 @@ def block_pixel(window: MainWindow, device_id: str) -> QColor:
 def block_role(window: MainWindow, device_id: str) -> str:
     """The role the rack view's item draws the device with (its geometry blocks)."""
     item = window.rack_view.rack_item(window.rack_view.rack_of(device_id))
-    return next(b.role for b in item._blocks if b.device_id == device_id)
+    return next(b.role for b in item.blocks if b.device_id == device_id)
 
 
 def test_choosing_a_role_recolours_the_block_and_undo_restores_the_catalog_role(

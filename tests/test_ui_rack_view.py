@@ -128,7 +128,7 @@ def test_ctrl_wheel_zooms_and_fit_shows_everything(qtbot, tiny_design):
 def test_face_toggle_marks_front_devices_as_other_face(qtbot, tiny_design):
     view = make_view(qtbot, tiny_design)
     view.set_face("rear")
-    blocks = view.rack_item("r1")._blocks
+    blocks = view.rack_item("r1").blocks
     assert all(b.other_face for b in blocks if not b.zero_u)
 
 

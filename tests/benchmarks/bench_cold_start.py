@@ -9,7 +9,8 @@ the catalog, the docks as a person has them (Cables and Storage tabbed behind Ch
 
     .venv/bin/python tests/benchmarks/bench_cold_start.py [--runs 5] [--gpus 100000]
 
-``--gpus N`` also times opening a design of N GPUs made by ``workbench new`` (untimed).
+``--gpus N`` also times opening a design of N GPUs made by ``workbench new`` (untimed),
+``--file F`` opening a design already made.
 Not collected by the default pytest run: timings are not unit-test assertions.
 """
 
@@ -88,6 +89,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--gpus", type=int, nargs="*", default=[])
+    parser.add_argument("--file", nargs="*", default=[], help="also time opening these designs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ)
@@ -108,6 +110,8 @@ def main() -> int:
                 capture_output=True,
             )
             rows.append((f"workbench, {gpus:,} GPUs", series("app", path, args.runs, env)))
+        for given in args.file:
+            rows.append((f"workbench, {Path(given).name}", series("app", given, args.runs, env)))
     print(f"\ncold start to the first drawn frame ({args.runs} runs after one warm-up)")
     for name, values in rows:
         print(f"  {name:28s} min {min(values):6.2f} s   median {statistics.median(values):6.2f} s")

@@ -55,7 +55,9 @@ class RackItem(QGraphicsItem):
         self._u_total = geo.rack_units(rack, scene.design)
         w, h = geo.rack_size(self._u_total, SCENE_SCALE)
         self._bounds = QRectF(0, 0, w, h)
-        self._blocks: list[geo.Block] = []
+        #: The device blocks, laid out when first drawn or asked for (None: not yet):
+        #: a 100,000-GPU hall has 3,478 racks and the first frame shows a few dozen.
+        self._blocks: list[geo.Block] | None = None
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setAcceptHoverEvents(False)
         self.refresh()
@@ -75,7 +77,7 @@ class RackItem(QGraphicsItem):
             self._u_total = u_total
             w, h = geo.rack_size(u_total, SCENE_SCALE)
             self._bounds = QRectF(0, 0, w, h)
-        self._blocks = geo.device_blocks(rack, self.hall.design, SCENE_SCALE, self.hall.face)
+        self._blocks = None
         self.setToolTip(f"{rack.name} — {format_count(len(rack.devices), 'device')}")
         self.update()
 
@@ -101,7 +103,7 @@ class RackItem(QGraphicsItem):
             detail=detail,
             face=self.hall.face,
             load=(load := figures.rack_load(self.rack_id)),
-            blocks=self._blocks,
+            blocks=self.blocks,
             mark=figures.rack_mark(self.rack_id),
             marks={d.id: m for d in rack.devices if (m := figures.object_mark(d.id)) is not None},
             budgets=None if load is None else safe_rack_budgets(self.hall.design, rack, load),
@@ -109,16 +111,23 @@ class RackItem(QGraphicsItem):
 
     @property
     def blocks(self) -> list[geo.Block]:
-        """The device blocks as last drawn (rack-local coordinates)."""
+        """The device blocks of the rack as it is (rack-local coordinates)."""
+        if self._blocks is None:
+            rack = self.rack
+            self._blocks = (
+                []
+                if rack is None
+                else geo.device_blocks(rack, self.hall.design, SCENE_SCALE, self.hall.face)
+            )
         return self._blocks
 
     def object_at(self, local: QPointF) -> str:
         """The device id under a rack-local point, or this rack's id."""
-        return geo.hit_test(self._blocks, local.x(), local.y()) or self.rack_id
+        return geo.hit_test(self.blocks, local.x(), local.y()) or self.rack_id
 
     def block_rect(self, device_id: str) -> QRectF | None:
         """A device block's rectangle in item coordinates."""
-        for block in self._blocks:
+        for block in self.blocks:
             if block.device_id == device_id:
                 r = block.rect
                 return QRectF(r.x, r.y, r.w, r.h)

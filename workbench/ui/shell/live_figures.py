@@ -69,6 +69,8 @@ class LiveFigures(QObject):
     findingsReady = Signal()
     #: Percent of the first full check done (it runs in slices after the first paint).
     checkProgress = Signal(int)
+    #: The window has painted its first frame: figures put off until then may be read.
+    released = Signal()
 
     #: Milliseconds of checking per slice: input and repaints get the rest.
     SLICE_MS = 30
@@ -242,10 +244,32 @@ class LiveFigures(QObject):
 
     def release_checks(self) -> None:
         """Let a held first check start (see :meth:`hold_checks`)."""
-        self._held = False
+        was_held, self._held = self._held, False
         if self._owed:
             self._owed = False
             self.check_soon()
+        if was_held:
+            self.released.emit()
+
+    @property
+    def held(self) -> bool:
+        """True until the window's first frame (see :meth:`hold_checks`)."""
+        return self._held
+
+    def estimate_is_cheap(self, workload: Workload) -> bool:
+        """Whether :meth:`workload` can answer without reading the compute fabric
+        (seconds on a 100,000-GPU design): what the status strip asks before the first
+        frame, so the window is drawn before the fabric is read."""
+        if workload.kind != "training":
+            return True
+        index = self.design.index
+        key = self._fabric_key
+        return (
+            self._fabric is not None
+            and key is not None
+            and key[0] is index
+            and key[1] == index.fabric_version
+        )
 
     def _check_now(self) -> None:
         self._check_scheduled = False

@@ -199,6 +199,9 @@ class MainWindow(QMainWindow):
         self._fitted = False
         #: Whether the first frame was painted (None: the window was never shown).
         self._painted: bool | None = None
+        # Held until the first frame (see showEvent): a design opened before the window
+        # is shown (a FILE on the command line) must not be checked before it is drawn.
+        document.figures.hold_checks()
 
     # -- parts ---------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
@@ -574,9 +577,9 @@ class MainWindow(QMainWindow):
                     [self.palette_dock, self.inspector_dock], [280, 340], Qt.Orientation.Horizontal
                 )
             QTimer.singleShot(0, self.rack_view.fit_readable)
-            # The window first, then the checks: the first full check waits for the
-            # first paint (or half a second, should no paint come), then runs in slices.
-            self.document.figures.hold_checks()
+            # The window first, then the checks: the first full check (and the fabric
+            # an estimate reads) waits for the first paint (held since __init__; half a
+            # second after showing, should no paint come), then runs in slices.
             self._painted = False
             QTimer.singleShot(500, self.document.figures.release_checks)
 

@@ -26,6 +26,11 @@ Evaluate = Callable[[Workload], object]
 SEPARATOR = " · "
 
 
+class NotYet(Exception):
+    """Raised by an ``evaluate`` that will not compute the estimate yet (the window's
+    first frame comes first); the strip shows the workload with its days to come."""
+
+
 def training_days(
     design: Design, evaluate: Evaluate, preferred: str | None = None
 ) -> tuple[str, float | None, float | None, str | None] | None:
@@ -45,6 +50,8 @@ def training_days(
         return None
     try:
         result = evaluate(workload)
+    except NotYet:
+        raise
     except Exception:  # noqa: BLE001 - a bad workload must not break the status bar
         return workload.name, None, None, None
     days, mfu = getattr(result, "days", None), getattr(result, "mfu", None)
@@ -83,7 +90,14 @@ def summary_parts(
             "Facility power = IT power × PUE",
         ),
     ]
-    days = training_days(design, evaluate, preferred)
+    try:
+        days = training_days(design, evaluate, preferred)
+    except NotYet:
+        first = [w for w in design.workloads if w.kind == "training"]
+        chosen = next((w for w in first if w.id == preferred), first[0] if first else None)
+        if chosen is not None:
+            parts.append(("days", f"{chosen.name}: days …", "Estimating after the window is drawn"))
+        return parts
     if days is not None:
         name, value, mfu, source = days
         text = f"{name}: {value:,.1f} days" if value is not None else f"{name}: days n/a"
@@ -147,6 +161,7 @@ class SummaryStrip(QWidget):
         document.currentWorkloadChanged.connect(self.refresh)
         document.figures.findingsReady.connect(self._show_checks)
         document.figures.checkProgress.connect(self._show_progress)
+        document.figures.released.connect(self.refresh)
         self.refresh()
 
     def _on_document_changed(self, change: Change) -> None:
@@ -185,11 +200,15 @@ class SummaryStrip(QWidget):
 
     def _show_figures(self) -> None:
         figures = self.document.figures
+
+        def evaluate(workload):
+            # Before the first frame, no estimate that reads the whole compute fabric.
+            if figures.held and not figures.estimate_is_cheap(workload):
+                raise NotYet
+            return figures.workload(workload.id)
+
         parts = summary_parts(
-            figures.summary,
-            self.document.design,
-            lambda workload: figures.workload(workload.id),
-            self.document.current_workload,
+            figures.summary, self.document.design, evaluate, self.document.current_workload
         )
         shown = set()
         for key, text, tip in parts:

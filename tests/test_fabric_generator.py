@@ -472,3 +472,29 @@ def test_tries_sharing_a_hosts_memo_read_the_hosts_once(catalog, monkeypatch) ->
     assert len(calls) == 1
     assert second.shape.leaves < first.shape.leaves
     links_valid(design)
+
+
+def test_network_racks_without_a_model_get_pdus(catalog) -> None:
+    """Before issue 24: racks an action created without a model rack to copy had no
+    PDU (no rule noticed, the BOM counted none).  With the design's network rack gone,
+    the generator's new racks get an A- and a B-side PDU sized to their budget."""
+    from workbench.planning.rack_pdus import PDU_CONTINUOUS_SHARE, pdu_capacity_kw
+    from workbench.rules import check_design
+
+    design = dgx(catalog, 32)
+    for rack in network_racks(design):
+        ops.apply(design, ops.RemoveRack(rack.id))
+    before = {r.id for r in design.iter_racks()}
+    generate_fabric(design, catalog, RAIL)
+    new = [r for r in design.iter_racks() if r.id not in before]
+    assert new
+    for rack in new:
+        pdus = [d for d in rack.devices if design.device_types[d.device_type].kind == "pdu"]
+        for side in ("a", "b"):
+            mine = [d for d in pdus if d.name.removeprefix(f"pdu-{rack.name.lower()}-")[0] == side]
+            rated = sum(pdu_capacity_kw(design.device_types[d.device_type]) or 0 for d in mine)
+            # Each side alone carries the whole budget at 80 % (a 50 kW rear-door rack
+            # takes two 45 kW PDUs a side).
+            assert mine and rated * PDU_CONTINUOUS_SHARE >= rack.power_limit_kw
+    flagged = {o for f in check_design(design) if f.rule == "RACK-PDU" for o in f.objects}
+    assert not flagged & {r.id for r in new}

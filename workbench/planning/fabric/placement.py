@@ -41,6 +41,7 @@ from workbench.model.ports import HOST_KINDS
 from workbench.model.requests import ItemSource, lookup_item, taken_names
 from workbench.planning.fabric.sizing import FabricError
 from workbench.planning.filling import fill_rack
+from workbench.planning.rack_pdus import fit_pdus
 
 #: The design property listing (comma-separated ids) empty racks set aside for the
 #: network: the templates mark theirs.
@@ -323,6 +324,11 @@ class SwitchPlacer:
         for rack in racks:
             self._fit_out(rack, model)
         self.session.apply(batch)
+        if model is None:
+            # No network rack to copy PDUs from: A/B PDUs sized to the new racks' budget.
+            power = fit_pdus(self.design, self.catalog, racks)
+            if power.ops:
+                self.session.apply(power)
         ids = [r.id for r in racks]
         self.racks += ids
         self._new_racks += ids

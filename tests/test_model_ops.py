@@ -249,3 +249,23 @@ def test_random_edits_keep_the_index_and_undo_to_the_start(design, data):
         ops.apply(design, inverse)
         assert index_problems(design) == []
     assert design == start
+
+
+class _NoScan(dict):
+    """An id table that refuses to be walked: checking a few ids against it must ask
+    for those ids, not iterate every id it holds (a million links at 1,000,000 GPUs)."""
+
+    def __iter__(self):
+        raise AssertionError("the whole id table was walked")
+
+
+def test_fresh_ids_are_checked_without_walking_the_id_tables(tiny_design) -> None:
+    """Issue 21: set.isdisjoint(dict) iterates the dict, so every device added to a
+    1,000,000-GPU design walked all its links (the build went quadratic)."""
+    index = tiny_design.index
+    index.new_ids("link", 1)  # the first call finds the highest number in use, once
+    index.links = _NoScan(index.links)
+    index.devices = _NoScan(index.devices)
+    device = Device("fresh-1", "fresh-1", "mgmt-48", position=30)
+    ops.apply(tiny_design, ops.AddDevice("r2", device))
+    assert len(index.new_ids("link", 3)) == 3

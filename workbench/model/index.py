@@ -226,7 +226,7 @@ class DesignIndex:
         # The next ``count`` numbers are nearly always free: take them in one go.
         batch = [f"{prefix}{i:0{digits}d}" for i in range(n, n + count)]
         wanted = set(batch)
-        if all(wanted.isdisjoint(table) for table in self.id_tables()):
+        if all(table.keys().isdisjoint(wanted) for table in self.id_tables()):
             self._next[kind] = n + count
             return batch
         while len(ids) < count:

@@ -313,7 +313,7 @@ def _check_free(design: Design, ids: Iterable[str]) -> None:
         raise EditError("Every object needs a non-empty id.")
     unique = set(wanted)
     tables = design.index.id_tables()
-    if len(unique) == len(wanted) and all(unique.isdisjoint(table) for table in tables):
+    if len(unique) == len(wanted) and all(table.keys().isdisjoint(unique) for table in tables):
         return
     seen: set[str] = set()
     for object_id in wanted:

@@ -80,6 +80,7 @@ STORAGE_RULES: tuple[str, ...] = (
     "STORAGE-UNCABLED",
     "STORAGE-CAPACITY",
     "STORAGE-METADATA",
+    "STORAGE-CHECKPOINT-BURST",
     "STORAGE-CLIENT",
     "STORAGE-CHECKPOINT",
     "STORAGE-POOLS",
@@ -414,7 +415,7 @@ def storage_client(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Findi
 MAX_INTERVAL_MIN = 525_600.0
 
 
-def _interval_min(workload: Workload) -> float | None:
+def interval_min(workload: Workload) -> float | None:
     value = workload.checkpoint_interval_min
     if value is None:
         return DEFAULT_CHECKPOINT_INTERVAL_MIN
@@ -437,7 +438,7 @@ def storage_checkpoint(ctx: RuleContext, me: Rule, workload: Workload) -> Iterat
     if workload.kind != "training":
         return
     design = ctx.design
-    interval = _interval_min(workload)
+    interval = interval_min(workload)
     if interval is None:  # said whether or not a tier is chosen: the value itself is wrong
         yield me.finding(
             f"{workload.name}: the checkpoint interval {workload.checkpoint_interval_min!r} "

@@ -9,6 +9,12 @@
   metadata operations become the bottleneck before the bandwidth" (seed 004).  A tier
   that does not state any is a warning until it does.
 
+* STORAGE-CHECKPOINT-BURST: training jobs saving to one tier can save at the same
+  moment — "if several training jobs trigger a checkpoint at once and the storage cannot
+  take it, the cluster 'waits on IO': GPUs idle, jobs stalled" (seed 000).  Their saves
+  together at the tier's write bandwidth must stay within 5 % of the shortest interval
+  among them (STORAGE-CHECKPOINT's mark, for one job alone).
+
 The figures are the tier's own fields (:class:`workbench.model.StorageTier`), set with
 ``workbench tiers set`` or the model edit :class:`~workbench.model.net_ops.SetTierFields`.
 """
@@ -17,15 +23,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from workbench.calc.errors import InputError
+from workbench.calc.storage import (
+    MAX_CHECKPOINT_OVERHEAD,
+    checkpoint_bytes,
+    checkpoint_overhead,
+    checkpoint_write_seconds,
+)
 from workbench.model import Design
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
 from workbench.rules.storage import (
     HOT_TIER_RULE_ABOVE_GPUS,
+    NAMED,
     dataset_tiers,
     figures,
+    interval_min,
     storage_moved,
+    workload_tier,
 )
+from workbench.units import short_number
 
 
 @rule(
@@ -80,3 +97,54 @@ def storage_metadata(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
                 "they serve).",
                 tier.id,
             )
+
+
+@rule(
+    "STORAGE-CHECKPOINT-BURST",
+    title="Training jobs' checkpoints saved at once overload their tier",
+    severity=Severity.WARNING,
+    scope="design",
+    looks_at={"workload", "tier", "device", "link", "design"},
+    source=planning("several jobs' checkpoints at once: the tier takes them together (seed 000)"),
+)
+def storage_checkpoint_burst(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    by_tier: dict[str, list[tuple[str, str, float, float]]] = {}
+    for job in design.workloads:
+        if job.kind != "training":
+            continue
+        tier = workload_tier(design, job.checkpoint_tier)
+        interval = interval_min(job)
+        result = ctx.evaluate(job)
+        if tier is None or interval is None or result.model is None:
+            continue
+        try:
+            size = checkpoint_bytes(result.model.params, job.precision)
+        except InputError:
+            continue
+        by_tier.setdefault(tier.id, []).append((job.id, job.name, size, interval))
+    found = figures(ctx)
+    for tier_id, jobs in by_tier.items():
+        tf = found.tier(tier_id)
+        if len(jobs) < 2 or tf is None:
+            continue
+        write = min(tf.served_write_gbs, tf.client_gbs)
+        total = sum(size for _i, _n, size, _m in jobs)
+        shortest = min(minutes for _i, _n, _s, minutes in jobs)
+        if write <= 0:
+            continue
+        seconds = checkpoint_write_seconds(total, write)
+        share = checkpoint_overhead(seconds, shortest * 60)
+        if share <= MAX_CHECKPOINT_OVERHEAD:
+            continue
+        names = [name for _i, name, _s, _m in jobs]
+        shown = ", ".join(names[:NAMED]) + (
+            f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
+        )
+        yield me.finding(
+            f"Tier {tf.name}: {len(jobs)} jobs ({shown}) saving {total / 1e12:,.2f} TB of "
+            f"checkpoints at once take {short_number(seconds)} s at {write:,.1f} GB/s, "
+            f"{share:.1%} of the shortest interval ({short_number(shortest)} min), above "
+            f"{MAX_CHECKPOINT_OVERHEAD:.0%}: stagger their saves or add write bandwidth.",
+            tier_id,
+            *(job_id for job_id, _n, _s, _m in jobs),
+        )

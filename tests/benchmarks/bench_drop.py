@@ -131,6 +131,8 @@ def main() -> int:
             window.resize(1600, 1000)
             window.show()
             app.processEvents()
+            while not document.figures.checked:  # the first check runs in slices: let it end
+                app.processEvents()
             undos: list[float] = []
             drops = bench_drops(app, window, args.drops, undos)
             pans, zooms = bench_pan_zoom(app, window)

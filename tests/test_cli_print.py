@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -170,3 +171,25 @@ def test_console_script_needs_no_display(project, tmp_path):
     assert env_free.returncode == 0, env_free.stderr
     assert "1 page" in env_free.stdout
     assert out.read_bytes().startswith(b"%PDF-")
+
+
+@needs_poppler
+def test_a_floor_plan_page_a_planner_can_read(qapp, project, tmp_path, capsys):
+    """--floor-plan: page 1 is the hall from above, with tile grid labels, the aisles
+    and their widths, every rack named, each row's length and a scale in metres."""
+    before = digest(project)
+    out = tmp_path / "plan.pdf"
+    code, _stdout, stderr = _cli(
+        capsys, "print", str(project), "--out", str(out), "--floor-plan", "--racks", "A01"
+    )
+    assert code == 0, stderr
+    assert _pages(out) == 2
+    first = _text(out).split("\f")[0]
+    assert "Floor plan" in first
+    assert "Cold aisle 1.2 m" in first and "Hot aisle 1.2 m" in first
+    assert "Row A · 4.8 m" in first
+    for rack in ("A01", "B08", "E05"):
+        assert rack in first, rack
+    assert "Tiles 0.6 m" in first
+    assert re.search(r"^\s*\d+(\.\d)? ?m\b", first, re.MULTILINE), "no scale bar"
+    assert digest(project) == before  # the layout for the page was made on the copy read

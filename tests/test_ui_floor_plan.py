@@ -279,3 +279,30 @@ def test_aisles_kept_up_edit_by_edit_match_a_fresh_reading(qtbot, window):
     for _ in edits:
         document.undo_stack.undo()
         assert key(view.plan._aisles) == key(fl.aisles(document.design))
+
+
+def test_the_plan_pins_grid_labels_and_a_scale_in_metres_to_its_edges(qtbot, window):
+    """Column letters along the top, row numbers down the left and a scale bar: drawn
+    at a fixed size whatever the zoom (render.floor_painter, as on the printed plan)."""
+    from workbench.render.floor_painter import column_label, metres, scale_bar_mm
+
+    assert [column_label(i) for i in (0, 25, 26)] == ["A", "Z", "AA"]
+    assert (metres(1200), metres(14400)) == ("1.2 m", "14.4 m")
+    assert scale_bar_mm(0.1) == 1000.0  # 120 px at 0.1 px/mm: a 1 m bar (100 px)
+    view = show_plan(qtbot, window)
+    for zoom in (1.0, 0.25):
+        view.fit()
+        view.zoom_by(zoom, around_centre=True)
+        image = view.viewport().grab().toImage()
+        top_band = [
+            QColor(image.pixel(x, y)).lightness()
+            for x in range(30, image.width(), 2)
+            for y in range(2, 14)
+        ]
+        assert min(top_band) < 140, "no grid label along the top"
+        left_band = [
+            QColor(image.pixel(x, y)).lightness()
+            for x in range(2, 20)
+            for y in range(20, image.height() - 60, 2)
+        ]
+        assert min(left_band) < 140, "no row number down the left"

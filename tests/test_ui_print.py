@@ -162,3 +162,23 @@ def test_the_rack_view_paints_budget_bars(window):
     cell = geo.budget_bar_rects(42, SCENE_SCALE)[0]  # U: 17 of 42 used, ok
     pixel = image.pixelColor(int(cell.x + 1), int(cell.y + cell.h / 2)).name()
     assert pixel == colors.budget_color(BudgetState.OK)
+
+
+def test_file_print_offers_a_floor_plan_page(window, qtbot, tmp_path, monkeypatch):
+    dialog = PrintOptionsDialog(window.document, window.print_actions.options, window)
+    qtbot.addWidget(dialog)
+    assert dialog.page_count.text() == "2 pages"
+    dialog.floor_plan.setChecked(True)
+    assert dialog.page_count.text() == "3 pages"
+    options = dialog.options()
+    assert options.floor_plan
+    path = tmp_path / "with-plan.pdf"
+    monkeypatch.setattr(window.print_actions, "ask_options", lambda _title: options)
+    monkeypatch.setattr(
+        QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(path), "PDF files"))
+    )
+    before = [(r.floor_x_mm, r.floor_y_mm) for r in window.document.design.iter_racks()]
+    assert window.print_actions.export_pdf() == path
+    assert path.stat().st_size > 0
+    # Racks the plan had not placed are placed on a copy: the document is unchanged.
+    assert [(r.floor_x_mm, r.floor_y_mm) for r in window.document.design.iter_racks()] == before

@@ -48,6 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="only racks whose name matches this shell pattern, e.g. 'A*' (quote it)",
     )
     p.add_argument(
+        "--floor-plan",
+        action="store_true",
+        help="a page with the floor plan of the hall first (tiles, aisles, racks, metres)",
+    )
+    p.add_argument(
         "--svg-dir", metavar="DIR", help="also (or instead) write one SVG file per page to DIR"
     )
     p.set_defaults(func=cmd_print)
@@ -92,7 +97,12 @@ def cmd_print(args: argparse.Namespace) -> int:
         landscape=args.landscape,
         per_page=args.per_page,
         pattern=args.racks or None,
+        floor_plan=args.floor_plan,
     )
+    if args.floor_plan:
+        from workbench.model.floor import lay_out
+
+        lay_out(design)  # racks of an older file get the places the window gives them
     what = (
         f"{args.paper} {'landscape' if args.landscape else 'portrait'}, "
         f"one {args.per_page} per page"

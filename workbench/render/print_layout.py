@@ -34,6 +34,7 @@ from workbench.calc.summary import RackLoad
 from workbench.model.design import Design, Rack, Row, Site
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
+from workbench.render.floor_painter import paint_floor
 from workbench.render.rack_geometry import as_text
 from workbench.render.rack_painter import paint_budget_table, paint_hatch, paint_rack
 from workbench.render.safe_figures import safe_rack_budgets
@@ -74,6 +75,8 @@ class PrintOptions:
     rack_ids: frozenset[str] | None = None
     #: The date in the title block (ISO); None: today.
     date: str | None = None
+    #: A floor-plan page of the whole hall first (``--floor-plan``).
+    floor_plan: bool = False
 
     def page_layout(self) -> QPageLayout:
         """The QPageLayout of this paper and orientation, with the standard margins."""
@@ -109,6 +112,8 @@ class Page:
     @property
     def label(self) -> str:
         """What the page shows, for file names and progress: "A01", "Row A"."""
+        if self.kind == "floor":
+            return "Floor plan"
         if self.kind == "rack":
             return as_text(self.racks[0].name)
         row = as_text(self.row.name)
@@ -133,8 +138,12 @@ def plan_pages(design: Design, options: PrintOptions, paint_mm: QSizeF | None = 
     """The pages of a print job.  ``paint_mm`` is the printable area (default: the
     options' paper less margins); row pages split where racks would get too small."""
     chosen = select_racks(design, options)
+    first: list[Page] = []
+    if options.floor_plan and design.sites:
+        site = design.sites[0]
+        first = [Page(site, site.rows[0] if site.rows else Row("", ""), (), "floor")]
     if options.per_page == "rack":
-        return [Page(site, row, (rack,)) for site, row, rack in chosen]
+        return first + [Page(site, row, (rack,)) for site, row, rack in chosen]
     if paint_mm is None:
         paint_mm = options.page_layout().paintRect(QPageLayout.Unit.Millimeter).size()
     groups: dict[tuple[str, str], tuple[Site, Row, list[Rack]]] = {}
@@ -145,7 +154,7 @@ def plan_pages(design: Design, options: PrintOptions, paint_mm: QSizeF | None = 
         chunks = _row_chunks(design, racks, paint_mm)
         for i, chunk in enumerate(chunks, 1):
             pages.append(Page(site, row, tuple(chunk), "row", (i, len(chunks))))
-    return pages
+    return first + pages
 
 
 def _row_chunks(design: Design, racks: list[Rack], paint_mm: QSizeF) -> list[list[Rack]]:
@@ -269,7 +278,10 @@ def paint_page(
     painter.save()
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        if page.kind == "rack":
+        if page.kind == "floor":
+            area = QRectF(0, 0, size_mm.width(), size_mm.height() - TITLE_H_MM - 3.0)
+            paint_floor(painter, ctx.design, px(area), k)
+        elif page.kind == "rack":
             _paint_rack_page(painter, page, ctx, size_mm, k, px)
         else:
             _paint_row_page(painter, page, ctx, size_mm, k, px)
@@ -426,6 +438,17 @@ def _paint_legend(painter: QPainter, rect: QRectF, k: float, columns: int) -> No
 
 def title_fields(page: Page, number: int, ctx: PageContext) -> list[tuple[str, str]]:
     """The title block's (caption, value) cells, left to right."""
+    if page.kind == "floor":
+        racks = sum(1 for _ in ctx.design.iter_racks())
+        return [
+            ("Project", as_text(ctx.design.name)),
+            ("Site", as_text(page.site.name)),
+            ("Plan", "Floor plan"),
+            ("Racks", f"{racks:,}"),
+            ("Revision", ctx.revision),
+            ("Date", ctx.date),
+            ("Page", f"{number} of {ctx.total}"),
+        ]
     first, last = as_text(page.racks[0].name), as_text(page.racks[-1].name)
     if page.kind == "rack" or len(page.racks) == 1:
         rack_text = first

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from workbench.model import floor as fl
 from workbench.render import colors
+from workbench.render.floor_painter import COLD_FILL, COLD_TEXT, HOT_FILL, HOT_TEXT, metres
 from workbench.rules.budgets import BudgetState, unknown_note
 
 if TYPE_CHECKING:
@@ -52,13 +53,8 @@ FLOOR = "#fbfcfc"
 OUTSIDE = "#e4e9ec"
 GRID_MINOR = "#e6ebee"
 GRID_MAJOR = "#cdd6db"
-COLD_FILL = "#dcecfb"
-COLD_TEXT = "#1e5f99"
-HOT_FILL = "#fbe3de"
-HOT_TEXT = "#a33a2a"
 MIXED_FILL = "#ecd5f2"
 MIXED_TEXT = "#7b1fa2"
-FRONT = "#263238"
 OUTLINE = "#546e7a"
 
 
@@ -421,13 +417,18 @@ class AisleItem(QGraphicsItem):
         else:
             painter.setFont(self.plan.aisle_font)
         for aisle, rect in shown:
+            # The aisle's width, as a planner checks it against the site's minimum.
+            across = metres(aisle.rect.height if aisle.horizontal else aisle.rect.width)
             if aisle.mixed:
                 text, color = f"{aisle.kind.capitalize()} aisle — hot and cold mix", MIXED_TEXT
             else:
                 text, color = (
-                    f"{aisle.kind.capitalize()} aisle",
+                    f"{aisle.kind.capitalize()} aisle {across}",
                     (COLD_TEXT if aisle.kind == "cold" else HOT_TEXT),
                 )
+                along = rect.width() if aisle.horizontal else rect.height()
+                if painter.fontMetrics().horizontalAdvance(text) > along:
+                    text = across  # a short aisle: its width is what matters
             painter.setPen(QColor(color))
             if aisle.horizontal:
                 painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), text)

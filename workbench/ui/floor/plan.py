@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QContextMenuEvent, QKeyEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -46,10 +46,17 @@ from workbench.model import Change, Design, ops
 from workbench.model import floor as fl
 from workbench.model.design import FACINGS
 from workbench.render import colors
+from workbench.render.floor_painter import (
+    COLD_FILL,
+    FRONT,
+    HOT_FILL,
+    paint_grid_labels,
+    paint_scale_bar,
+)
 from workbench.rules.budgets import BudgetState, unknown_note
 from workbench.ui.commands import EditCommand
 from workbench.ui.floor.drop import FloorDrop
-from workbench.ui.floor.items import COLD_FILL, FRONT, HOT_FILL, GhostItem, Spot
+from workbench.ui.floor.items import GhostItem, Spot
 from workbench.ui.floor.scene import FloorScene
 from workbench.ui.shell.document import Document
 from workbench.ui.zoom_view import OVERLAY_STYLE, ZoomPanView, ZoomToolbar
@@ -525,6 +532,40 @@ class FloorPlanView(ZoomPanView):
             if placed is not None:
                 return f"{placed[1].name}: drag to move the whole row"
         return ""
+
+    # -- what is pinned to the view's edges ---------------------------------------------
+    def drawForeground(self, painter: QPainter, rect) -> None:  # noqa: N802 - Qt's name
+        """The tile grid's column letters and row numbers along the top and left edges,
+        and a scale bar in metres above the legend: readable at any zoom
+        (:mod:`workbench.render.floor_painter`, the printed plan's own)."""
+        super().drawForeground(painter, rect)
+        if not self._built:
+            return
+        vp = QRectF(self.viewport().rect())
+        top_left = self.mapToScene(vp.topLeft().toPoint())
+        bottom_right = self.mapToScene(vp.bottomRight().toPoint())
+        painter.save()
+        try:
+            painter.resetTransform()
+            font = painter.font()
+            font.setPixelSize(11)
+            painter.setFont(font)
+            band = QColor(255, 255, 255, 200)
+            painter.fillRect(QRectF(vp.left(), vp.top(), vp.width(), 16), band)
+            painter.fillRect(QRectF(vp.left(), vp.top() + 16, 26, vp.height()), band)
+            hall = self._scene.hall
+            paint_grid_labels(
+                painter,
+                self._scene.settings.tile_mm,
+                lambda x, y: QPointF(self.mapFromScene(QPointF(x, y))),
+                (hall.left(), hall.top(), hall.right(), hall.bottom()),
+                (top_left.x(), top_left.y(), bottom_right.x(), bottom_right.y()),
+                vp,
+            )
+            legend = self._legend.geometry().top() - self.viewport().geometry().top()
+            paint_scale_bar(painter, vp.left() + 36, legend - 8, self.zoom())
+        finally:
+            painter.restore()
 
     # -- overlays ----------------------------------------------------------------------
     def _make_controls(self) -> tuple[ZoomToolbar, QToolButton]:

@@ -25,13 +25,13 @@ from workbench.calc.summary import RackLoad
 from workbench.model import Change, Design, Rack
 from workbench.model import floor as fl
 from workbench.render import colors
+from workbench.render.floor_painter import FRONT
 from workbench.render.rack_geometry import as_text
 from workbench.render.safe_figures import safe_rack_budgets
 from workbench.rules.budgets import BudgetState
 from workbench.ui.floor.items import (
     AISLE_LABEL_MM,
     FLOOR,
-    FRONT,
     GRID_MAJOR,
     GRID_MINOR,
     HALO_MM,

@@ -10,6 +10,7 @@ a failure names the file and the problem in a message box.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from PySide6.QtPrintSupport import QPrintDialog, QPrinter, QPrintPreviewDialog
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -35,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.filenames import portable_stem
+from workbench.model import Design
 from workbench.render.print_export import (
     NothingToPrint,
     PrintCancelled,
@@ -80,6 +83,10 @@ class PrintOptionsDialog(QDialog):
         self.per_page.addItem("One row per page (fronts)", "row")
         self.per_page.setCurrentIndex(1 if options.per_page == "row" else 0)
         form.addRow("Per page", self.per_page)
+        self.floor_plan = QCheckBox("A floor-plan page of the hall first")
+        self.floor_plan.setObjectName("printFloorPlan")
+        self.floor_plan.setChecked(options.floor_plan)
+        form.addRow("Floor plan", self.floor_plan)
 
         self.all_racks = QRadioButton("All racks")
         count = len(self.selected_racks)
@@ -122,6 +129,7 @@ class PrintOptionsDialog(QDialog):
 
         for combo in (self.paper, self.orientation, self.per_page):
             combo.currentIndexChanged.connect(self._update)
+        self.floor_plan.toggled.connect(lambda _on: self._update())
         self.which.buttonToggled.connect(lambda *_: self._update())
         self.pattern.textEdited.connect(lambda _text: self._on_pattern_edited())
         self._update()
@@ -139,6 +147,7 @@ class PrintOptionsDialog(QDialog):
             per_page=str(self.per_page.currentData()),
             pattern=pattern or None,
             rack_ids=self.selected_racks if self.selected.isChecked() else None,
+            floor_plan=self.floor_plan.isChecked(),
         )
 
     def _update(self) -> None:
@@ -219,6 +228,19 @@ class PrintActions(QObject):
     def _status(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 8000)
 
+    def _design(self, options: PrintOptions) -> Design:
+        """The design to print: for a floor-plan page, racks the plan has not placed yet
+        (it is laid out when first shown) are placed on a copy, as the plan would."""
+        design = self.document.design
+        if options.floor_plan and any(
+            r.floor_x_mm is None or r.floor_y_mm is None for r in design.iter_racks()
+        ):
+            from workbench.model.floor import lay_out
+
+            design = copy.deepcopy(design)
+            lay_out(design)
+        return design
+
     def _default_path(self, suffix: str) -> str:
         stem = portable_stem(self.document.design.name, "racks")
         folder = self.document.path.parent if self.document.path is not None else Path.home()
@@ -259,7 +281,7 @@ class PrintActions(QObject):
         path = Path(name if name.lower().endswith(".pdf") else name + ".pdf")
         progress, dialog = self._progress("Exporting PDF")
         try:
-            pages = write_pdf(path, self.document.design, options, progress)
+            pages = write_pdf(path, self._design(options), options, progress)
         except PrintCancelled:
             self._status("Export cancelled: no file was written.")
             return None
@@ -282,7 +304,7 @@ class PrintActions(QObject):
             return []
         progress, dialog = self._progress("Exporting SVG")
         try:
-            files = write_svgs(Path(folder), self.document.design, options, progress)
+            files = write_svgs(Path(folder), self._design(options), options, progress)
         except PrintCancelled:
             self._status("Export cancelled: no file was written.")
             return []
@@ -303,7 +325,7 @@ class PrintActions(QObject):
     def _render(self, printer: QPrinter, options: PrintOptions, title: str) -> bool:
         progress, dialog = self._progress(title)
         try:
-            render_pages(printer, self.document.design, options, progress, apply_layout=False)
+            render_pages(printer, self._design(options), options, progress, apply_layout=False)
         except PrintCancelled:
             self._status(f"{title} cancelled.")
             return False

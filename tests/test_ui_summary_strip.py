@@ -41,6 +41,12 @@ def test_a_long_status_message_is_read_whole_and_the_summary_gives_way(qtbot, tm
     assert window.summary.sizeHint().width() + needed <= bar.width()
     assert window.summary.text() == full  # the figures are all still there, behind "…"
     assert window.summary.findChild(QLabel, "summary-more").isVisible()
+    # A message shown while the window was narrow gives the figures back when it widens.
+    window.resize(700, 800)
+    bar.showMessage("Opened /home/planner/site-a.dcwb")
+    window.resize(1500, 800)
+    qtbot.wait(10)
+    assert not window.summary.findChild(QLabel, "summary-more").isVisible()
     bar.clearMessage()
     qtbot.wait(10)
     assert not window.summary.findChild(QLabel, "summary-more").isVisible()

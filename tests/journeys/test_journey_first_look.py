@@ -70,6 +70,11 @@ def test_first_look(xsession, shots, tmp_path):
     state = x.wait_for("site-a.dcwb open", lambda s: "1,024 GPUs" in s["strip"])
     assert state["title"].startswith("site-a.dcwb") and not state["modified"]
     assert _layout(state) == before
+
+    # The hall from above: the floor plan of the sample, with its grid and scale.
+    x.click(at(x.ask("tab", text="Floor plan")))
+    x.wait_for("the floor plan", lambda s: s["tab"] == "Floor plan")
+    x.screenshot(shots / "floor-plan.png")
     assert sum(len(r.devices) for r in open_design(target).iter_racks()) == sum(
         len(devices) for _rack, devices in before
     )

@@ -125,4 +125,4 @@ def test_will_four_dgx_h100_fit(xsession, shots):
     assert [(d["name"], d["u"]) for d in _rack(state, "A02")["devices"]] == [
         ("gpu-server-A02-u1", 1)
     ]
-    x.screenshot(shots / "floor-plan.png")
+    x.screenshot(shots / "journey-floor-drop.png")

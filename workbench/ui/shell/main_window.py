@@ -568,6 +568,11 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, "About Workbench", about_text())
 
     # -- window state ----------------------------------------------------------------
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        # A message shown while the window was smaller (opening a file) needs less room now.
+        self._make_room_for_message(self.statusBar().currentMessage())
+
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
         if not self._fitted:

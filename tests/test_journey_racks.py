@@ -10,6 +10,7 @@ from qt_helpers import drag_over, drop, open_window
 
 from workbench.catalog import load_catalog
 from workbench.model import Design, Site
+from workbench.rules import Severity
 from workbench.rules.budgets import BudgetState, rack_budgets
 from workbench.ui.commands import SetRackCoolingCommand, SetRackFieldsCommand
 
@@ -67,18 +68,23 @@ def test_will_four_dgx_h100_fit_in_this_rack(window, monkeypatch):
     messages = [row.finding.message for g in window.checks.model.groups for row in g.rows]
     assert any(m.startswith("A01 needs 20.4 kW, air limit 12 kW: fewer servers") for m in messages)
     # The new rack's default feeds (415 V three-phase 32 A: 18.4 kW at 80 %) cannot
-    # carry 20.4 kW alone either: three errors.
-    rules = {f.rule for f in document.figures.findings()}
+    # carry 20.4 kW alone either: three errors (the warnings, such as RACK-PDU for a
+    # rack with servers and no PDU yet, are not what this step is about).
+    findings = document.figures.findings()
+    rules = {f.rule for f in findings if f.severity is Severity.ERROR}
     assert rules == {"RACK-POWER", "RACK-COOLING", "RACK-FEED"}
+    assert "RACK-PDU" in {f.rule for f in findings}
     assert window.summary.figure("checks").startswith("3 errors")
     # 5. Direct liquid cooling (120 kW): the power and cooling findings clear; heat
     #    reads in L/min too.  80 A feeds (46 kW at 80 %) clear the feed finding.
     document.push(SetRackCoolingCommand(document, r1, "liquid"))
-    assert {f.rule for f in document.figures.findings()} == {"RACK-FEED"}
+    errors = {f.rule for f in document.figures.findings() if f.severity is Severity.ERROR}
+    assert errors == {"RACK-FEED"}
     document.push(
         SetRackFieldsCommand(document, r1, {"feed_a_breaker_a": 80, "feed_b_breaker_a": 80})
     )
-    assert window.summary.figure("checks") == "✔ No errors"
+    # No error left (the rack's missing PDUs stay a warning until PDUs are placed).
+    assert "error" not in window.summary.figure("checks")
     document.select(r1)
     heat = window.inspector.rack_form.values["heat"].text()
     assert "69,605 BTU/h" in heat and "29.2 L/min of coolant" in heat

@@ -12,7 +12,7 @@ from workbench.catalog import load_catalog
 from workbench.model import Design, Site
 from workbench.rules import Severity
 from workbench.rules.budgets import BudgetState, rack_budgets
-from workbench.ui.commands import SetRackCoolingCommand, SetRackFieldsCommand
+from workbench.ui.commands import set_rack_cooling, set_rack_fields
 
 AIR_42U = "generic-rack-42u-air"
 DGX = "nvidia-dgx-h100"
@@ -77,12 +77,10 @@ def test_will_four_dgx_h100_fit_in_this_rack(window, monkeypatch):
     assert window.summary.figure("checks").startswith("3 errors")
     # 5. Direct liquid cooling (120 kW): the power and cooling findings clear; heat
     #    reads in L/min too.  80 A feeds (46 kW at 80 %) clear the feed finding.
-    document.push(SetRackCoolingCommand(document, r1, "liquid"))
+    document.push(set_rack_cooling(document, r1, "liquid"))
     errors = {f.rule for f in document.figures.findings() if f.severity is Severity.ERROR}
     assert errors == {"RACK-FEED"}
-    document.push(
-        SetRackFieldsCommand(document, r1, {"feed_a_breaker_a": 80, "feed_b_breaker_a": 80})
-    )
+    document.push(set_rack_fields(document, r1, {"feed_a_breaker_a": 80, "feed_b_breaker_a": 80}))
     # No error left (the rack's missing PDUs stay a warning until PDUs are placed).
     assert "error" not in window.summary.figure("checks")
     document.select(r1)

@@ -8,7 +8,7 @@ from qt_helpers import open_window
 
 from workbench.model import Device
 from workbench.rules import Severity
-from workbench.ui.commands import SetRackCoolingCommand
+from workbench.ui.commands import set_rack_cooling
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_waive_from_the_context_menu_then_undo(window, monkeypatch):
 
 def test_an_edit_updates_the_findings_at_once(window):
     document = window.document
-    document.push(SetRackCoolingCommand(document, "r1", "air"))  # 3 DGX: 30.7 kW against 12
+    document.push(set_rack_cooling(document, "r1", "air"))  # 3 DGX: 30.7 kW against 12
     rules = {row.finding.rule for g in window.checks.model.groups for row in g.rows}
     assert {"RACK-POWER", "RACK-COOLING"} <= rules
     row = window.checks.model.row_at(finding_index(window.checks, "RACK-COOLING"))
@@ -100,7 +100,7 @@ def test_an_edit_updates_the_findings_at_once(window):
 
 def test_filters_narrow_the_list(window):
     view = window.checks
-    window.document.push(SetRackCoolingCommand(window.document, "r1", "air"))
+    window.document.push(set_rack_cooling(window.document, "r1", "air"))
     total = view.model.visible_count()
     view.rule.setCurrentIndex(view.rule.findData("RACK-POWER"))
     assert view.model.visible_count() == 1
@@ -116,9 +116,9 @@ def test_filters_narrow_the_list(window):
 def test_a_workload_finding_opens_the_estimates_view_on_it(qtbot, window):
     document = window.document
     from workbench.model import Workload
-    from workbench.ui.commands import AddWorkloadCommand
+    from workbench.ui.commands import add_workload
 
-    document.push(AddWorkloadCommand(document, Workload(id="wl-9", name="Odd layout", tp=5, pp=1)))
+    document.push(add_workload(document, Workload(id="wl-9", name="Odd layout", tp=5, pp=1)))
     view = window.checks
     index = finding_index(view, "WORKLOAD-PARALLEL")
     view.show_finding(view.model.row_at(index))

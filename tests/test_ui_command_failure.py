@@ -12,16 +12,15 @@ from __future__ import annotations
 import pytest
 from qt_helpers import open_window
 
-from workbench.model import Device, ops
+from workbench.model import Device, keep, ops
 from workbench.model import edit as model_edit
 from workbench.model.index import DesignIndex
 from workbench.store.writer import design_rows
-from workbench.ui import rollback
 from workbench.ui.commands import (
     EditCommand,
-    RenameRackCommand,
-    SetDeviceFieldCommand,
-    UpdateWorkloadCommand,
+    rename_rack,
+    set_device_field,
+    update_workload,
 )
 from workbench.ui.shell.document import Document
 
@@ -68,7 +67,7 @@ def _assert_later_pushes_work(document: Document) -> None:
     rack = document.design.find_rack("r00003")
     assert rack is not None
     count, name = document.undo_stack.count(), rack.name
-    document.push(RenameRackCommand(document, "r00003", "After"))
+    document.push(rename_rack(document, "r00003", "After"))
     assert rack.name == "After" and document.undo_stack.count() == count + 1
     document.undo()
     assert rack.name == name
@@ -80,9 +79,13 @@ def _assert_later_pushes_work(document: Document) -> None:
 
 
 def test_every_edit_type_has_a_rollback_scope():
-    """A new edit type without one would silently take the slow whole-design copy."""
-    missing = set(ops._HANDLERS) - set(rollback.SCOPES)
-    assert not missing, sorted(t.__name__ for t in missing)
+    """Each edit is registered once, with its handler and what it can change (a new edit
+    without a keeper would silently take the slow whole-design copy)."""
+    missing = [t.__name__ for t, edit in ops._EDITS.items() if not callable(edit.keeps)]
+    assert not missing
+    assert ops.known_edits() == frozenset(ops._EDITS)
+    # Every edit class the union names is in the table, and nothing else is.
+    assert set(ops.Op.__args__) == set(ops._EDITS)  # type: ignore[attr-defined]
 
 
 def test_a_drag_keeps_only_what_it_moves(sample):
@@ -91,10 +94,10 @@ def test_a_drag_keeps_only_what_it_moves(sample):
     racks = [r for r in sample.iter_racks() if r.devices]
     device = racks[0].devices[0]
     op = ops.MoveDevice(device.id, racks[1].id, 40, "front")
-    snap = rollback.for_op(sample, op)
+    snap = ops.snapshot(sample, op)
     touched = len(racks[0].devices) + len(racks[1].devices) + len(vars(device))
     assert snap.size == touched
-    everything = rollback.whole_design(sample).size
+    everything = keep.whole_design(sample).size
     assert snap.size * 20 < everything
 
 
@@ -117,7 +120,7 @@ def test_a_field_edit_that_fails_half_way_is_rolled_back(document, patch, error)
         raise error("the model broke")
 
     patch.setattr(model_edit, "rename_rack", half_done)
-    document.push(RenameRackCommand(document, "r00001", "Renamed"))
+    document.push(rename_rack(document, "r00001", "Renamed"))
     assert rows(document.design) == before
     assert stack_state(document) == state  # no step, not dirty
     assert len(document.refusals) == 1 and error.__name__ in document.refusals[0]
@@ -132,7 +135,7 @@ def test_a_wrong_typed_value_is_refused_without_a_crash(document):
     (``value.strip()``: AttributeError), nothing changes and the reason is shown."""
     before, state = rows(document.design), stack_state(document)
     device = _first_devices(document, 1)[0]
-    document.push(SetDeviceFieldCommand(document, device, "serial", 42))  # type: ignore[arg-type]
+    document.push(set_device_field(document, device, "serial", 42))  # type: ignore[arg-type]
     assert rows(document.design) == before and stack_state(document) == state
     assert len(document.refusals) == 1 and "erial" in document.refusals[0]
     _assert_later_pushes_work(document)
@@ -165,13 +168,13 @@ def test_a_batch_whose_second_step_fails_half_way_is_rolled_back(document, patch
     """The first step is undone by the batch, the second step's own half by the
     snapshot (the batch cannot know what a step did before it raised)."""
     before, state = rows(document.design), stack_state(document)
-    real = ops._HANDLERS[ops.MoveDevice]
+    real = ops._EDITS[ops.MoveDevice]
 
     def move_then_break(design, op):
-        real(design, op)
+        real.apply(design, op)
         raise TypeError("move broke")
 
-    patch.setitem(ops._HANDLERS, ops.MoveDevice, move_then_break)
+    patch.setitem(ops._EDITS, ops.MoveDevice, real._replace(apply=move_then_break))
     links = document.design.index.device_links
     cabled = next(d for _, d in document.design.iter_devices() if links.get(d.id)).id
     moved = next(d for d in _first_devices(document, 2) if d != cabled)
@@ -188,8 +191,8 @@ def test_a_batch_whose_second_step_fails_half_way_is_rolled_back(document, patch
 
 
 def test_a_failing_undo_keeps_the_model_and_drops_the_history(document, patch):
-    document.push(RenameRackCommand(document, "r00001", "First"))
-    document.push(RenameRackCommand(document, "r00002", "Second"))
+    document.push(rename_rack(document, "r00001", "First"))
+    document.push(rename_rack(document, "r00002", "Second"))
     after = rows(document.design)
 
     def half_done(design, rack_id, name):
@@ -209,9 +212,9 @@ def test_a_failing_undo_keeps_the_model_and_drops_the_history(document, patch):
 
 
 def test_a_failing_redo_keeps_the_model_and_drops_the_steps_above(document, patch):
-    first = RenameRackCommand(document, "r00001", "First")
+    first = rename_rack(document, "r00001", "First")
     document.push(first)
-    document.push(RenameRackCommand(document, "r00002", "Second"))
+    document.push(rename_rack(document, "r00002", "Second"))
     document.undo()
     document.undo()
     start = rows(document.design)
@@ -233,8 +236,8 @@ def test_a_failing_redo_keeps_the_model_and_drops_the_steps_above(document, patc
 def test_the_stack_driven_directly_is_mended_on_the_next_turn(document, patch, qtbot):
     """Code that calls ``undo_stack.undo()`` itself (not :meth:`Document.undo`) gets the
     same result once the event loop turns."""
-    document.push(RenameRackCommand(document, "r00001", "First"))
-    document.push(RenameRackCommand(document, "r00002", "Second"))
+    document.push(rename_rack(document, "r00001", "First"))
+    document.push(rename_rack(document, "r00002", "Second"))
     patch.setattr(
         model_edit, "restore_rack_name", lambda *a: (_ for _ in ()).throw(ValueError("no"))
     )
@@ -250,14 +253,14 @@ def test_a_failed_edit_never_merges_into_the_one_before(document, patch):
     have made the earlier step redo the failed values."""
     workload = document.design.workloads[0]
     start_mfu = workload.mfu
-    document.push(UpdateWorkloadCommand(document, workload.id, mfu=0.5))
+    document.push(update_workload(document, workload.id, mfu=0.5))
     patch.setattr(
         model_edit, "update_workload", lambda *a, **k: (_ for _ in ()).throw(TypeError("no"))
     )
-    document.push(UpdateWorkloadCommand(document, workload.id, mfu=0.6))
+    document.push(update_workload(document, workload.id, mfu=0.6))
     patch.undo()
     assert document.undo_stack.count() == 1
-    assert document.undo_stack.command(0).changes == {"mfu": 0.5}
+    assert document.undo_stack.command(0).op.changes == {"mfu": 0.5}
     assert document.design.find_workload(workload.id).mfu == 0.5
     document.undo()
     assert document.design.find_workload(workload.id).mfu == start_mfu
@@ -281,13 +284,13 @@ def test_the_window_says_why_and_lives_on(qtbot, tmp_path, patch):
 
     with qtbot.captureExceptions() as raised:
         patch.setattr(model_edit, "rename_rack", half_done)
-        document.push(RenameRackCommand(document, "r00001", "Renamed"))
+        document.push(rename_rack(document, "r00001", "Renamed"))
         patch.undo()
         qtbot.wait(10)
         assert "TypeError: wrong type" in window.statusBar().currentMessage()
         assert rows(document.design) == before and not window.isWindowModified()
         # The Undo and Redo actions of the Edit menu run through the document.
-        document.push(RenameRackCommand(document, "r00001", "Renamed"))
+        document.push(rename_rack(document, "r00001", "Renamed"))
         window.undo_action.trigger()
         assert document.design.find_rack("r00001").name == "A01"
         window.redo_action.trigger()

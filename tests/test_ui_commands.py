@@ -6,10 +6,10 @@ import pytest
 
 from workbench.model import Workload
 from workbench.ui.commands import (
-    RenameDeviceCommand,
-    RenameRackCommand,
-    SetRackCoolingCommand,
-    UpdateWorkloadCommand,
+    rename_device,
+    rename_rack,
+    set_rack_cooling,
+    update_workload,
 )
 from workbench.ui.shell.document import Document
 
@@ -29,7 +29,7 @@ def refusals(document: Document) -> list[str]:
 def test_undo_of_a_rack_rename_restores_the_exact_stored_name(document, stored):
     rack = document.design.find_rack("r1")
     rack.name = stored  # as read from a file: blank, or with spaces a rename would strip
-    document.push(RenameRackCommand(document, "r1", "GPU-01"))
+    document.push(rename_rack(document, "r1", "GPU-01"))
     assert rack.name == "GPU-01"
     document.undo_stack.undo()
     assert rack.name == stored
@@ -41,7 +41,7 @@ def test_undo_of_a_rack_rename_restores_the_exact_stored_name(document, stored):
 def test_undo_of_a_device_rename_restores_a_blank_stored_name(document):
     device = document.design.find_device("d1")[1]
     device.name = ""
-    document.push(RenameDeviceCommand(document, "d1", "dgx-001"))
+    document.push(rename_device(document, "d1", "dgx-001"))
     document.undo_stack.undo()
     assert device.name == ""
 
@@ -49,7 +49,7 @@ def test_undo_of_a_device_rename_restores_a_blank_stored_name(document):
 def test_undo_of_a_cooling_change_restores_a_cooling_type_no_longer_offered(document):
     rack = document.design.find_rack("r1")
     rack.cooling, rack.power_limit_kw = "immersion", 80.0
-    document.push(SetRackCoolingCommand(document, "r1", "air"))
+    document.push(set_rack_cooling(document, "r1", "air"))
     assert (rack.cooling, rack.power_limit_kw) == ("air", 12.0)
     document.undo_stack.undo()
     assert (rack.cooling, rack.power_limit_kw) == ("immersion", 80.0)
@@ -58,10 +58,10 @@ def test_undo_of_a_cooling_change_restores_a_cooling_type_no_longer_offered(docu
 @pytest.mark.parametrize(
     ("command", "message"),
     [
-        (lambda d: RenameRackCommand(d, "r1", "   "), "A rack name cannot be empty."),
-        (lambda d: RenameDeviceCommand(d, "d1", ""), "A device name cannot be empty."),
-        (lambda d: SetRackCoolingCommand(d, "r1", "immersion"), "Unknown cooling type 'immersion'"),
-        (lambda d: UpdateWorkloadCommand(d, "w9", mfu=0.3), "No workload with id 'w9'."),
+        (lambda d: rename_rack(d, "r1", "   "), "A rack name cannot be empty."),
+        (lambda d: rename_device(d, "d1", ""), "A device name cannot be empty."),
+        (lambda d: set_rack_cooling(d, "r1", "immersion"), "Unknown cooling type 'immersion'"),
+        (lambda d: update_workload(d, "w9", mfu=0.3), "No workload with id 'w9'."),
     ],
 )
 def test_a_refused_edit_leaves_no_undo_step_and_says_why(document, command, message):
@@ -76,8 +76,8 @@ def test_a_refused_edit_leaves_no_undo_step_and_says_why(document, command, mess
 
 def test_a_refused_edit_after_good_ones_keeps_their_undo(document):
     seen = refusals(document)
-    document.push(RenameRackCommand(document, "r1", "GPU-01"))
-    document.push(RenameRackCommand(document, "r1", ""))
+    document.push(rename_rack(document, "r1", "GPU-01"))
+    document.push(rename_rack(document, "r1", ""))
     assert document.undo_stack.count() == 1 and seen
     document.undo_stack.undo()
     assert document.design.find_rack("r1").name == "A01"
@@ -86,8 +86,8 @@ def test_a_refused_edit_after_good_ones_keeps_their_undo(document):
 def test_undo_of_a_workload_edit_restores_the_earlier_workload(document):
     earlier = Workload(id="w1", name="Job", mfu=0.4)
     document.design.workloads.append(earlier)
-    document.push(UpdateWorkloadCommand(document, "w1", mfu=0.3))
-    document.push(UpdateWorkloadCommand(document, "w1", mfu=0.35))  # merged: one step
+    document.push(update_workload(document, "w1", mfu=0.3))
+    document.push(update_workload(document, "w1", mfu=0.35))  # merged: one step
     assert document.undo_stack.count() == 1
     assert document.design.workloads[0].mfu == 0.35
     document.undo_stack.undo()

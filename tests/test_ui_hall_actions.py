@@ -17,9 +17,9 @@ from workbench.model.errors import EditError
 from workbench.model.index import index_problems
 from workbench.ui.commands import (
     EditCommand,
-    RenameRackCommand,
-    SetRackCoolingCommand,
-    SetRackFieldsCommand,
+    rename_rack,
+    set_rack_cooling,
+    set_rack_fields,
 )
 from workbench.ui.shell.document import Document
 
@@ -189,7 +189,7 @@ def test_a_long_random_session_through_the_undo_stack(qtbot, tiny_design, catalo
                 feed = Feed(
                     rng.choice([230.0, 415.0]), rng.choice([1, 3]), rng.choice([16.0, 32.0])
                 )
-                command = SetRackFieldsCommand(
+                command = set_rack_fields(
                     document,
                     rng.choice(racks),
                     {
@@ -200,11 +200,11 @@ def test_a_long_random_session_through_the_undo_stack(qtbot, tiny_design, catalo
                     },
                 )
             elif kind == "cooling" and racks:
-                command = SetRackCoolingCommand(
+                command = set_rack_cooling(
                     document, rng.choice(racks), rng.choice(["air", "rear-door", "liquid"])
                 )
             elif kind == "rename" and racks:
-                command = RenameRackCommand(document, rng.choice(racks), f"R{step}")
+                command = rename_rack(document, rng.choice(racks), f"R{step}")
             elif kind == "paste" and devices and racks:
                 copied = hall_edits.copy_devices(design, [rng.choice(devices)])
                 command = EditCommand(

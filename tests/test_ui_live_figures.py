@@ -22,12 +22,12 @@ from workbench.calc.summary import rack_load, rack_loads, summarize
 from workbench.calc.workload import WorkloadResult, evaluate_workload
 from workbench.model import Device, Workload, ops
 from workbench.ui.commands import (
-    AddWorkloadCommand,
     EditCommand,
-    RenameDeviceCommand,
-    RenameRackCommand,
-    SetRackCoolingCommand,
-    UpdateWorkloadCommand,
+    add_workload,
+    rename_device,
+    rename_rack,
+    set_rack_cooling,
+    update_workload,
 )
 from workbench.ui.shell.document import Change, Document
 from workbench.ui.shell.main_window import MainWindow
@@ -56,8 +56,8 @@ def assert_fresh(document: Document) -> None:
 def document(qtbot, tiny_design) -> Document:
     del qtbot  # a QApplication must exist for the QObjects
     document = Document(tiny_design)
-    document.push(AddWorkloadCommand(document, TRAINING))
-    document.push(AddWorkloadCommand(document, INFERENCE))
+    document.push(add_workload(document, TRAINING))
+    document.push(add_workload(document, INFERENCE))
     assert_fresh(document)
     return document
 
@@ -71,8 +71,8 @@ def test_rename_keeps_the_summary_and_refreshes_only_that_racks_load(document):
     figures = document.figures
     summary, loads_before = figures.summary, dict(figures.rack_loads)
     computed = dict(figures.computed)
-    document.push(RenameRackCommand(document, "r1", "Renamed rack"))
-    document.push(RenameDeviceCommand(document, "d1", "renamed"))
+    document.push(rename_rack(document, "r1", "Renamed rack"))
+    document.push(rename_device(document, "d1", "renamed"))
     assert figures.rack_loads["r1"].name == "Renamed rack"
     assert_fresh(document)
     assert figures.summary is summary  # a name moves no summary figure
@@ -87,13 +87,13 @@ def test_cooling_change_updates_that_racks_limit(document):
     summary = figures.summary
     assert figures.rack_loads["r1"].limit_kw == 50.0
     version = figures.rack_loads_version
-    document.push(SetRackCoolingCommand(document, "r1", "liquid"))
+    document.push(set_rack_cooling(document, "r1", "liquid"))
     assert figures.rack_loads["r1"].limit_kw == 120.0
     assert figures.rack_loads["r1"] == rack_load(document.design, document.design.find_rack("r1"))
     assert figures.rack_loads_version > version
     assert figures.summary is summary
     assert_fresh(document)
-    document.push(SetRackCoolingCommand(document, "r1", "air", 17.5))
+    document.push(set_rack_cooling(document, "r1", "air", 17.5))
     assert figures.rack_loads["r1"].limit_kw == 17.5
     assert_fresh(document)
 
@@ -103,7 +103,7 @@ def test_workload_edit_recomputes_that_workload_only(document):
     summary, loads = figures.summary, figures.rack_loads_version
     before = figures.workload("w1")
     serving = figures.workload("w2")
-    document.push(UpdateWorkloadCommand(document, "w1", mfu=0.5))
+    document.push(update_workload(document, "w1", mfu=0.5))
     # The days scale with 1 / MFU: from the one predicted on the design to the typed 0.5.
     assert before.mfu_source == "predicted"
     assert figures.workload("w1").days == pytest.approx(before.days * before.mfu / 0.5)
@@ -114,9 +114,9 @@ def test_workload_edit_recomputes_that_workload_only(document):
 
 def test_undo_and_redo_of_every_kind_of_edit(document):
     stack = document.undo_stack
-    document.push(RenameDeviceCommand(document, "d2", "other"))
-    document.push(SetRackCoolingCommand(document, "r2", "liquid"))
-    document.push(UpdateWorkloadCommand(document, "w1", tokens=5e12))
+    document.push(rename_device(document, "d2", "other"))
+    document.push(set_rack_cooling(document, "r2", "liquid"))
+    document.push(update_workload(document, "w1", tokens=5e12))
     document.push(
         AddDeviceCommand(
             document, "r2", Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1)
@@ -237,7 +237,7 @@ def window(qtbot, tmp_path, monkeypatch, tiny_design) -> MainWindow:
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    document.push(AddWorkloadCommand(document, TRAINING))
+    document.push(add_workload(document, TRAINING))
     QApplication.processEvents()
     yield window
     document.undo_stack.setClean()  # close without asking to save
@@ -309,11 +309,11 @@ def test_a_rename_computes_no_design_wide_figure(window, calls):
     power_plot = window.estimates.power_plot
     original = power_plot.set_loads
     power_plot.set_loads = lambda *args: (plot_calls.append(args), original(*args))
-    document.push(RenameDeviceCommand(document, "d1", "renamed"))
+    document.push(rename_device(document, "d1", "renamed"))
     QApplication.processEvents()
     assert calls == {}
     assert plot_calls == []  # no rack's load moved: the bars are not redrawn
-    document.push(SetRackCoolingCommand(document, "r1", "liquid"))
+    document.push(set_rack_cooling(document, "r1", "liquid"))
     QApplication.processEvents()
     assert calls == {} and len(plot_calls) == 1
     assert list(plot_calls[0][3]) == [120.0, 12.0]  # the limits the plot now shows
@@ -352,7 +352,7 @@ def test_the_hidden_estimates_view_draws_when_shown(window, calls):
     power_plot = window.estimates.power_plot
     original = power_plot.set_loads
     power_plot.set_loads = lambda *args: (plot_calls.append(args), original(*args))
-    document.push(SetRackCoolingCommand(document, "r1", "liquid"))
+    document.push(set_rack_cooling(document, "r1", "liquid"))
     QApplication.processEvents()
     assert plot_calls == []
     window.tabs.setCurrentWidget(window.estimates_page)

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from workbench.ui.commands import AddWorkloadCommand
+from workbench.ui.commands import add_workload
 from workbench.ui.shell.document import Document
 from workbench.ui.shell.main_window import MainWindow
 
@@ -198,7 +198,7 @@ def test_summary_strip_follows_every_change(window):
     assert strip.figure("racks") == "2 racks"
     assert strip.figure("it") == "20.5 kW IT"
     assert strip.figure("days") == ""
-    window.document.push(AddWorkloadCommand(window.document, Workload(id="w1", name="Llama")))
+    window.document.push(add_workload(window.document, Workload(id="w1", name="Llama")))
     assert strip.figure("days").startswith("Llama:")
     window.undo_action.trigger()
     assert strip.figure("days") == ""
@@ -252,9 +252,9 @@ def test_corrupt_file_shows_an_error_naming_it_and_is_untouched(window, tmp_path
 
 def test_close_with_unsaved_changes_prompts(qtbot, window, dialogs):
     click_object(qtbot, window, "d1")
-    from workbench.ui.commands import RenameDeviceCommand
+    from workbench.ui.commands import rename_device
 
-    window.document.push(RenameDeviceCommand(window.document, "d1", "changed"))
+    window.document.push(rename_device(window.document, "d1", "changed"))
     dialogs["answer"].append(QMessageBox.StandardButton.Cancel)
     window.close()
     assert window.isVisible()
@@ -279,14 +279,14 @@ def test_autosave_is_offered_for_recovery(make_window, tmp_path, monkeypatch):
     from workbench import store
     from workbench.catalog import load_catalog
     from workbench.templates import sample_design
-    from workbench.ui.commands import RenameRackCommand
+    from workbench.ui.commands import rename_rack
 
     catalog = load_catalog(include_user=False)
     window = make_window(sample_design(), catalog)
     path = tmp_path / "plan.dcwb"
     assert window.file_actions.save_to(path)
     rack_id = next(window.document.design.iter_racks()).id
-    window.document.push(RenameRackCommand(window.document, rack_id, "RECOVERED"))
+    window.document.push(rename_rack(window.document, rack_id, "RECOVERED"))
     window.file_actions.autosave()
     copy = store.autosave_path(path)
     assert copy.exists()
@@ -495,7 +495,7 @@ def test_estimates_tab_puts_the_rack_docks_away_and_back(qtbot, window):
 
 def test_autosave_writes_only_what_changed_since_the_last_copy(make_window, tmp_path):
     from workbench import store
-    from workbench.ui.commands import RenameRackCommand
+    from workbench.ui.commands import rename_rack
 
     window = make_window(_tiny_for_autosave())
     actions = window.file_actions
@@ -503,12 +503,12 @@ def test_autosave_writes_only_what_changed_since_the_last_copy(make_window, tmp_
     assert actions.save_to(path)
     assert not actions.autosave(), "nothing to save while clean"
     rack_id = next(window.document.design.iter_racks()).id
-    window.document.push(RenameRackCommand(window.document, rack_id, "R-one"))
+    window.document.push(rename_rack(window.document, rack_id, "R-one"))
     assert actions.autosave()
     copy = store.autosave_path(path)
     assert store.open_design(copy).find_rack(rack_id).name == "R-one"
     assert not actions.autosave(), "no change since the last copy"
-    window.document.push(RenameRackCommand(window.document, rack_id, "R-two"))
+    window.document.push(rename_rack(window.document, rack_id, "R-two"))
     assert actions.autosave()
     assert store.open_design(copy).find_rack(rack_id).name == "R-two"
 
@@ -582,10 +582,10 @@ def test_discarding_then_cancelling_open_still_autosaves_the_open_design(window,
     from PySide6.QtWidgets import QFileDialog
 
     from workbench import store
-    from workbench.ui.commands import RenameRackCommand
+    from workbench.ui.commands import rename_rack
 
     actions = window.file_actions
-    window.document.push(RenameRackCommand(window.document, "r2", "B-two"))
+    window.document.push(rename_rack(window.document, "r2", "B-two"))
     assert actions.autosave()
     copy = store.autosave_path(None)
     monkeypatch.setattr(
@@ -598,9 +598,9 @@ def test_discarding_then_cancelling_open_still_autosaves_the_open_design(window,
 
 
 def test_a_refused_edit_says_why_in_the_status_bar(window):
-    from workbench.ui.commands import RenameRackCommand
+    from workbench.ui.commands import rename_rack
 
-    window.document.push(RenameRackCommand(window.document, "r1", "  "))
+    window.document.push(rename_rack(window.document, "r1", "  "))
     assert window.statusBar().currentMessage() == "A rack name cannot be empty."
     assert window.document.undo_stack.count() == 0
 

@@ -391,9 +391,9 @@ def exercise(window) -> None:
     # An edit, its undo and redo: the incremental refresh paths, not only the first fill.
     racks = list(document.design.iter_racks())
     if racks:
-        from workbench.ui.commands import RenameRackCommand
+        from workbench.ui.commands import rename_rack
 
-        document.push(RenameRackCommand(document, racks[0].id, "Renamed"))
+        document.push(rename_rack(document, racks[0].id, "Renamed"))
         document.undo_stack.undo()
         document.undo_stack.redo()
         app.processEvents()

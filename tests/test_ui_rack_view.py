@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 
 from workbench.model import Device, Rack, ops
-from workbench.ui.commands import EditCommand, RenameDeviceCommand, SetRackCoolingCommand
+from workbench.ui.commands import EditCommand, rename_device, set_rack_cooling
 from workbench.ui.racks.view import RackItem, RackView
 from workbench.ui.shell.document import Document
 
@@ -54,9 +54,9 @@ def test_change_refreshes_only_the_touched_rack(qtbot, tiny_design, monkeypatch)
         )
     items_before = dict(view._items)
     doc = view.document
-    doc.push(RenameDeviceCommand(doc, "d1", "renamed"))
+    doc.push(rename_device(doc, "d1", "renamed"))
     assert refreshed == ["r1"]
-    doc.push(SetRackCoolingCommand(doc, "r2", "liquid"))
+    doc.push(set_rack_cooling(doc, "r2", "liquid"))
     assert refreshed == ["r1", "r2"]
     assert view._items == items_before  # no rebuild
 

@@ -163,7 +163,7 @@ def test_a_malformed_report_refuses_the_import(qtbot, catalog, tmp_path, monkeyp
 
 
 def test_a_drag_does_not_reload_the_matrix_but_a_rename_does(qtbot, catalog) -> None:
-    from workbench.ui.commands import EditCommand, RenameDeviceCommand
+    from workbench.ui.commands import EditCommand, rename_device
 
     design, nodes = matrix_design(catalog)
     view = shown_view(qtbot, design, catalog)
@@ -172,7 +172,7 @@ def test_a_drag_does_not_reload_the_matrix_but_a_rename_does(qtbot, catalog) -> 
     move = ops.MoveDevice(device.id, rack.id, device.position, device.face)
     view.document.push(EditCommand(view.document, move, "Move"))
     assert view.model.rows is rows  # nothing a row shows changed
-    view.document.push(RenameDeviceCommand(view.document, device.id, "gpu-renamed"))
+    view.document.push(rename_device(view.document, device.id, "gpu-renamed"))
     assert view.model.rows is not rows
     # The rename detaches the node from its reports (nodes are named): it now shows as a
     # node without reports, and its old reports stay under the old name.

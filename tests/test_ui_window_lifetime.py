@@ -18,7 +18,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
-from workbench.ui.commands import RenameRackCommand
+from workbench.ui.commands import rename_rack
 from workbench.ui.shell.document import Document
 from workbench.ui.shell.main_window import MainWindow
 
@@ -52,7 +52,7 @@ def open_and_use(qtbot, tmp_path, design) -> MainWindow:
     document = window.document
     rack = next(document.design.iter_racks())
     document.select(rack.id)
-    document.push(RenameRackCommand(document, rack.id, "Renamed"))  # a command on the stack
+    document.push(rename_rack(document, rack.id, "Renamed"))  # a command on the stack
     QApplication.processEvents()
     return window
 
@@ -109,7 +109,7 @@ def test_windows_closed_with_an_edit_on_the_stack_are_freed_without_a_crash(qtbo
         window.file_actions.autosave_timer.stop()
         window.show()
         QApplication.processEvents()
-        window.document.push(RenameRackCommand(window.document, "r1", "Renamed"))
+        window.document.push(rename_rack(window.document, "r1", "Renamed"))
         window.document.undo_stack.setClean()  # no "save changes?" on close
         refs.append(weakref.ref(window.document))
         window.close()
@@ -126,7 +126,7 @@ def test_a_document_with_history_is_freed_without_a_crash(qapp, design_factory):
     for _ in range(3):
         document = Document(design_factory())
         rack = next(document.design.iter_racks())
-        document.push(RenameRackCommand(document, rack.id, "Renamed"))
+        document.push(rename_rack(document, rack.id, "Renamed"))
         document.undo()
         document.redo()
         refs.append(weakref.ref(document))

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from workbench.calc.workload import evaluate_workload  # noqa: E402
 from workbench.model import Change  # noqa: E402
 from workbench.templates import build_template  # noqa: E402
-from workbench.ui.commands import RenameDeviceCommand, UpdateWorkloadCommand  # noqa: E402
+from workbench.ui.commands import rename_device, update_workload  # noqa: E402
 from workbench.ui.shell.document import Document  # noqa: E402
 from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
@@ -81,7 +81,7 @@ def main() -> int:
         for i in range(args.repeat):
             app.processEvents()
             begin = time.perf_counter()
-            document.push(UpdateWorkloadCommand(document, workload.id, tp=tps[i % 2]))
+            document.push(update_workload(document, workload.id, tp=tps[i % 2]))
             app.processEvents()
             round_trips.append(_ms(begin))
             document.undo_stack.push(QUndoCommand("barrier"))  # keep the edits apart
@@ -103,7 +103,7 @@ def main() -> int:
         for i in range(args.repeat):
             app.processEvents()
             begin = time.perf_counter()
-            document.push(RenameDeviceCommand(document, device.id, f"bench-{i}"))
+            document.push(rename_device(document, device.id, f"bench-{i}"))
             app.processEvents()
             renames.append(_ms(begin))
         recomputed = figures.computed["fabric"] - fabric_reads

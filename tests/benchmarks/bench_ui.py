@@ -32,9 +32,9 @@ from workbench.model.placement import free_ranges  # noqa: E402
 from workbench.templates import build_template  # noqa: E402
 from workbench.ui.commands import (  # noqa: E402
     EditCommand,
-    RenameDeviceCommand,
-    SetRackCoolingCommand,
-    UpdateWorkloadCommand,
+    rename_device,
+    set_rack_cooling,
+    update_workload,
 )
 from workbench.ui.shell.document import Document  # noqa: E402
 from workbench.ui.shell.main_window import MainWindow  # noqa: E402
@@ -113,13 +113,13 @@ def bench_size(app: QApplication, catalog, gpus: int, repeat: int, settings_dir:
     coolings = ("liquid", "rear-door")
 
     def rename(i: int) -> None:
-        document.push(RenameDeviceCommand(document, device.id, f"bench-{i}"))
+        document.push(rename_device(document, device.id, f"bench-{i}"))
 
     def cooling(i: int) -> None:
-        document.push(SetRackCoolingCommand(document, rack.id, coolings[i % 2]))
+        document.push(set_rack_cooling(document, rack.id, coolings[i % 2]))
 
     def mfu(i: int) -> None:
-        document.push(UpdateWorkloadCommand(document, workload.id, mfu=mfus[i % 2]))
+        document.push(update_workload(document, workload.id, mfu=mfus[i % 2]))
 
     def undo(_i: int) -> None:
         document.undo_stack.undo()
@@ -145,7 +145,7 @@ def bench_size(app: QApplication, catalog, gpus: int, repeat: int, settings_dir:
     app.processEvents()
 
     def rename_last(i: int) -> None:
-        document.push(RenameDeviceCommand(document, last_device.id, f"last-{i}"))
+        document.push(rename_device(document, last_device.id, f"last-{i}"))
 
     measured["rename last device"] = timed(app, rename_last, repeat)
 

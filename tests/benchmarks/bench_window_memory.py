@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from workbench.catalog import load_catalog  # noqa: E402
 from workbench.model import Design  # noqa: E402
 from workbench.templates import build_template, sample_design  # noqa: E402
-from workbench.ui.commands import RenameRackCommand  # noqa: E402
+from workbench.ui.commands import rename_rack  # noqa: E402
 from workbench.ui.shell.document import Document  # noqa: E402
 from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
@@ -72,7 +72,7 @@ def one_window(app: QApplication, design: Design, catalog, settings_path: Path) 
     document = window.document
     rack = next(document.design.iter_racks())
     document.select(rack.id)
-    document.push(RenameRackCommand(document, rack.id, f"{rack.name}-x"))
+    document.push(rename_rack(document, rack.id, f"{rack.name}-x"))
     app.processEvents()
     document.undo()  # the shared design goes back as it was for the next round
     document.undo_stack.setClean()  # close without the "save changes?" question

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from workbench.model.applied import Applied, Handler
+from workbench.model import keep
+from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
 from workbench.model.errors import EditError
 from workbench.text_rules import STORED_TEXT, field_problem
@@ -137,8 +138,8 @@ def _applied(inverse: object) -> Any:
     return Applied(inverse, _CHANGE)
 
 
-#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
-HANDLERS: dict[type, Handler] = {
-    AddAcceptanceResults: _add,
-    RemoveLastAcceptanceImport: _remove_last,
+#: This module's edits: how each is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {
+    AddAcceptanceResults: Edit(_add, keep.acceptance),
+    RemoveLastAcceptanceImport: Edit(_remove_last, keep.acceptance),
 }

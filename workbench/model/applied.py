@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from workbench.model.change import Change
 from workbench.model.errors import EditError
 
 if TYPE_CHECKING:
     from workbench.model.design import Design
+    from workbench.model.keep import Snapshot
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,17 @@ class Batch:
 #: A handler: carries out one kind of edit (it takes exactly that class, which a
 #: mapping's value type cannot say, hence ``Any`` for the edit).
 Handler = Callable[["Design", Any], Applied]
+#: A keeper: adds to a snapshot what one kind of edit can change (:mod:`workbench.model.keep`).
+Keeper = Callable[["Design", Any, "Snapshot"], None]
+
+
+class Edit(NamedTuple):
+    """One kind of edit, as the model's table knows it: how to carry it out, and what it
+    can change (kept before each step so that an unexpected failure is put back).  Every
+    edit has exactly one of these, in the ``EDITS`` table of the module that defines it."""
+
+    apply: Handler
+    keeps: Keeper
 
 
 def insert_at(items: list, obj: object, index: int | None, what: str) -> int:

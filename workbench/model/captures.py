@@ -25,7 +25,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from workbench.model.applied import Applied, Handler
+from workbench.model import keep
+from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
 from workbench.model.errors import EditError
 from workbench.text_rules import STORED_TEXT, field_problem
@@ -139,5 +140,5 @@ def _applied(inverse: object) -> Any:
     return Applied(inverse, _CHANGE)
 
 
-#: This module's edit and its handler, gathered by :mod:`workbench.model.ops`.
-HANDLERS: dict[type, Handler] = {ReplaceCaptures: _replace}
+#: This module's edit: how it is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {ReplaceCaptures: Edit(_replace, keep.captures)}

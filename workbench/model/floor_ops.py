@@ -1,6 +1,6 @@
 """Edits of the hall plan: a rack stood at a floor position, a row shifted.
 
-Kept apart from :mod:`workbench.model.ops` (which gathers :data:`HANDLERS` and re-exports
+Kept apart from :mod:`workbench.model.ops` (which gathers :data:`EDITS` and re-exports
 the two edit classes) because they touch only floor coordinates: their Change says ``floor``,
 so only the plan redraws, and the rack drawing, the fabric and the rules stay as they
 are.  The coordinate bound is the model's one (:func:`rack_fields.floor_mm_problem`).
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.model.applied import Applied, Handler, apply_all
+from workbench.model import keep
+from workbench.model.applied import Applied, Edit, apply_all
 from workbench.model.change import Change
 from workbench.model.design import FACINGS, Design
 from workbench.model.errors import EditError
@@ -82,8 +83,8 @@ def _move_row_on_floor(design: Design, op: MoveRowOnFloor) -> Applied:
     return Applied(applied.inverse, applied.change | Change(floor=True))
 
 
-#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
-HANDLERS: dict[type, Handler] = {
-    MoveRackOnFloor: _move_rack_on_floor,
-    MoveRowOnFloor: _move_row_on_floor,
+#: This module's edits: how each is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {
+    MoveRackOnFloor: Edit(_move_rack_on_floor, keep.rack_on_floor),
+    MoveRowOnFloor: Edit(_move_row_on_floor, keep.row_on_floor),
 }

@@ -18,7 +18,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workbench.model.applied import Applied, Batch, Handler, insert_at
+from workbench.model import keep
+from workbench.model.applied import Applied, Batch, Edit, insert_at
 from workbench.model.change import Change
 from workbench.model.design import PLANES, Design, Link, Network, StorageTier
 from workbench.model.errors import EditError
@@ -329,13 +330,13 @@ def network(design: Design, plane: str, *, name: str | None = None, **fields: An
     return AddNetwork(replace(base, **{**defaults.get(plane, {}), **fields}))
 
 
-#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
-HANDLERS: dict[type, Handler] = {
-    AddNetwork: _add_network,
-    RemoveNetwork: _remove_network,
-    SetNetworkFields: _set_network_fields,
-    SetLinkFields: _set_link_fields,
-    AddStorageTier: _add_storage_tier,
-    RemoveStorageTier: _remove_storage_tier,
-    SetTierFields: _set_tier_fields,
+#: This module's edits: how each is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {
+    AddNetwork: Edit(_add_network, keep.networks),
+    RemoveNetwork: Edit(_remove_network, keep.networks),
+    SetNetworkFields: Edit(_set_network_fields, keep.network_fields),
+    SetLinkFields: Edit(_set_link_fields, keep.link_fields),
+    AddStorageTier: Edit(_add_storage_tier, keep.tiers),
+    RemoveStorageTier: Edit(_remove_storage_tier, keep.tiers),
+    SetTierFields: Edit(_set_tier_fields, keep.tier_fields),
 }

@@ -25,7 +25,9 @@ from workbench.catalog.item import CatalogItem
 from workbench.model import (
     acceptance,
     captures,
+    field_ops,
     floor_ops,
+    keep,
     net_ops,
     site_ops,
     team_ops,
@@ -34,11 +36,22 @@ from workbench.model import (
     version_ops,
 )
 from workbench.model.acceptance import AddAcceptanceResults, RemoveLastAcceptanceImport
-from workbench.model.applied import Applied, Batch, Handler, apply_all, insert_at
+from workbench.model.applied import Applied, Batch, Edit, apply_all, insert_at
 from workbench.model.captures import ReplaceCaptures
 from workbench.model.change import Change
 from workbench.model.design import Design, Device, Link, Rack, Row, Site, Waiver
 from workbench.model.errors import EditError
+from workbench.model.field_ops import (
+    AddWorkload,
+    RemoveWorkload,
+    RenameDevice,
+    RenameRack,
+    ReplaceWorkload,
+    SetDeviceField,
+    SetRackCooling,
+    SetRackFields,
+    UpdateWorkload,
+)
 from workbench.model.floor_ops import MoveRackOnFloor, MoveRowOnFloor
 from workbench.model.names import clean_field, clean_name
 from workbench.model.net_ops import (
@@ -262,16 +275,50 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     AddTeam,
     RemoveTeam,
     SetTeamFields,
+    RenameDevice,
+    SetDeviceField,
+    RenameRack,
+    SetRackCooling,
+    SetRackFields,
+    AddWorkload,
+    RemoveWorkload,
+    UpdateWorkload,
+    ReplaceWorkload,
 ]
 
 
 def apply(design: Design, op: Op) -> Applied:
     """Carry out ``op`` on ``design``; raise :class:`EditError` (changing nothing) when
     the structure does not allow it."""
-    handler = _HANDLERS.get(type(op))
-    if handler is None:
+    edit = _EDITS.get(type(op))
+    if edit is None:
         raise EditError(f"Unknown edit {type(op).__name__}.")
-    return handler(design, op)
+    return edit.apply(design, op)
+
+
+def snapshot(design: Design, op: Op) -> keep.Snapshot:
+    """A shallow copy of what applying ``op`` to ``design`` can change, to put back if
+    it fails half-way (see :mod:`workbench.model.keep`); the whole design when the scope
+    cannot be read (an unknown edit, a design holding odd values)."""
+    snap = keep.Snapshot()
+    try:
+        _keep(design, op, snap)
+    except Exception:  # noqa: BLE001 - a scope that cannot be read: keep everything
+        return keep.whole_design(design)
+    return snap
+
+
+def _keep(design: Design, op: object, snap: keep.Snapshot) -> None:
+    edit = _EDITS.get(type(op))
+    if edit is None:
+        keep.keep_whole_design(design, snap)
+    else:
+        edit.keeps(design, op, snap)
+
+
+def known_edits() -> frozenset[type]:
+    """Every kind of edit :func:`apply` carries out (for tests and documentation)."""
+    return frozenset(_EDITS)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -740,34 +787,41 @@ def _batch(design: Design, op: Batch) -> Applied:
     return apply_all(design, op.ops, apply)
 
 
-#: Edit class → its handler: the one table of every edit the model knows.  The edits of
-#: this module are listed here; those kept in their own modules come with those modules'
-#: ``HANDLERS``.  A new edit is its dataclass, its handler and one entry in a table.
-_HANDLERS: dict[type, Handler] = {
-    AddRow: _add_row,
-    RemoveRow: _remove_row,
-    MoveRow: _move_row,
-    AddRack: _add_rack,
-    RemoveRack: _remove_rack,
-    MoveRack: _move_rack,
-    AddDevice: _add_device,
-    RemoveDevice: _remove_device,
-    MoveDevice: _move_device,
-    AddLink: _add_link,
-    RemoveLink: _remove_link,
-    AddLinks: _add_links,
-    RemoveLinks: _remove_links,
-    AddDeviceType: _add_device_type,
-    RemoveDeviceType: _remove_device_type,
-    AddWaiver: _add_waiver,
-    RemoveWaiver: _remove_waiver,
-    Batch: _batch,
-    **floor_ops.HANDLERS,
-    **net_ops.HANDLERS,
-    **version_ops.HANDLERS,
-    **acceptance.HANDLERS,
-    **captures.HANDLERS,
-    **type_ops.HANDLERS,
-    **site_ops.HANDLERS,
-    **team_ops.HANDLERS,
+def _keep_batch(design: Design, op: Batch, snap: keep.Snapshot) -> None:
+    for step in op.ops:
+        _keep(design, step, snap)
+
+
+#: Edit class → how it is carried out and what it can change: the one table of every
+#: edit the model knows.  The edits of this module are listed here; those kept in their
+#: own modules come with those modules' ``EDITS``.  A new edit is its dataclass, its
+#: handler and ONE entry in a table; the window's undo command needs nothing more.
+_EDITS: dict[type, Edit] = {
+    AddRow: Edit(_add_row, keep.add_row),
+    RemoveRow: Edit(_remove_row, keep.remove_row),
+    MoveRow: Edit(_move_row, keep.move_row),
+    AddRack: Edit(_add_rack, keep.add_rack),
+    RemoveRack: Edit(_remove_rack, keep.remove_rack),
+    MoveRack: Edit(_move_rack, keep.move_rack),
+    AddDevice: Edit(_add_device, keep.add_device),
+    RemoveDevice: Edit(_remove_device, keep.remove_device),
+    MoveDevice: Edit(_move_device, keep.move_device),
+    AddLink: Edit(_add_link, keep.links),
+    RemoveLink: Edit(_remove_link, keep.links),
+    AddLinks: Edit(_add_links, keep.links),
+    RemoveLinks: Edit(_remove_links, keep.links),
+    AddDeviceType: Edit(_add_device_type, keep.device_types),
+    RemoveDeviceType: Edit(_remove_device_type, keep.device_types),
+    AddWaiver: Edit(_add_waiver, keep.waivers),
+    RemoveWaiver: Edit(_remove_waiver, keep.waivers),
+    Batch: Edit(_batch, _keep_batch),
+    **floor_ops.EDITS,
+    **net_ops.EDITS,
+    **version_ops.EDITS,
+    **acceptance.EDITS,
+    **captures.EDITS,
+    **type_ops.EDITS,
+    **site_ops.EDITS,
+    **team_ops.EDITS,
+    **field_ops.EDITS,
 }

@@ -1,7 +1,7 @@
 """Edits that add or take away a site (a hall): what a design with no site needs before
 its first row can go in, so Hall ▸ Add Row works on an empty design too.
 
-Kept apart from :mod:`workbench.model.ops` (which gathers :data:`HANDLERS`) because that module
+Kept apart from :mod:`workbench.model.ops` (which gathers :data:`EDITS`) because that module
 is at its size limit.  Only an empty site is added or removed here: a site with rows
 comes and goes through its rows' own edits, so the inverse stays exact.
 """
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.model.applied import Applied, Handler
+from workbench.model import keep
+from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
 from workbench.model.design import Design, Site
 from workbench.model.errors import EditError
@@ -61,8 +62,11 @@ def _remove_site(design: Design, op: RemoveSite) -> Applied:
     return Applied(AddSite(site, index), change)
 
 
-#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
-HANDLERS: dict[type, Handler] = {AddSite: _add_site, RemoveSite: _remove_site}
+#: This module's edits: how each is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {
+    AddSite: Edit(_add_site, keep.sites),
+    RemoveSite: Edit(_remove_site, keep.sites),
+}
 
 
-__all__ = ["HANDLERS", "AddSite", "RemoveSite"]
+__all__ = ["EDITS", "AddSite", "RemoveSite"]

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workbench.model.applied import Applied, Handler
+from workbench.model import keep
+from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
 from workbench.model.design import Design, Team
 from workbench.model.errors import EditError
@@ -145,5 +146,9 @@ def set_limit(team: Team, *, gpus: int | None = None, share: float | None = None
     return (("share", share), ("gpus", None))
 
 
-#: The team edits and their handlers, gathered by :mod:`workbench.model.ops`.
-HANDLERS: dict[type, Handler] = {AddTeam: _add, RemoveTeam: _remove, SetTeamFields: _set}
+#: The team edits: how each is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {
+    AddTeam: Edit(_add, keep.teams),
+    RemoveTeam: Edit(_remove, keep.teams),
+    SetTeamFields: Edit(_set, keep.teams),
+}

@@ -5,7 +5,7 @@ it opens the same on a laptop without the catalog.  Entering a power figure for 
 whose power was unknown, or importing a NetBox file over a type the design holds,
 changes that snapshot: the item under the slug is replaced, the devices of it stay.
 
-Kept apart from :mod:`workbench.model.ops` (which gathers :data:`HANDLERS` and re-exports
+Kept apart from :mod:`workbench.model.ops` (which gathers :data:`EDITS` and re-exports
 the class) like the floor and network edits.  Adding and removing a type are
 :class:`~workbench.model.ops.AddDeviceType` and
 :class:`~workbench.model.ops.RemoveDeviceType`; a replacement is its own edit rather
@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.catalog.item import CatalogItem
-from workbench.model.applied import Applied, Handler
+from workbench.model import keep
+from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
 from workbench.model.design import Design
 from workbench.model.errors import EditError
@@ -63,5 +64,5 @@ def _replace_device_type(design: Design, op: ReplaceDeviceType) -> Applied:
     return Applied(ReplaceDeviceType(old), type_change(design, item.slug))
 
 
-#: This module's edit and its handler, gathered by :mod:`workbench.model.ops`.
-HANDLERS: dict[type, Handler] = {ReplaceDeviceType: _replace_device_type}
+#: This module's edit: how it is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {ReplaceDeviceType: Edit(_replace_device_type, keep.device_types)}

@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workbench.model.applied import Applied, Handler
+from workbench.model import keep
+from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
 from workbench.model.design import Design
 from workbench.model.errors import EditError
@@ -282,17 +283,17 @@ def _applied(inverse: object) -> Any:
     return Applied(inverse, _CHANGE)
 
 
-#: This module's edits and their handlers, gathered by :mod:`workbench.model.ops`.
-HANDLERS: dict[type, Handler] = {
-    AddBaseline: _add_baseline,
-    RemoveBaseline: _remove_baseline,
-    RenameBaseline: _rename_baseline,
-    AddRevision: _add_revision,
-    RemoveLastRevision: _remove_last_revision,
-    AddAssignment: _add_assignment,
-    RemoveAssignment: _remove_assignment,
-    AddObservations: _add_observations,
-    RemoveLastImport: _remove_last_import,
+#: This module's edits: how each is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {
+    AddBaseline: Edit(_add_baseline, keep.versions),
+    RemoveBaseline: Edit(_remove_baseline, keep.versions),
+    RenameBaseline: Edit(_rename_baseline, keep.versions),
+    AddRevision: Edit(_add_revision, keep.versions),
+    RemoveLastRevision: Edit(_remove_last_revision, keep.versions),
+    AddAssignment: Edit(_add_assignment, keep.versions),
+    RemoveAssignment: Edit(_remove_assignment, keep.versions),
+    AddObservations: Edit(_add_observations, keep.versions),
+    RemoveLastImport: Edit(_remove_last_import, keep.versions),
 }
 
 

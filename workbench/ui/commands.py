@@ -1,24 +1,26 @@
-"""QUndoCommands: every user edit is exactly one of these.
+"""The one undo command: every user edit is a model edit wrapped by :class:`EditCommand`.
 
-Each command calls a mutation from :mod:`workbench.model.edit` (fields) or applies an
-edit of :mod:`workbench.model.ops` (adding, removing and moving objects) in ``redo()``
-and the inverse in ``undo()``, then tells the document what it touched.  Commands hold
-ids and values, never Qt items, so they stay valid when views rebuild.
+An edit is data (:mod:`workbench.model.ops` and the modules it gathers); applying it
+returns its exact inverse and the :class:`~workbench.model.change.Change` it made.  The
+command keeps the edit and its inverse, applies one in ``redo()`` and the other in
+``undo()``, and tells the document what changed.  Commands hold ids and values, never Qt
+items, so they stay valid when views rebuild.  A new kind of edit needs nothing here:
+its dataclass, its handler and its one entry in the model's table are enough.
 
 Only the first ``redo()`` (the one ``QUndoStack.push`` runs) validates: an edit the
 model refuses marks the command obsolete, so the stack drops it instead of keeping an
-undo step that changed nothing, and the document reports the reason.  ``undo()`` puts
-back the exact earlier values without checks (see :mod:`workbench.model.edit`).
+undo step that changed nothing, and the document reports the reason.  ``undo()`` applies
+the inverse, which puts back the exact earlier values without checks.
 
 A command that fails for any *other* reason, in any ``redo()`` or ``undo()`` (a value of
 the wrong type reaching the model, a bug), must not take the window with it: an
 exception out of a Python override called by Qt is at best printed and at worst, in
 PySide 6.11, a segmentation fault, and the command used to stay on the stack with the
-model half changed.  So every step runs inside :meth:`ModelCommand._attempt`:
+model half changed.  So every step runs inside :meth:`EditCommand._attempt`:
 
-* before the step, a :class:`~workbench.ui.rollback.Snapshot` of exactly what it can
-  touch is taken (one object's fields for a field edit, two short lists for a drag;
-  never a copy of the whole design, see :mod:`workbench.ui.rollback`);
+* before the step, :func:`workbench.model.ops.snapshot` keeps exactly what the edit can
+  touch (one object's fields for a field edit, two short lists for a drag; never a copy
+  of the whole design, see :mod:`workbench.model.keep`);
 * an :class:`EditError` on the first ``redo()`` is the model refusing: it promises to
   have changed nothing, so the snapshot is not even read;
 * anything else (or an EditError in a later step) puts the snapshot back, drops the
@@ -26,31 +28,51 @@ model half changed.  So every step runs inside :meth:`ModelCommand._attempt`:
   the command is marked obsolete, so Qt drops it, and the document says why
   (:meth:`Document.refuse`) and mends the history around the gap
   (:meth:`Document.command_failed`).
+
+Consecutive edits that name the same ``merge`` key (typing "415" into one field of one
+rack) merge into one undo step: the step keeps the first edit's inverse and the last
+edit, which sets the same fields to their final values.
 """
 
 from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
 
 from PySide6.QtGui import QUndoCommand
 
-from workbench.model import Design, Workload, edit, ops
-from workbench.model.edit import EditError
-from workbench.model.rack_fields import RACK_FIELDS, restore_rack_fields, set_rack_fields
-from workbench.ui import rollback
+from workbench.model import Workload, ops
+from workbench.model.edit import DEVICE_FIELDS, EditError
+from workbench.model.keep import Snapshot
+from workbench.model.rack_fields import RACK_FIELDS
 from workbench.ui.shell.document import Change, Document
 
 log = logging.getLogger(__name__)
 
+#: The Qt id of every command that may merge (Qt only offers merging between commands
+#: of one id; the ``merge`` keys then decide).
+_MERGING_ID = 1001
 
-class ModelCommand(QUndoCommand):
-    """Base: remembers the document, runs each step so that a failure rolls back (see
-    the module docstring), and announces the change after redo and undo."""
 
-    def __init__(self, document: Document, text: str):
+class EditCommand(QUndoCommand):
+    """One model edit (a :class:`~ops.Batch` for a drag of several devices) and its exact
+    inverse, as one undo step.
+
+    The inverse comes from applying the edit, and undoing gives back the edit to redo
+    (with every position filled in), so redo after undo puts back exactly the same state.
+    """
+
+    def __init__(self, document: Document, op: ops.Op, text: str, merge: Hashable | None = None):
         super().__init__(text)
+        self.op = op
+        #: Edits with one key merge into one undo step (None: never).
+        self.merge = merge
+        #: This edit starts a new step even when its key matches the previous one's.
+        self.fresh = False
+        self._inverse: ops.Op | None = None
+        self._last: Change = Change()
         # Weakly: the document's undo stack holds its commands, and a command holding
         # its document back would keep every closed window's document alive from the
         # finalizer that clears the stack (see Document.__init__).
@@ -65,8 +87,19 @@ class ModelCommand(QUndoCommand):
             raise RuntimeError(f"The document of {self.text()!r} is gone.")
         return document
 
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return _MERGING_ID if self.merge is not None else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        if not isinstance(other, EditCommand) or other.isObsolete() or self.isObsolete():
+            return False  # refused or failed: it changed nothing to merge
+        if self.merge is None or other.merge != self.merge or other.fresh:
+            return False
+        self.op, self._last = other.op, self._last | other._last
+        return True
+
     def _change(self) -> Change:
-        return Change.all()
+        return self._last
 
     def redo(self) -> None:
         if self._attempt(self._apply, undoing=False):
@@ -80,11 +113,7 @@ class ModelCommand(QUndoCommand):
     def _attempt(self, step: Callable[[], None], *, undoing: bool) -> bool:
         """Run ``step``; True when it worked.  On failure the model is as before the
         step, the command is obsolete and the document was told."""
-        design = self.document.design
-        try:
-            kept = self._keep(design, undoing)
-        except Exception:  # noqa: BLE001 - a design the scope cannot read: keep it all
-            kept = rollback.whole_design(design)
+        kept = self._keep(undoing)
         try:
             step()
         except EditError as exc:
@@ -100,7 +129,7 @@ class ModelCommand(QUndoCommand):
             return False
         return True
 
-    def _roll_back(self, kept: rollback.Snapshot, exc: Exception, undoing: bool) -> None:
+    def _roll_back(self, kept: Snapshot, exc: Exception, undoing: bool) -> None:
         design = self.document.design
         log.error("%s failed; the model was put back", self.text(), exc_info=exc)
         kept.restore()
@@ -114,57 +143,11 @@ class ModelCommand(QUndoCommand):
             first=not undoing and not self._applied_once,
         )
 
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        """What the step about to run can change (see :mod:`workbench.ui.rollback`)."""
-        return rollback.whole_design(design)  # pragma: no cover - every command scopes
-
-    def _apply(self) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _revert(self) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-
-def _shown(value: object) -> str:
-    """A value as an undo step's text names it (a wrong-typed one too: the model, not
-    the text, refuses it)."""
-    return (value if isinstance(value, str) else repr(value)).strip()
-
-
-def _workloads(design: Design) -> rollback.Snapshot:
-    """The list of workloads (the workload edits insert, remove and replace in it)."""
-    snap = rollback.Snapshot()
-    snap.keep_list(design.workloads)
-    return snap
-
-
-def _fields_of(*objects: object) -> rollback.Snapshot:
-    """A snapshot of the fields of ``objects`` (None ones skipped)."""
-    snap = rollback.Snapshot()
-    for obj in objects:
-        snap.keep_fields(obj)
-    return snap
-
-
-class EditCommand(ModelCommand):
-    """One structural edit of :mod:`workbench.model.ops` (a :class:`~ops.Batch` for a
-    drag of several devices) and its exact inverse.
-
-    The inverse comes from applying the edit, and undoing gives back the edit to redo
-    (with every position filled in), so redo after undo puts back exactly the same state.
-    """
-
-    def __init__(self, document: Document, op: ops.Op, text: str):
-        super().__init__(document, text)
-        self.op = op
-        self._inverse: ops.Op | None = None
-        self._last: Change = Change()
-
-    def _change(self) -> Change:
-        return self._last
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        return rollback.for_op(design, self._inverse if undoing else self.op)
+    def _keep(self, undoing: bool) -> Snapshot:
+        """What the step about to run can change (see :mod:`workbench.model.keep`)."""
+        op = self._inverse if undoing else self.op
+        assert op is not None
+        return ops.snapshot(self.document.design, op)
 
     def _apply(self) -> None:
         applied = ops.apply(self.document.design, self.op)
@@ -176,271 +159,72 @@ class EditCommand(ModelCommand):
         self.op, self._last = applied.inverse, applied.change
 
 
-class RenameDeviceCommand(ModelCommand):
-    """Rename one device."""
-
-    def __init__(self, document: Document, device_id: str, name: str):
-        super().__init__(document, f"Rename device to “{_shown(name)}”")
-        self.device_id, self.new_name = device_id, name
-        self.old_name: str | None = None
-
-    def _change(self) -> Change:
-        ids = frozenset({self.device_id})
-        return Change(devices=ids, labels=ids)
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        found = design.find_device(self.device_id)
-        return _fields_of(found[1] if found else None)
-
-    def _apply(self) -> None:
-        self.old_name = edit.rename_device(self.document.design, self.device_id, self.new_name)
-
-    def _revert(self) -> None:
-        assert self.old_name is not None
-        edit.restore_device_name(self.document.design, self.device_id, self.old_name)
+def _shown(value: object) -> str:
+    """A value as an undo step's text names it (a wrong-typed one too: the model, not
+    the text, refuses it)."""
+    return (value if isinstance(value, str) else repr(value)).strip()
 
 
-class SetDeviceFieldCommand(ModelCommand):
-    """Set a device's serial, asset tag or role (``field`` is one of
-    :data:`workbench.model.edit.DEVICE_FIELDS`).
-
-    The change names the device's rack as well as the device, so the rack drawing
-    repaints that rack: a new role is a new block colour.
-    """
-
-    def __init__(self, document: Document, device_id: str, field: str, value: str):
-        what = edit.DEVICE_FIELDS.get(field, field)
-        shown = _shown(value)
-        super().__init__(document, f"Set {what} to “{shown}”" if shown else f"Clear {what}")
-        self.device_id, self.field, self.value = device_id, field, value
-        self.old: str | None = None
-        self.rack_id: str | None = None
-
-    def _change(self) -> Change:
-        racks = frozenset({self.rack_id}) if self.rack_id else frozenset()
-        devices = frozenset({self.device_id})
-        # A serial or an asset tag is a label: no figure or verdict reads it.
-        labels = racks | devices if self.field in edit.LABEL_FIELDS else frozenset()
-        return Change(racks=racks, devices=devices, labels=labels)
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        found = design.find_device(self.device_id)
-        return _fields_of(found[1] if found else None)
-
-    def _apply(self) -> None:
-        self.old = edit.set_device_field(
-            self.document.design, self.device_id, self.field, self.value
-        )
-        found = self.document.figures.find_device(self.device_id)
-        self.rack_id = found[0].id if found else None
-
-    def _revert(self) -> None:
-        assert self.old is not None
-        edit.restore_device_field(self.document.design, self.device_id, self.field, self.old)
+# -- the words of the window's field edits -------------------------------------------------
+# Each only names its undo step; the edit itself is the model's.
 
 
-class RenameRackCommand(ModelCommand):
-    """Rename one rack."""
-
-    def __init__(self, document: Document, rack_id: str, name: str):
-        super().__init__(document, f"Rename rack to “{_shown(name)}”")
-        self.rack_id, self.new_name = rack_id, name
-        self.old_name: str | None = None
-
-    def _change(self) -> Change:
-        ids = frozenset({self.rack_id})
-        return Change(racks=ids, labels=ids)
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        return _fields_of(design.find_rack(self.rack_id))
-
-    def _apply(self) -> None:
-        self.old_name = edit.rename_rack(self.document.design, self.rack_id, self.new_name)
-
-    def _revert(self) -> None:
-        assert self.old_name is not None
-        edit.restore_rack_name(self.document.design, self.rack_id, self.old_name)
+def rename_device(document: Document, device_id: str, name: str) -> EditCommand:
+    op = ops.RenameDevice(device_id, name)
+    return EditCommand(document, op, f"Rename device to “{_shown(name)}”")
 
 
-class SetRackCoolingCommand(ModelCommand):
-    """Change a rack's cooling type and power limit."""
-
-    def __init__(
-        self, document: Document, rack_id: str, cooling: str, power_limit_kw: float | None = None
-    ):
-        super().__init__(document, f"Set rack cooling to {cooling}")
-        self.rack_id, self.cooling, self.limit = rack_id, cooling, power_limit_kw
-        self.old: tuple[str, float] | None = None
-
-    def _change(self) -> Change:
-        return Change(racks=frozenset({self.rack_id}))
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        return _fields_of(design.find_rack(self.rack_id))
-
-    def _apply(self) -> None:
-        self.old = edit.set_rack_cooling(
-            self.document.design, self.rack_id, self.cooling, self.limit
-        )
-
-    def _revert(self) -> None:
-        assert self.old is not None
-        edit.restore_rack_cooling(self.document.design, self.rack_id, *self.old)
+def set_device_field(document: Document, device_id: str, field: str, value: str) -> EditCommand:
+    """A device's serial, asset tag or role (see :data:`workbench.model.edit.DEVICE_FIELDS`)."""
+    what, shown = DEVICE_FIELDS.get(field, field), _shown(value)
+    text = f"Set {what} to “{shown}”" if shown else f"Clear {what}"
+    return EditCommand(document, ops.SetDeviceField(device_id, field, value), text)
 
 
-class AddWorkloadCommand(ModelCommand):
-    """Add a workload (training job or inference service)."""
-
-    def __init__(self, document: Document, workload: Workload):
-        super().__init__(document, f"Add workload “{workload.name}”")
-        self.workload = workload
-        self.index: int | None = None
-
-    def _change(self) -> Change:
-        ids = frozenset({self.workload.id})
-        return Change(workloads=ids, added=ids)
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        return _workloads(design)
-
-    def _apply(self) -> None:
-        self.index = edit.add_workload(self.document.design, self.workload, self.index)
-
-    def _revert(self) -> None:
-        edit.remove_workload(self.document.design, self.workload.id)
+def rename_rack(document: Document, rack_id: str, name: str) -> EditCommand:
+    return EditCommand(document, ops.RenameRack(rack_id, name), f"Rename rack to “{_shown(name)}”")
 
 
-class RemoveWorkloadCommand(ModelCommand):
-    """Remove a workload; undo puts it back where it was."""
-
-    def __init__(self, document: Document, workload_id: str):
-        super().__init__(document, "Remove workload")
-        self.workload_id = workload_id
-        self.removed: tuple[int, Workload] | None = None
-
-    def _change(self) -> Change:
-        ids = frozenset({self.workload_id})
-        return Change(workloads=ids, removed=ids)
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        return _workloads(design)
-
-    def _apply(self) -> None:
-        self.removed = edit.remove_workload(self.document.design, self.workload_id)
-
-    def _revert(self) -> None:
-        assert self.removed is not None
-        index, workload = self.removed
-        edit.add_workload(self.document.design, workload, index)
+def set_rack_cooling(
+    document: Document, rack_id: str, cooling: str, power_limit_kw: float | None = None
+) -> EditCommand:
+    op = ops.SetRackCooling(rack_id, cooling, power_limit_kw)
+    return EditCommand(document, op, f"Set rack cooling to {cooling}")
 
 
-class UpdateWorkloadCommand(ModelCommand):
-    """Change fields of a workload.
-
-    Consecutive edits of the same field of the same workload merge into one undo step,
-    so typing "0.35" in the MFU box is one undo, not four.
-    """
-
-    ID = 1001
-
-    def __init__(self, document: Document, workload_id: str, **changes):
-        names = ", ".join(sorted(changes))
-        super().__init__(document, f"Edit workload {names}")
-        self.workload_id = workload_id
-        self.changes = changes
-        self.previous: Workload | None = None
-
-    def id(self) -> int:  # noqa: A003 - Qt's name
-        return self.ID
-
-    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
-        if not isinstance(other, UpdateWorkloadCommand) or other.isObsolete():
-            return False
-        if other.workload_id != self.workload_id or set(other.changes) != set(self.changes):
-            return False
-        self.changes = dict(other.changes)
-        return True
-
-    def _change(self) -> Change:
-        return Change(workloads=frozenset({self.workload_id}))
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        return _workloads(design)
-
-    def _apply(self) -> None:
-        previous = edit.update_workload(self.document.design, self.workload_id, **self.changes)
-        if self.previous is None:
-            self.previous = previous
-
-    def _revert(self) -> None:
-        assert self.previous is not None
-        edit.replace_workload(self.document.design, self.previous)
-
-
-class SetRackFieldsCommand(ModelCommand):
-    """Set properties of one rack (see :mod:`workbench.model.rack_fields`) in one step.
-
-    A rack model new to the design is first put into its catalog snapshot, from the
-    document's catalog, and taken out again on undo.  Consecutive edits of the same
-    fields of the same rack merge, so typing "415" is one undo step.
-    """
-
-    ID = 1002
-
-    def __init__(self, document: Document, rack_id: str, changes: dict, text: str = ""):
-        names = ", ".join(RACK_FIELDS[n].label.lower() for n in changes if n in RACK_FIELDS)
-        super().__init__(document, text or f"Set rack {names}")
-        self.rack_id, self.changes = rack_id, dict(changes)
-        self.old: dict | None = None
-        self.snapshot_inverse: ops.Op | None = None
-
-    def id(self) -> int:  # noqa: A003 - Qt's name
-        return self.ID
-
-    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
-        if not isinstance(other, SetRackFieldsCommand) or other.rack_id != self.rack_id:
-            return False
-        if other.isObsolete():  # refused or failed: it changed nothing to merge
-            return False
-        if set(other.changes) != set(self.changes) or other.snapshot_inverse is not None:
-            return False
-        self.changes = dict(other.changes)
-        return True
-
-    def _change(self) -> Change:
-        return Change(racks=frozenset({self.rack_id}))
-
-    def _keep(self, design: Design, undoing: bool) -> rollback.Snapshot:
-        snap = _fields_of(design.find_rack(self.rack_id))
-        snap.keep_dict(design.device_types)  # a rack model new to the design goes in
-        return snap
-
-    def _apply(self) -> None:
-        design = self.document.design
-        slug = self.changes.get("rack_type")
-        if slug is not None and slug not in design.device_types:
-            item = None
-            if self.document.catalog is not None:
-                try:
-                    item = self.document.catalog[slug]
-                except KeyError:
-                    item = None
-            if item is None:
-                raise EditError(f"The catalog has no rack model {slug!r}.")
-            self.snapshot_inverse = ops.apply(design, ops.AddDeviceType(item)).inverse
+def set_rack_fields(
+    document: Document, rack_id: str, changes: Mapping[str, Any], text: str = ""
+) -> EditCommand:
+    """Properties of one rack in one step.  A rack model new to the design is first put
+    into its catalog snapshot, from the document's catalog, in the same step (and taken
+    out again by its undo).  Consecutive edits of the same fields of the same rack merge,
+    so typing "415" is one undo step."""
+    names = ", ".join(RACK_FIELDS[n].label.lower() for n in changes if n in RACK_FIELDS)
+    text = text or f"Set rack {names}"
+    op: ops.Op = ops.SetRackFields(rack_id, dict(changes))
+    slug = changes.get("rack_type")
+    design, catalog = document.design, document.catalog
+    if isinstance(slug, str) and slug not in design.device_types and catalog is not None:
         try:
-            old = set_rack_fields(design, self.rack_id, self.changes)
-        except EditError:
-            if self.snapshot_inverse is not None:
-                ops.apply(design, self.snapshot_inverse)
-                self.snapshot_inverse = None
-            raise
-        if self.old is None:
-            self.old = old
+            item = catalog[slug]
+        except KeyError:
+            item = None
+        if item is not None:
+            return EditCommand(document, ops.Batch((ops.AddDeviceType(item), op)), text)
+    return EditCommand(document, op, text, merge=("rack", rack_id, frozenset(changes)))
 
-    def _revert(self) -> None:
-        assert self.old is not None
-        restore_rack_fields(self.document.design, self.rack_id, self.old)
-        if self.snapshot_inverse is not None:
-            ops.apply(self.document.design, self.snapshot_inverse)
-            self.snapshot_inverse = None
+
+def add_workload(document: Document, workload: Workload) -> EditCommand:
+    return EditCommand(document, ops.AddWorkload(workload), f"Add workload “{workload.name}”")
+
+
+def remove_workload(document: Document, workload_id: str) -> EditCommand:
+    return EditCommand(document, ops.RemoveWorkload(workload_id), "Remove workload")
+
+
+def update_workload(document: Document, workload_id: str, **changes: Any) -> EditCommand:
+    """Fields of a workload; consecutive edits of the same fields of the same workload
+    merge, so typing "0.35" in the MFU box is one undo step, not four."""
+    op = ops.UpdateWorkload(workload_id, dict(changes))
+    text = f"Edit workload {', '.join(sorted(changes))}"
+    return EditCommand(document, op, text, merge=("workload", workload_id, frozenset(changes)))

@@ -1,6 +1,6 @@
 """The form for one workload: every box mirrors a Workload field.
 
-Edits become :class:`UpdateWorkloadCommand` pushes (one undo step per field, merged while
+Edits become :func:`~workbench.ui.commands.update_workload` pushes (one undo step per field, merged while
 the same field is retyped, but never across a switch between a typed value and the
 default: clearing a typed MFU is its own step, so undo brings the override back); the
 form re-reads the model on every ``Document.changed`` and writes the boxes under a
@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtGui import QFont, QUndoCommand
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from workbench.calc.job_layout import DEFAULT_GRAD_PRECISION
 from workbench.calc.presets import PRESET_TITLES, PRESETS
 from workbench.model import Workload
-from workbench.ui.commands import UpdateWorkloadCommand
+from workbench.ui.commands import EditCommand, update_workload
 from workbench.ui.estimates.fields import (
     FIELD_BY_NAME,
     FIELDS,
@@ -90,34 +90,25 @@ def percent_message(spec: FieldSpec | None, message: str) -> str:
     return f"must be {low} and at most 100 %, got {got}"
 
 
-class WorkloadEdit(UpdateWorkloadCommand):
+def workload_edit(document: Document, workload: Workload, **changes: object) -> EditCommand:
     """The form's edit of one field: merges with the previous edit of that field (typing
     35 then 45 is one undo step) unless it switches between a typed value and the
     default (None), so "clear the MFU box" can be undone back to the override."""
-
-    def __init__(self, document: Document, workload: Workload, **changes: object):
-        super().__init__(document, workload.id, **changes)
-        self.switches = any(
-            (value is None) != (getattr(workload, name, None) is None)
-            for name, value in changes.items()
-        )
-
-    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
-        if isinstance(other, WorkloadEdit) and other.switches:
-            return False
-        return super().mergeWith(other)
+    command = update_workload(document, workload.id, **changes)
+    command.fresh = any(
+        (value is None) != (getattr(workload, name, None) is None)
+        for name, value in changes.items()
+    )
+    return command
 
 
-class LayoutEdit(UpdateWorkloadCommand):
+def layout_edit(document: Document, workload_id: str, text: str, **changes: object) -> EditCommand:
     """Several layout fields set at once (the auto layout's choice): one undo step that
     never merges with a neighbour."""
-
-    def __init__(self, document: Document, workload_id: str, text: str, **changes: object):
-        super().__init__(document, workload_id, **changes)
-        self.setText(text)
-
-    def id(self) -> int:  # noqa: A003 - Qt's name
-        return -1
+    command = update_workload(document, workload_id, **changes)
+    command.setText(text)
+    command.merge = None
+    return command
 
 
 def find_workload(document: Document, workload_id: str | None) -> Workload | None:
@@ -364,7 +355,7 @@ class WorkloadForm(QWidget):
             if preset is not None:
                 changes["params"] = preset.params
         if changes:
-            self.document.push(WorkloadEdit(self.document, workload, **changes))
+            self.document.push(workload_edit(self.document, workload, **changes))
         elif had_error:
             self.refresh()
             self.parseErrorsChanged.emit()
@@ -378,7 +369,7 @@ class WorkloadForm(QWidget):
         moved = {k: v for k, v in changes.items() if getattr(workload, k) != v}
         if not moved:
             return False
-        self.document.push(LayoutEdit(self.document, workload.id, text, **moved))
+        self.document.push(layout_edit(self.document, workload.id, text, **moved))
         return True
 
     # -- hints and errors ------------------------------------------------------------

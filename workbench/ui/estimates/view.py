@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from workbench.calc.layout_proposal import layout_changes, propose
 from workbench.calc.layout_search import Candidate
 from workbench.model import Workload
-from workbench.ui.commands import AddWorkloadCommand, RemoveWorkloadCommand
+from workbench.ui.commands import add_workload, remove_workload
 from workbench.ui.estimates import estimate as est
 from workbench.ui.estimates.form import WorkloadForm, find_workload, preset_title
 from workbench.ui.estimates.layout_dialog import AutoLayoutDialog, describe
@@ -223,7 +223,7 @@ class EstimatesView(QWidget):
 
     # -- user actions ------------------------------------------------------------------
     def add_workload(self, kind: str) -> str:
-        """Push one AddWorkloadCommand for a new training job or inference service."""
+        """Push one add_workload for a new training job or inference service."""
         existing = {w.id for w in self.document.design.workloads}
         number = 1
         while f"workload-{number}" in existing:
@@ -243,7 +243,7 @@ class EstimatesView(QWidget):
         else:
             workload = self._fitted(Workload(id=workload_id, name=f"Training job {same_kind + 1}"))
         self.current_id = workload_id
-        self.document.push(AddWorkloadCommand(self.document, workload))
+        self.document.push(add_workload(self.document, workload))
         self.select_workload(workload_id)
         return workload_id
 
@@ -288,9 +288,9 @@ class EstimatesView(QWidget):
         self.form.apply_layout(changes, f"Auto layout: {describe(candidate)}")
 
     def remove_current(self) -> None:
-        """Push one RemoveWorkloadCommand for the selected workload."""
+        """Push one remove_workload for the selected workload."""
         if self.current_id is not None:
-            self.document.push(RemoveWorkloadCommand(self.document, self.current_id))
+            self.document.push(remove_workload(self.document, self.current_id))
 
     # -- model → view ------------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:

@@ -2,7 +2,7 @@
 cooling limit, weight rating, the A and B feeds, and every budget with row and hall
 totals.
 
-Edits go through :class:`~workbench.ui.commands.SetRackFieldsCommand`; whether a value is
+Edits go through :class:`~workbench.ui.commands.set_rack_fields`; whether a value is
 acceptable is the model's call (:mod:`workbench.model.rack_fields` names the field in its
 refusal), so the boxes only read text.  An empty box means "not set here" (the limit then
 comes from the cooling or rack type, a feed is unknown).  Budgets and their colours come
@@ -32,7 +32,7 @@ from workbench.model.rack_fields import RACK_FIELDS
 from workbench.render import colors
 from workbench.render.safe_figures import per_mille, safe_rack_budgets
 from workbench.rules.budgets import Budget, BudgetState, default_cooling_limit_kw, unknown_note
-from workbench.ui.commands import SetRackFieldsCommand
+from workbench.ui.commands import set_rack_fields
 from workbench.ui.shell.document import Document
 from workbench.ui.widgets import narrow_combo
 from workbench.units import format_kw, format_limit, format_power, short_number
@@ -257,7 +257,7 @@ class RackForm(QWidget):
 
     def _push(self, changes: dict) -> None:
         if self.rack_id is not None:
-            self._push_checked(SetRackFieldsCommand(self.document, self.rack_id, changes))
+            self._push_checked(set_rack_fields(self.document, self.rack_id, changes))
 
     def _commit_number(self, name: str) -> None:
         editor = self.editors[name]

@@ -107,7 +107,7 @@ class Document(QObject):
         # destructor then deleted them again: SIGSEGV on the second closed window that
         # had an edit.  This finalizer runs before the collector frees anything of the
         # document and clears the stack while everything is intact.  It holds the stack,
-        # and the commands hold their document only weakly (ModelCommand.document), or
+        # and the commands hold their document only weakly (EditCommand.document), or
         # the finalizer itself would keep every document alive.
         weakref.finalize(self, _forget_history, self.undo_stack)
 

@@ -44,10 +44,10 @@ from workbench.rules.budgets import BudgetState, unknown_note
 from workbench.ui.catalog.palette import power_unknown
 from workbench.ui.catalog.power_figure import PowerFigureDialog, open_power_figure
 from workbench.ui.commands import (
-    RenameDeviceCommand,
-    RenameRackCommand,
-    SetDeviceFieldCommand,
-    SetRackCoolingCommand,
+    rename_device,
+    rename_rack,
+    set_device_field,
+    set_rack_cooling,
 )
 from workbench.ui.fabric.inspector import LinkPage, link_summary, port_counts
 from workbench.ui.fabric.scene import StructureCache
@@ -593,13 +593,13 @@ class Inspector(QWidget):
         if editor.text() == device.name:
             return  # left unchanged: even a name today's rules refuse stays as it is
         if editor.text().strip() != device.name:
-            self._push_checked(RenameDeviceCommand(self.document, device.id, editor.text()))
+            self._push_checked(rename_device(self.document, device.id, editor.text()))
 
     def _on_edit_refused(self, text: str) -> None:
         self._refusal = text
 
     def _push_device_field(self, device_id: str, field: str, value: str) -> None:
-        self._push_checked(SetDeviceFieldCommand(self.document, device_id, field, value))
+        self._push_checked(set_device_field(self.document, device_id, field, value))
 
     def _push_checked(self, command: QUndoCommand) -> None:
         """Push one command; if the model refuses it (the main window says why in the
@@ -644,14 +644,14 @@ class Inspector(QWidget):
         if editor.text() == rack.name:
             return  # left unchanged: even a name today's rules refuse stays as it is
         if editor.text().strip() != rack.name:
-            self._push_checked(RenameRackCommand(self.document, rack.id, editor.text()))
+            self._push_checked(rename_rack(self.document, rack.id, editor.text()))
 
     def _commit_cooling(self, index: int) -> None:
         rack = self.document.figures.find_rack(self._shown) if self._shown else None
         cooling = self.cooling.itemData(index)
         if rack is None or cooling not in COOLING_TYPES or cooling == rack.cooling:
             return
-        self.document.push(SetRackCoolingCommand(self.document, rack.id, cooling))
+        self.document.push(set_rack_cooling(self.document, rack.id, cooling))
 
     def _open_power_figure(self) -> None:
         """The power figure dialog for the shown device's type (one undoable edit)."""
@@ -664,4 +664,4 @@ class Inspector(QWidget):
         value = self.power_limit.value()
         if rack is None or value == self._limit_shown or value == rack.power_limit_kw:
             return
-        self.document.push(SetRackCoolingCommand(self.document, rack.id, rack.cooling, value))
+        self.document.push(set_rack_cooling(self.document, rack.id, rack.cooling, value))

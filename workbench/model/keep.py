@@ -1,46 +1,36 @@
-"""Putting the model back when an undo command fails half-way.
+"""What an edit can change, kept so that a failure half-way puts the model back.
 
-A command's edit is meant to be atomic: :func:`workbench.model.ops.apply` checks
-structure before it changes anything and raises :class:`EditError` with the model
-untouched, and the field setters of :mod:`workbench.model.edit` check the value before
-they assign it.  That promise covers the errors the model expects.  An *unexpected*
-exception (a wrong-typed value reaching an index update, a bug) can still leave the
-model half changed: ``_add_row`` inserts the row into its site and then updates the
-index, ``_batch`` undoes the steps before the one that failed but not that step's own
-first half.  The undo stack would then disagree with the model, and the next command
-works on a state nobody asked for.
+An edit is meant to be atomic: :func:`workbench.model.ops.apply` checks structure before
+it changes anything and raises :class:`EditError` with the model untouched.  That
+promise covers the errors the model expects.  An *unexpected* exception (a wrong-typed
+value reaching an index update, a bug) can still leave the model half changed, and the
+window's undo stack would then disagree with it.  So before every step the window takes
+:func:`workbench.model.ops.snapshot` of exactly what the edit can touch, and on failure
+puts it back.
 
-So before every ``redo()`` and ``undo()`` a command takes a :class:`Snapshot` of exactly
-what its edit can touch, and on failure puts it back.  The snapshot is *shallow* and
-*scoped*: a copy of the few lists the edit inserts into or removes from (a rack's
-devices, a row's racks, the design's links when devices with cables go) and of the
-attribute dictionaries of the objects whose fields it sets (the device that moves, the
-rack that is renamed).  A field edit costs one small dict copy, a drag two short list
-copies; only removing cabled devices or editing links copies the list of links (a
-pointer copy, ~1 ms for 300,000 links).  A deep copy of a 100,000-GPU design, which a
-drag would otherwise pay on every step, is never made.
+The snapshot is *shallow* and *scoped*: a copy of the few lists the edit inserts into or
+removes from (a rack's devices, a row's racks, the design's links when devices with
+cables go) and of the attribute dictionaries of the objects whose fields it sets.  A
+field edit costs one small dict copy, a drag two short list copies; only removing
+cabled devices or editing links copies the list of links (a pointer copy, ~1 ms for
+300,000 links).  A deep copy of a 100,000-GPU design is never made.  The id index is
+not kept: after a restore it is dropped (:meth:`Design.reindex`) and rebuilt on the
+next read, a cost paid only on failure.
 
-What the snapshot does not hold is the id index: after a restore it is dropped
-(:meth:`Design.reindex`) and rebuilt on the next read, a cost paid only on failure.
-
-An edit type this module does not know falls back to :func:`whole_design`, a shallow
-copy of every list and object of the design: correct, O(design), and meant to be
-rare; a test checks that every edit type :func:`workbench.model.ops.apply` handles
-has a scope here.
+Each function below is the *keeper* of one kind of edit, named in that edit's one entry
+of the model's table of edits (:class:`workbench.model.applied.Edit`); an edit whose
+scope cannot be read falls back to :func:`whole_design`, a shallow copy of every list
+and object: correct, O(design), and meant to be rare.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from workbench.model import Design, Device, ops
-from workbench.model import acceptance as aops
-from workbench.model import captures as cops
-from workbench.model import net_ops as nops
-from workbench.model import team_ops as tops
-from workbench.model import version_ops as vops
+if TYPE_CHECKING:
+    from workbench.model.design import Design, Device
 
 
 class Snapshot:
@@ -121,7 +111,7 @@ def _keep_links_and_tiers(design: Design, devices: Iterable[Device], snap: Snaps
         snap.keep_list(tier.device_ids)
 
 
-def _keep_detached(design: Design, detached: ops.Detached, snap: Snapshot) -> None:
+def _keep_detached(design: Design, detached: Any, snap: Snapshot) -> None:
     """What putting back removed objects reattaches."""
     if detached.links:
         snap.keep_list(design.links)
@@ -148,12 +138,12 @@ def _rack_devices(design: Design, rack_id: str, snap: Snapshot) -> None:
         snap.keep_list(placed[1].devices)
 
 
-def _add_row(design: Design, op: ops.AddRow, snap: Snapshot) -> None:
+def add_row(design: Design, op: Any, snap: Snapshot) -> None:
     _site_rows(design, op.site_id, snap)
     _keep_detached(design, op.detached, snap)
 
 
-def _remove_row(design: Design, op: ops.RemoveRow, snap: Snapshot) -> None:
+def remove_row(design: Design, op: Any, snap: Snapshot) -> None:
     placed = design.index.rows.get(op.row_id)
     if placed is not None:
         site, row = placed
@@ -161,19 +151,19 @@ def _remove_row(design: Design, op: ops.RemoveRow, snap: Snapshot) -> None:
         _keep_links_and_tiers(design, (d for r in row.racks for d in r.devices), snap)
 
 
-def _move_row(design: Design, op: ops.MoveRow, snap: Snapshot) -> None:
+def move_row(design: Design, op: Any, snap: Snapshot) -> None:
     placed = design.index.rows.get(op.row_id)
     if placed is not None:
         snap.keep_list(placed[0].rows)
     _site_rows(design, op.site_id, snap)
 
 
-def _add_rack(design: Design, op: ops.AddRack, snap: Snapshot) -> None:
+def add_rack(design: Design, op: Any, snap: Snapshot) -> None:
     _row_racks(design, op.row_id, snap)
     _keep_detached(design, op.detached, snap)
 
 
-def _remove_rack(design: Design, op: ops.RemoveRack, snap: Snapshot) -> None:
+def remove_rack(design: Design, op: Any, snap: Snapshot) -> None:
     placed = design.index.racks.get(op.rack_id)
     if placed is not None:
         row, rack = placed
@@ -181,19 +171,19 @@ def _remove_rack(design: Design, op: ops.RemoveRack, snap: Snapshot) -> None:
         _keep_links_and_tiers(design, rack.devices, snap)
 
 
-def _move_rack(design: Design, op: ops.MoveRack, snap: Snapshot) -> None:
+def move_rack(design: Design, op: Any, snap: Snapshot) -> None:
     placed = design.index.racks.get(op.rack_id)
     if placed is not None:
         snap.keep_list(placed[0].racks)
     _row_racks(design, op.row_id, snap)
 
 
-def _add_device(design: Design, op: ops.AddDevice, snap: Snapshot) -> None:
+def add_device(design: Design, op: Any, snap: Snapshot) -> None:
     _rack_devices(design, op.rack_id, snap)
     _keep_detached(design, op.detached, snap)
 
 
-def _remove_device(design: Design, op: ops.RemoveDevice, snap: Snapshot) -> None:
+def remove_device(design: Design, op: Any, snap: Snapshot) -> None:
     found = design.index.devices.get(op.device_id)
     if found is not None:
         rack, device = found
@@ -201,7 +191,7 @@ def _remove_device(design: Design, op: ops.RemoveDevice, snap: Snapshot) -> None
         _keep_links_and_tiers(design, [device], snap)
 
 
-def _move_device(design: Design, op: ops.MoveDevice, snap: Snapshot) -> None:
+def move_device(design: Design, op: Any, snap: Snapshot) -> None:
     found = design.index.devices.get(op.device_id)
     if found is not None:
         rack, device = found
@@ -210,76 +200,76 @@ def _move_device(design: Design, op: ops.MoveDevice, snap: Snapshot) -> None:
     _rack_devices(design, op.rack_id, snap)
 
 
-def _links(design: Design, op: object, snap: Snapshot) -> None:
+def links(design: Design, op: Any, snap: Snapshot) -> None:
     snap.keep_list(design.links)
 
 
-def _device_types(design: Design, op: object, snap: Snapshot) -> None:
+def device_types(design: Design, op: Any, snap: Snapshot) -> None:
     snap.keep_dict(design.device_types)
 
 
-def _waivers(design: Design, op: object, snap: Snapshot) -> None:
+def waivers(design: Design, op: Any, snap: Snapshot) -> None:
     snap.keep_list(design.waivers)
 
 
-def _rack_on_floor(design: Design, op: ops.MoveRackOnFloor, snap: Snapshot) -> None:
+def rack_on_floor(design: Design, op: Any, snap: Snapshot) -> None:
     placed = design.index.racks.get(op.rack_id)
     if placed is not None:
         snap.keep_fields(placed[1])
 
 
-def _row_on_floor(design: Design, op: ops.MoveRowOnFloor, snap: Snapshot) -> None:
+def row_on_floor(design: Design, op: Any, snap: Snapshot) -> None:
     placed = design.index.rows.get(op.row_id)
     if placed is not None:
         for rack in placed[1].racks:
             snap.keep_fields(rack)
 
 
-def _networks(design: Design, op: object, snap: Snapshot) -> None:
+def networks(design: Design, op: Any, snap: Snapshot) -> None:
     snap.keep_list(design.networks)
 
 
-def _network_fields(design: Design, op: nops.SetNetworkFields, snap: Snapshot) -> None:
+def network_fields(design: Design, op: Any, snap: Snapshot) -> None:
     for network in design.networks:
         if network.id == op.network_id:
             snap.keep_fields(network)
 
 
-def _link_fields(design: Design, op: nops.SetLinkFields, snap: Snapshot) -> None:
+def link_fields(design: Design, op: Any, snap: Snapshot) -> None:
     links = design.index.links
     for link_id in op.link_ids:
         snap.keep_fields(links.get(link_id))
 
 
-def _tiers(design: Design, op: object, snap: Snapshot) -> None:
+def tiers(design: Design, op: Any, snap: Snapshot) -> None:
     snap.keep_list(design.storage_tiers)
 
 
-def _tier_fields(design: Design, op: nops.SetTierFields, snap: Snapshot) -> None:
+def tier_fields(design: Design, op: Any, snap: Snapshot) -> None:
     for tier in design.storage_tiers:
         if tier.id == op.tier_id:
             snap.keep_fields(tier)
             snap.keep_list(tier.device_ids)
 
 
-def _teams(design: Design, _op: object, snap: Snapshot) -> None:
+def teams(design: Design, _op: Any, snap: Snapshot) -> None:
     """The teams list and every team's fields (a handful of small records)."""
     snap.keep_list(design.teams)
     for team in design.teams:
         snap.keep_fields(team)
 
 
-def _acceptance(design: Design, _op: object, snap: Snapshot) -> None:
+def acceptance(design: Design, _op: Any, snap: Snapshot) -> None:
     """The acceptance results: one list of frozen records, copied by reference."""
     snap.keep_list(design.acceptance)
 
 
-def _captures(design: Design, _op: object, snap: Snapshot) -> None:
+def captures(design: Design, _op: Any, snap: Snapshot) -> None:
     """The as-built captures: one list of frozen records, copied by reference."""
     snap.keep_list(design.captures)
 
 
-def _versions(design: Design, op: object, snap: Snapshot) -> None:
+def versions(design: Design, op: Any, snap: Snapshot) -> None:
     """The version matrix: its three lists, and each baseline's name and revisions (a
     handful of baselines; the observations list is copied by reference, one pointer
     per observation)."""
@@ -290,76 +280,6 @@ def _versions(design: Design, op: object, snap: Snapshot) -> None:
     for baseline in matrix.baselines:
         snap.keep_fields(baseline)
         snap.keep_list(baseline.revisions)
-
-
-def _batch(design: Design, op: ops.Batch, snap: Snapshot) -> None:
-    for step in op.ops:
-        keep_for_op(design, step, snap)
-
-
-#: Edit type → what it can change.  Every type :func:`workbench.model.ops.apply`
-#: handles must be here (``tests/test_ui_command_failure.py`` checks).
-SCOPES: dict[type, Callable[[Design, Any, Snapshot], None]] = {
-    ops.AddRow: _add_row,
-    ops.RemoveRow: _remove_row,
-    ops.MoveRow: _move_row,
-    ops.AddRack: _add_rack,
-    ops.RemoveRack: _remove_rack,
-    ops.MoveRack: _move_rack,
-    ops.AddDevice: _add_device,
-    ops.RemoveDevice: _remove_device,
-    ops.MoveDevice: _move_device,
-    ops.AddLink: _links,
-    ops.RemoveLink: _links,
-    ops.AddLinks: _links,
-    ops.RemoveLinks: _links,
-    ops.AddDeviceType: _device_types,
-    ops.RemoveDeviceType: _device_types,
-    ops.ReplaceDeviceType: _device_types,
-    ops.AddWaiver: _waivers,
-    ops.RemoveWaiver: _waivers,
-    ops.Batch: _batch,
-    ops.MoveRackOnFloor: _rack_on_floor,
-    ops.MoveRowOnFloor: _row_on_floor,
-    nops.AddNetwork: _networks,
-    nops.RemoveNetwork: _networks,
-    nops.SetNetworkFields: _network_fields,
-    nops.SetLinkFields: _link_fields,
-    nops.AddStorageTier: _tiers,
-    nops.RemoveStorageTier: _tiers,
-    nops.SetTierFields: _tier_fields,
-    vops.AddBaseline: _versions,
-    vops.RemoveBaseline: _versions,
-    vops.RenameBaseline: _versions,
-    vops.AddRevision: _versions,
-    vops.RemoveLastRevision: _versions,
-    vops.AddAssignment: _versions,
-    vops.RemoveAssignment: _versions,
-    vops.AddObservations: _versions,
-    vops.RemoveLastImport: _versions,
-    aops.AddAcceptanceResults: _acceptance,
-    aops.RemoveLastAcceptanceImport: _acceptance,
-    cops.ReplaceCaptures: _captures,
-    tops.AddTeam: _teams,
-    tops.RemoveTeam: _teams,
-    tops.SetTeamFields: _teams,
-}
-
-
-def keep_for_op(design: Design, op: object, snap: Snapshot) -> None:
-    """Add to ``snap`` what applying ``op`` to ``design`` can change."""
-    scope = SCOPES.get(type(op))
-    if scope is None:
-        keep_whole_design(design, snap)
-    else:
-        scope(design, op, snap)
-
-
-def for_op(design: Design, op: object) -> Snapshot:
-    """A snapshot of what applying ``op`` can change (see the module docstring)."""
-    snap = Snapshot()
-    keep_for_op(design, op, snap)
-    return snap
 
 
 def keep_whole_design(design: Design, snap: Snapshot) -> None:
@@ -391,10 +311,10 @@ def keep_whole_design(design: Design, snap: Snapshot) -> None:
     for stack in design.software_stacks:
         snap.keep_fields(stack)
         snap.keep_dict(stack.components)
-    _teams(design, None, snap)
+    teams(design, None, snap)
     if hasattr(design, "versions"):
         snap.keep_fields(design.versions)
-        _versions(design, None, snap)
+        versions(design, None, snap)
 
 
 def whole_design(design: Design) -> Snapshot:
@@ -402,3 +322,27 @@ def whole_design(design: Design) -> Snapshot:
     snap = Snapshot()
     keep_whole_design(design, snap)
     return snap
+
+
+def device_fields(design: Design, op: Any, snap: Snapshot) -> None:
+    """The fields of the device ``op.device_id`` (a rename, a serial, a role)."""
+    found = design.index.devices.get(op.device_id)
+    if found is not None:
+        snap.keep_fields(found[1])
+
+
+def rack_fields(design: Design, op: Any, snap: Snapshot) -> None:
+    """The fields of the rack ``op.rack_id`` (its name, cooling, budgets, model)."""
+    placed = design.index.racks.get(op.rack_id)
+    if placed is not None:
+        snap.keep_fields(placed[1])
+
+
+def workloads(design: Design, _op: Any, snap: Snapshot) -> None:
+    """The list of workloads (their edits insert, remove and replace records in it)."""
+    snap.keep_list(design.workloads)
+
+
+def sites(design: Design, _op: Any, snap: Snapshot) -> None:
+    """The design's list of sites (an empty site added or taken away)."""
+    snap.keep_list(design.sites)

@@ -174,3 +174,17 @@ def test_build_refuses_an_open_question_and_a_gpu_that_is_not_one(catalog):
         build(candidate, {}, known)
     with pytest.raises(Exception, match="is not a GPU in the catalog"):
         build(candidate, {"gpu": "nvidia-qm9700"}, known)
+
+
+def test_a_question_offers_its_best_guess_first() -> None:
+    """A PCIe GPU server's count is asked with the likely answer first (8 for an
+    AS-4125GS), not only the other candidates."""
+    import yaml
+
+    from workbench.catalog.classify import classify
+    from workbench.ui.catalog.device_type_dialog import choices
+
+    path = Path(__file__).parent / "data" / "netbox_library" / "Supermicro" / "AS-4125GS-TNRT.yml"
+    found = classify(yaml.safe_load(path.read_text(encoding="utf-8")))
+    [count] = [q for q in found.questions() if q.field == "gpu_count"]
+    assert choices(count, {})[:2] == [8, 4]

@@ -91,6 +91,12 @@ class Decision:
     def certain(self) -> bool:
         return self.confidence >= CONFIDENT
 
+    def options(self) -> list[Any]:
+        """What a question offers, likeliest first: the best guess, then the other
+        candidates (what the command line lists and the window's choices show)."""
+        first = [self.value] if self.value not in (None, "") else []
+        return first + [c for c in self.candidates if c not in first]
+
     def describe(self) -> str:
         """``kind = switch (0.90): 32 data ports at 400 Gb/s``."""
         return f"{self.field} = {self.value} ({self.confidence:.2f}): {'; '.join(self.evidence)}"
@@ -136,9 +142,9 @@ class Classification:
         """The one-line message the command line gives for an ambiguous file."""
         parts = []
         for question in self.questions():
-            options = [question.value] if question.value not in (None, "") else []
-            options += [c for c in question.candidates if c not in options]
-            shown = ", ".join(str(c) for c in options) or "no candidate the catalog holds"
+            shown = ", ".join(str(c) for c in question.options()) or (
+                "no candidate the catalog holds"
+            )
             parts.append(
                 f"{question.field}? best guess {question.value!r} because "
                 f"{'; '.join(question.evidence)} (likely: {shown})"

@@ -55,10 +55,11 @@ def cell_text(value: Any) -> str:
 
 
 def choices(question: Decision, known: Mapping[str, CatalogItem]) -> list[Any]:
-    """What a question offers: its candidates, else every value the field can take
-    (kinds, roles, the GPUs of the design and the catalog, usual GPU counts)."""
+    """What a question offers: its best guess and candidates, likeliest first, else
+    every value the field can take (kinds, roles, the GPUs of the design and the
+    catalog, usual GPU counts)."""
     if question.candidates:
-        return list(question.candidates)
+        return question.options()
     if question.field == "kind":
         return list(KINDS)
     if question.field == "role":

@@ -60,7 +60,10 @@ if sys.argv[1] == "bare":
     window.show()
     sys.exit(app.exec())
 else:
-    from workbench.ui.shell.app import run_app
+    try:
+        from workbench.ui.shell.app import run_app
+    except ImportError:  # a tree from before the window's views had packages
+        from workbench.ui.app import run_app
     sys.exit(run_app(sys.argv[2] if len(sys.argv) > 2 else None))
 """
 

@@ -202,3 +202,21 @@ def test_an_exhausted_subnet_fails_before_writing(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="10.9.0.0/30"):
         write_netbox(design, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_name_netbox_refuses_is_refused_before_a_file_is_written(tmp_path: Path) -> None:
+    """Two devices of one name in a site (a project may hold that clash; ``check``
+    names it) made an export NetBox refused halfway and the workbench's own import
+    refused too.  The export now refuses it, writing nothing."""
+    from workbench.export.output import ExportError
+    from workbench.templates import build_template
+
+    design = build_template("hgx-h100-air")
+    (_r1, first), (_r2, second) = list(design.iter_devices())[:2]
+    second.name = first.name  # as a hand-edited or older file may hold it
+    design.reindex()
+    target = tmp_path / "nb"
+    with pytest.raises(ExportError) as raised:
+        write_netbox(design, target)
+    assert f"share the name {first.name!r}" in str(raised.value)
+    assert not target.exists()

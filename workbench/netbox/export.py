@@ -35,6 +35,7 @@ from workbench.export.ip_plan import plan_addresses
 from workbench.export.output import ExportError, Progress, no_progress, os_reason
 from workbench.model.design import Design, Rack
 from workbench.model.ports import split_lane
+from workbench.model.unique import clashes
 from workbench.netbox import columns as nb
 from workbench.netbox import extras
 from workbench.store.atomic import fsync_folder
@@ -117,6 +118,7 @@ def write_netbox(design: Design, target: Path, *, progress: Progress = no_progre
     that this export does not write are left alone.
     """
     target = Path(target).expanduser()
+    _refuse_what_netbox_refuses(design, target)
     progress(0.0, "Planning addresses")
     plan = plan_addresses(design, where=target)
     stage = _Stage(target)
@@ -138,6 +140,20 @@ def write_netbox(design: Design, target: Path, *, progress: Progress = no_progre
     progress(1.0, "Done")
     manifest = target / nb.MANIFEST
     return [manifest, *(p for p in written if p != manifest)]
+
+
+def _refuse_what_netbox_refuses(design: Design, target: Path) -> None:
+    """NetBox refuses two devices of one name in a site and an asset tag used twice;
+    a project may still hold such a clash (it opens, and ``workbench check`` names it:
+    :func:`workbench.model.unique.clashes`, the one home of the rule), but the export
+    never writes a file NetBox would refuse halfway through an import."""
+    for clash in (c for c in clashes(design) if c.what in ("name", "asset tag")):
+        names = ", ".join(f"{d.name!r} in rack {r.name!r}" for r, d in clash.holders[:3])
+        raise ExportError(
+            target,
+            f"devices {names} share the {clash.what} {clash.value!r}, which NetBox refuses; "
+            "make it unique first (workbench check lists every clash)",
+        )
 
 
 class _Writer:

@@ -75,9 +75,15 @@ def test_will_four_dgx_h100_fit_in_this_rack(window, monkeypatch):
     assert rules == {"RACK-POWER", "RACK-COOLING", "RACK-FEED"}
     assert "RACK-PDU" in {f.rule for f in findings}
     assert window.summary.figure("checks").startswith("3 errors")
-    # 5. Direct liquid cooling (120 kW): the power and cooling findings clear; heat
-    #    reads in L/min too.  80 A feeds (46 kW at 80 %) clear the feed finding.
+    # 5. Direct liquid cooling (limit 120 kW): the cooling finding clears; heat reads
+    #    in L/min too.  The power budget is the planner's own figure, which a cooling
+    #    change never overwrites (issue 19): it stays 12 kW until they raise it.  80 A
+    #    feeds (46 kW at 80 %) clear the feed finding.
     document.push(set_rack_cooling(document, r1, "liquid"))
+    errors = {f.rule for f in document.figures.findings() if f.severity is Severity.ERROR}
+    assert errors == {"RACK-POWER", "RACK-FEED"}
+    assert document.design.find_rack(r1).power_limit_kw == 12.0
+    document.push(set_rack_fields(document, r1, {"power_limit_kw": 120}))
     errors = {f.rule for f in document.figures.findings() if f.severity is Severity.ERROR}
     assert errors == {"RACK-FEED"}
     document.push(set_rack_fields(document, r1, {"feed_a_breaker_a": 80, "feed_b_breaker_a": 80}))

@@ -6,6 +6,7 @@ import pytest
 
 from workbench.model import Workload, edit
 from workbench.model.edit import EditError
+from workbench.model.rack_fields import restore_rack_fields, set_rack_fields
 
 
 def test_restore_puts_back_values_the_edits_would_refuse(tiny_design):
@@ -14,10 +15,10 @@ def test_restore_puts_back_values_the_edits_would_refuse(tiny_design):
     with pytest.raises(EditError):
         edit.rename_rack(tiny_design, "r1", "   ")
     with pytest.raises(EditError):
-        edit.set_rack_cooling(tiny_design, "r1", "immersion", 80.0)
+        set_rack_fields(tiny_design, "r1", {"cooling": "immersion"})
     edit.restore_rack_name(tiny_design, "r1", "   ")
     edit.restore_device_name(tiny_design, "d1", "")
-    edit.restore_rack_cooling(tiny_design, "r1", "immersion", 80.0)
+    restore_rack_fields(tiny_design, "r1", {"cooling": "immersion", "power_limit_kw": 80.0})
     rack = tiny_design.find_rack("r1")
     assert (rack.name, rack.cooling, rack.power_limit_kw) == ("   ", "immersion", 80.0)
     assert tiny_design.find_device("d1")[1].name == ""
@@ -29,7 +30,7 @@ def test_restore_of_something_gone_says_so(tiny_design):
     with pytest.raises(EditError, match="nope"):
         edit.restore_device_name(tiny_design, "nope", "x")
     with pytest.raises(EditError, match="nope"):
-        edit.restore_rack_cooling(tiny_design, "nope", "air", 12.0)
+        restore_rack_fields(tiny_design, "nope", {"cooling": "air"})
 
 
 def test_replace_workload_swaps_in_place_and_refuses_an_unknown_id(tiny_design):

@@ -36,7 +36,7 @@ def _edits(design) -> list[ops.Op]:
         ops.SetDeviceField(device.id, "serial", "SN-42"),
         ops.SetDeviceField(device.id, "role", "storage"),
         ops.RenameRack(rack.id, "Z99"),
-        ops.SetRackCooling(rack.id, "liquid"),
+        ops.SetRackFields(rack.id, {"cooling": "liquid"}),
         ops.SetRackFields(rack.id, {"feed_a_breaker_a": 63.0, "name": "Z98"}),
         ops.UpdateWorkload(workload.id, {"name": "Other job"}),
         ops.RemoveWorkload(workload.id),
@@ -60,7 +60,7 @@ def test_a_refused_field_edit_changes_nothing(design):
     rack = next(iter(design.iter_racks()))
     before = rows(design)
     with pytest.raises(EditError):
-        ops.apply(design, ops.SetRackCooling(rack.id, "no-such-cooling"))
+        ops.apply(design, ops.SetRackFields(rack.id, {"cooling": "no-such-cooling"}))
     with pytest.raises(EditError):
         ops.apply(design, ops.SetDeviceField("no-such-device", "serial", "x"))
     assert rows(design) == before
@@ -79,3 +79,18 @@ def test_a_snapshot_of_a_field_edit_is_one_object(design):
     rack = next(iter(design.iter_racks()))
     snap = ops.snapshot(design, ops.RenameRack(rack.id, "B01"))
     assert snap.size == len(vars(rack))
+
+
+def test_a_cooling_change_keeps_the_typed_power_budget_and_moves_the_cooling_limit(design):
+    """Issue 19: model/edit.py overwrote the power budget with the cooling type's limit
+    (A01 to liquid: 120 kW) while rack_fields kept it (50 kW).  One path now: the
+    budget stays as typed, the cooling limit follows the cooling type."""
+    from workbench.model.rack_fields import cooling_limit_kw
+    from workbench.rules.budgets import cooling_limit_kw as rules_cooling_limit_kw
+
+    rack = next(r for r in design.iter_racks() if r.name == "A01")
+    ops.apply(design, ops.SetRackFields(rack.id, {"power_limit_kw": 50.0}))
+    ops.apply(design, ops.SetRackFields(rack.id, {"cooling": "liquid"}))
+    assert rack.power_limit_kw == 50.0
+    assert cooling_limit_kw(design, rack) == 120.0
+    assert rules_cooling_limit_kw is cooling_limit_kw  # the rules call the one home

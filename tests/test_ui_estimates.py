@@ -488,9 +488,9 @@ def test_nasty_input_in_every_box_never_shows_nan_or_raises(qtbot, view, documen
 
 
 def test_rack_edits_from_other_views_refresh_the_power_plot(qtbot, view, document):
-    from workbench.ui.commands import set_rack_cooling
+    from workbench.ui.commands import set_rack_fields
 
-    document.push(set_rack_cooling(document, "rack-1", "air"))
+    document.push(set_rack_fields(document, "rack-1", {"power_limit_kw": 12.0}))
     _, limits = view.power_plot.limit.getOriginalDataset()
     assert limits[0] == pytest.approx(12.0)
     assert list(view.power_plot.over_bars.opts["x"]) == [0]  # 2 × 10.2 kW > 12 kW

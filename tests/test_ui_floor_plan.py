@@ -20,7 +20,7 @@ from workbench.model import floor as fl
 from workbench.render import colors
 from workbench.rules.budgets import BudgetState
 from workbench.store import open_design
-from workbench.ui.commands import EditCommand, set_rack_cooling
+from workbench.ui.commands import EditCommand, set_rack_fields
 from workbench.ui.floor.plan import FloorPlanView
 
 TILE = fl.DEFAULT_TILE_MM
@@ -158,7 +158,7 @@ def test_footprint_colours_follow_the_budgets(qtbot, window):
     assert spot.state is not BudgetState.OVER
     document = window.document
     # Two 10.2 kW servers under a 5 kW budget in an air-cooled rack: over.
-    document.push(set_rack_cooling(document, "r1", "air", 5.0))
+    document.push(set_rack_fields(document, "r1", {"cooling": "air", "power_limit_kw": 5.0}))
     assert view.spot("r1").state is BudgetState.OVER
     rect = view.spot("r1").rect
     QApplication.processEvents()
@@ -177,7 +177,7 @@ def test_an_edit_refreshes_only_the_racks_it_names(qtbot, window):
     rows, footprints = dict(plan.rows), plan.footprints
     other = plan.spots["r2"]
     document = window.document
-    document.push(set_rack_cooling(document, "r1", "air", 5.0))
+    document.push(set_rack_fields(document, "r1", {"cooling": "air", "power_limit_kw": 5.0}))
     assert plan.rows == rows and plan.footprints is footprints  # no rebuild
     assert plan.spots["r2"] is other  # not even read again
     document.push(EditCommand(document, ops.MoveRackOnFloor("r2", 0.0, 9600.0, "north"), "m"))

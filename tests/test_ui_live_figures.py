@@ -27,6 +27,7 @@ from workbench.ui.commands import (
     rename_device,
     rename_rack,
     set_rack_cooling,
+    set_rack_fields,
     update_workload,
 )
 from workbench.ui.shell.document import Change, Document
@@ -88,12 +89,13 @@ def test_cooling_change_updates_that_racks_limit(document):
     assert figures.rack_loads["r1"].limit_kw == 50.0
     version = figures.rack_loads_version
     document.push(set_rack_cooling(document, "r1", "liquid"))
-    assert figures.rack_loads["r1"].limit_kw == 120.0
+    # The power budget is the planner's figure: a cooling change leaves it (issue 19).
+    assert figures.rack_loads["r1"].limit_kw == 50.0
     assert figures.rack_loads["r1"] == rack_load(document.design, document.design.find_rack("r1"))
-    assert figures.rack_loads_version > version
     assert figures.summary is summary
     assert_fresh(document)
-    document.push(set_rack_cooling(document, "r1", "air", 17.5))
+    document.push(set_rack_fields(document, "r1", {"cooling": "air", "power_limit_kw": 17.5}))
+    assert figures.rack_loads_version > version
     assert figures.rack_loads["r1"].limit_kw == 17.5
     assert_fresh(document)
 
@@ -131,7 +133,7 @@ def test_undo_and_redo_of_every_kind_of_edit(document):
     for _ in range(stack.count()):
         stack.redo()
         assert_fresh(document)
-    assert document.figures.rack_loads["r2"].limit_kw == 120.0
+    assert document.design.find_rack("r2").cooling == "liquid"
 
 
 def test_replace_design_recomputes_everything(document, tiny_design):
@@ -313,7 +315,7 @@ def test_a_rename_computes_no_design_wide_figure(window, calls):
     QApplication.processEvents()
     assert calls == {}
     assert plot_calls == []  # no rack's load moved: the bars are not redrawn
-    document.push(set_rack_cooling(document, "r1", "liquid"))
+    document.push(set_rack_fields(document, "r1", {"power_limit_kw": 120.0}))
     QApplication.processEvents()
     assert calls == {} and len(plot_calls) == 1
     assert list(plot_calls[0][3]) == [120.0, 12.0]  # the limits the plot now shows
@@ -352,7 +354,7 @@ def test_the_hidden_estimates_view_draws_when_shown(window, calls):
     power_plot = window.estimates.power_plot
     original = power_plot.set_loads
     power_plot.set_loads = lambda *args: (plot_calls.append(args), original(*args))
-    document.push(set_rack_cooling(document, "r1", "liquid"))
+    document.push(set_rack_fields(document, "r1", {"power_limit_kw": 120.0}))
     QApplication.processEvents()
     assert plot_calls == []
     window.tabs.setCurrentWidget(window.estimates_page)

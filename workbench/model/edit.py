@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from workbench.model import unique
-from workbench.model.design import COOLING_LIMITS_KW, DEVICE_ROLES, Design, Device, Rack, Workload
+from workbench.model.design import DEVICE_ROLES, Design, Device, Rack, Workload
 from workbench.model.errors import EditError
 from workbench.model.names import check_name, clean_label, clean_name
 
@@ -117,32 +117,6 @@ def restore_device_name(design: Design, device_id: str, name: str) -> None:
 def restore_rack_name(design: Design, rack_id: str, name: str) -> None:
     """Put back a rack's earlier name exactly as it was (undo of :func:`rename_rack`)."""
     _rack(design, rack_id).name = name
-
-
-def set_rack_cooling(
-    design: Design, rack_id: str, cooling: str, power_limit_kw: float | None = None
-) -> tuple[str, float]:
-    """Change a rack's cooling type (and its kW limit); returns the old pair.
-
-    Without an explicit limit the cooling type's default limit applies.
-    """
-    if cooling not in COOLING_LIMITS_KW:
-        raise EditError(
-            f"Unknown cooling type {cooling!r}; use one of {', '.join(COOLING_LIMITS_KW)}."
-        )
-    rack = _rack(design, rack_id)
-    limit = COOLING_LIMITS_KW[cooling] if power_limit_kw is None else float(power_limit_kw)
-    if not limit > 0:
-        raise EditError("A rack's power limit must be above 0 kW.")
-    old = (rack.cooling, rack.power_limit_kw)
-    rack.cooling, rack.power_limit_kw = cooling, limit
-    return old
-
-
-def restore_rack_cooling(design: Design, rack_id: str, cooling: str, power_limit_kw: float) -> None:
-    """Put back a rack's earlier cooling and limit exactly (undo of :func:`set_rack_cooling`)."""
-    rack = _rack(design, rack_id)
-    rack.cooling, rack.power_limit_kw = cooling, power_limit_kw
 
 
 def add_workload(design: Design, workload: Workload, index: int | None = None) -> int:

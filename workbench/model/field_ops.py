@@ -1,5 +1,5 @@
 """Edits of single fields as data: a device's name, serial, asset tag or role; a rack's
-name, cooling and other properties; the workloads.
+name and other properties (its cooling among them); the workloads.
 
 Like every edit of :mod:`workbench.model.ops` (which gathers :data:`EDITS`), each is a
 frozen dataclass whose handler returns its exact inverse, so the window's one undo
@@ -46,16 +46,6 @@ class SetDeviceField:
 class RenameRack:
     rack_id: str
     name: str
-    restore: bool = False
-
-
-@dataclass(frozen=True)
-class SetRackCooling:
-    """A rack's cooling type and its kW limit (None: the cooling type's default)."""
-
-    rack_id: str
-    cooling: str
-    power_limit_kw: float | None = None
     restore: bool = False
 
 
@@ -133,18 +123,6 @@ def _rename_rack(design: Design, op: RenameRack) -> Applied:
     return Applied(RenameRack(op.rack_id, old, not op.restore), Change(racks=ids, labels=ids))
 
 
-def _set_rack_cooling(design: Design, op: SetRackCooling) -> Applied:
-    if op.restore:
-        rack = design.find_rack(op.rack_id)
-        old = (rack.cooling, rack.power_limit_kw) if rack else ("", 0.0)
-        assert op.power_limit_kw is not None  # an inverse always carries the limit
-        edit.restore_rack_cooling(design, op.rack_id, op.cooling, op.power_limit_kw)
-    else:
-        old = edit.set_rack_cooling(design, op.rack_id, op.cooling, op.power_limit_kw)
-    inverse = SetRackCooling(op.rack_id, old[0], old[1], not op.restore)
-    return Applied(inverse, Change(racks=frozenset({op.rack_id})))
-
-
 def _set_rack_fields(design: Design, op: SetRackFields) -> Applied:
     if op.restore:
         rack = design.find_rack(op.rack_id)
@@ -190,7 +168,6 @@ EDITS: dict[type, Edit] = {
     RenameDevice: Edit(_rename_device, keep.device_fields),
     SetDeviceField: Edit(_set_device_field, keep.device_fields),
     RenameRack: Edit(_rename_rack, keep.rack_fields),
-    SetRackCooling: Edit(_set_rack_cooling, keep.rack_fields),
     SetRackFields: Edit(_set_rack_fields, keep.rack_fields),
     AddWorkload: Edit(_add_workload, keep.workloads),
     RemoveWorkload: Edit(_remove_workload, keep.workloads),

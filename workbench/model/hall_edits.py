@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from workbench.catalog.item import CatalogItem
-from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model import ops, site_ops
 from workbench.model.design import DEFAULT_FEED, Design, Device, Rack, Row, Site
 from workbench.model.errors import EditError
 from workbench.model.names import MAX_DEVICE_NAME_CHARS, clean_name
 from workbench.model.placement import Placement, can_place, rack_height
+from workbench.model.rack_fields import built_cooling, built_limit_kw
 from workbench.model.requests import (
     ItemSource,
     TakenNames,
@@ -109,17 +109,12 @@ def _rack_names(design: Design, row: Row, count: int) -> list[str]:
 def new_rack(design: Design, rack_id: str, name: str, item: CatalogItem) -> Rack:
     """A rack of type ``item``: cooled as the type is built for, with that cooling's power
     budget, and the default feeds (the planner sets the real ones)."""
-    cooling = str(item.props.get("cooling", "air"))
-    if cooling not in COOLING_TYPES:
-        cooling = "air"
-    limit = item.props.get("cooling_limit_kw")
-    budget = float(limit) if isinstance(limit, (int, float)) and limit > 0 else None
     rack = Rack(
         rack_id,
         name,
         item.slug,
-        cooling=cooling,
-        power_limit_kw=budget or COOLING_TYPES[cooling].limit_kw,
+        cooling=built_cooling(item),
+        power_limit_kw=built_limit_kw(item),
     )
     rack.set_feed("a", DEFAULT_FEED)
     rack.set_feed("b", DEFAULT_FEED)

@@ -48,7 +48,6 @@ from workbench.model.field_ops import (
     RenameRack,
     ReplaceWorkload,
     SetDeviceField,
-    SetRackCooling,
     SetRackFields,
     UpdateWorkload,
 )
@@ -278,7 +277,6 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     RenameDevice,
     SetDeviceField,
     RenameRack,
-    SetRackCooling,
     SetRackFields,
     AddWorkload,
     RemoveWorkload,

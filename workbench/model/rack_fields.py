@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.catalog.item import CatalogItem
 from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import FACINGS, Design, Rack
 from workbench.model.errors import EditError
@@ -166,3 +167,48 @@ def _usable(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     return floor_mm_problem(float(value)) is None
+
+
+# -- the cooling limit: the one home of the rule --------------------------------------------
+# A rack's cooling limit (the heat it can shed) and its power budget (what the site feeds
+# it) are separate figures.  Changing the cooling type changes the first, never the
+# second: a power budget the planner typed stays as typed.
+
+
+def built_cooling(item: CatalogItem | None) -> str:
+    """The cooling a catalog rack type is built for (air when it says none we know)."""
+    cooling = str(item.props.get("cooling", "air")) if item is not None else "air"
+    return cooling if cooling in COOLING_TYPES else "air"
+
+
+def type_cooling_limit_kw(item: CatalogItem | None, cooling: str) -> float | None:
+    """The heat a rack of catalog type ``item`` cooled by ``cooling`` can shed: the
+    type's own ``cooling_limit_kw`` when the type is built for that cooling, else the
+    cooling type's planning limit; None for a cooling type nobody knows."""
+    if item is not None and item.props.get("cooling") == cooling:
+        stated = item.props.get("cooling_limit_kw")
+        if isinstance(stated, (int, float)) and not isinstance(stated, bool) and stated > 0:
+            return float(stated)
+    known = COOLING_TYPES.get(cooling)
+    return known.limit_kw if known is not None else None
+
+
+def built_limit_kw(item: CatalogItem | None) -> float:
+    """The cooling limit of a rack type at the cooling it is built for: what a new rack
+    of it starts with as its power budget, and what the generators plan against."""
+    limit = type_cooling_limit_kw(item, built_cooling(item))
+    assert limit is not None  # built_cooling is always a known cooling type
+    return limit
+
+
+def default_cooling_limit_kw(design: Design, rack_type: str, cooling: str) -> float | None:
+    """:func:`type_cooling_limit_kw` for a rack type of ``design``'s snapshot."""
+    return type_cooling_limit_kw(design.device_types.get(rack_type), cooling)
+
+
+def cooling_limit_kw(design: Design, rack: Rack) -> float | None:
+    """The heat ``rack`` can shed: its own ``cooling_limit_kw`` when set, else
+    :func:`default_cooling_limit_kw` for its type and cooling."""
+    if rack.cooling_limit_kw is not None:
+        return float(rack.cooling_limit_kw)
+    return default_cooling_limit_kw(design, rack.rack_type, rack.cooling)

@@ -17,6 +17,7 @@ from workbench.model.design import Feed
 from workbench.model.errors import EditError
 from workbench.model.hall_edits import add_row
 from workbench.model.names import clean_name
+from workbench.model.rack_fields import default_cooling_limit_kw
 from workbench.model.requests import ItemSource
 
 #: Bounds a hall asked for in the dialog must keep (a 100,000-GPU design has about
@@ -80,7 +81,8 @@ def new_hall(spec: HallSpec, catalog: ItemSource | None) -> Design:
             add_row(design, catalog=catalog, rack_type=spec.rack_type, count=spec.racks_per_row),
         )
     design.sites[0].name = hall_name
-    limit = spec.cooling_limit_kw or COOLING_TYPES[spec.cooling].limit_kw
+    default = default_cooling_limit_kw(design, spec.rack_type, spec.cooling)
+    limit = spec.cooling_limit_kw or default or COOLING_TYPES[spec.cooling].limit_kw
     feed = Feed(float(spec.voltage), int(spec.phases), float(spec.breaker_a))
     for rack in design.iter_racks():
         rack.cooling = spec.cooling

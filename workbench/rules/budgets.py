@@ -34,8 +34,8 @@ from typing import Any
 from workbench.calc.power import btu_per_hour
 from workbench.calc.summary import RackLoad
 from workbench.catalog.props import circuit_kw
-from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model import Design, Feed, Rack
+from workbench.model.rack_fields import cooling_limit_kw
 
 #: Above this share of a limit a budget is "near" it: little headroom for transients
 #: (planning practice: keep continuous load well below the rating).
@@ -92,26 +92,6 @@ def feed_limit_kw(feed: Feed | None) -> float | None:
     if feed is None:
         return None
     return circuit_kw(feed.phases, feed.voltage, feed.breaker_a) * FEED_CONTINUOUS_FRACTION
-
-
-def cooling_limit_kw(design: Design, rack: Rack) -> float | None:
-    """The heat ``rack`` can shed: its own ``cooling_limit_kw`` when set, else
-    :func:`default_cooling_limit_kw` for its type and cooling."""
-    if rack.cooling_limit_kw is not None:
-        return float(rack.cooling_limit_kw)
-    return default_cooling_limit_kw(design, rack.rack_type, rack.cooling)
-
-
-def default_cooling_limit_kw(design: Design, rack_type: str, cooling: str) -> float | None:
-    """The catalog rack type's ``cooling_limit_kw`` when that type is built for
-    ``cooling``, else the cooling type's planning limit; None for an unknown cooling."""
-    item = design.device_types.get(rack_type)
-    if item is not None and item.props.get("cooling") == cooling:
-        stated = item.props.get("cooling_limit_kw")
-        if isinstance(stated, (int, float)) and stated > 0:
-            return float(stated)
-    known = COOLING_TYPES.get(cooling)
-    return known.limit_kw if known is not None else None
 
 
 def weight_limit_kg(rack: Rack, load: RackLoad) -> float | None:

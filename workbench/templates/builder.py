@@ -36,7 +36,6 @@ from workbench.calc.storage import MAX_CHECKPOINT_OVERHEAD, checkpoint_bytes
 from workbench.calc.summary import LoadCache, rack_load
 from workbench.catalog import Catalog, CatalogItem, load_catalog, snapshot_for
 from workbench.model import (
-    COOLING_LIMITS_KW,
     Design,
     Device,
     Feed,
@@ -49,6 +48,7 @@ from workbench.model import (
 )
 from workbench.model.floor import lay_out as lay_out_floor
 from workbench.model.ports import candidate_ports
+from workbench.model.rack_fields import built_cooling, built_limit_kw
 from workbench.planning.fabric.cluster import ClusterFabrics, cable_cluster
 from workbench.planning.fabric.placement import NETWORK_RACKS_PROPERTY
 from workbench.planning.fabric.sizing import FabricError, Radix, size_leaf_spine
@@ -222,14 +222,12 @@ class _Builder:
     def rack(self, slug: str, name: str) -> Rack:
         item = self.item(slug)
         self._rack_seq += 1
-        cooling = str(item.props.get("cooling", "air"))
-        limit = float(item.props.get("cooling_limit_kw", COOLING_LIMITS_KW.get(cooling, 12.0)))
         rack = Rack(
             id=f"r{self._rack_seq:05d}",
             name=name,
             rack_type=slug,
-            cooling=cooling,
-            power_limit_kw=limit,
+            cooling=built_cooling(item),
+            power_limit_kw=built_limit_kw(item),
         )
         pdu = self.spec.pdu
         rack.devices.append(self.device(pdu, f"pdu-{name.lower()}-a", None, "rear"))
@@ -326,7 +324,7 @@ class _Builder:
         rack_item = self.item(spec.compute_rack)
         access = self.item(spec.management_switch)
         rack_u = int(rack_item.u_height)
-        limit = float(rack_item.props.get("cooling_limit_kw", 12.0))
+        limit = built_limit_kw(rack_item)
         server_u = max(int(math.ceil(server.u_height)), 1)
         top = ACCESS_SWITCHES_PER_RACK * int(math.ceil(access.u_height))
         by_u = (rack_u - 1 - top) // server_u
@@ -352,7 +350,7 @@ class _Builder:
         access = self.item(self.spec.management_switch)
         top = ACCESS_SWITCHES_PER_RACK * int(math.ceil(access.u_height))
         rack_u = int(rack_item.u_height) - top
-        budget = float(rack_item.props.get("cooling_limit_kw", 12.0)) * self.spec.rack_fill
+        budget = built_limit_kw(rack_item) * self.spec.rack_fill
         budget -= ACCESS_SWITCHES_PER_RACK * _kw(access)
         racks: list[Rack] = []
         rack: Rack | None = None

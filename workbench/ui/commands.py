@@ -185,10 +185,10 @@ def rename_rack(document: Document, rack_id: str, name: str) -> EditCommand:
     return EditCommand(document, ops.RenameRack(rack_id, name), f"Rename rack to “{_shown(name)}”")
 
 
-def set_rack_cooling(
-    document: Document, rack_id: str, cooling: str, power_limit_kw: float | None = None
-) -> EditCommand:
-    op = ops.SetRackCooling(rack_id, cooling, power_limit_kw)
+def set_rack_cooling(document: Document, rack_id: str, cooling: str) -> EditCommand:
+    """The rack's cooling type: its cooling limit follows (unless typed), its power
+    budget stays as it is (:mod:`workbench.model.rack_fields`)."""
+    op = ops.SetRackFields(rack_id, {"cooling": cooling})
     return EditCommand(document, op, f"Set rack cooling to {cooling}")
 
 

@@ -38,6 +38,7 @@ from workbench.model.floor import is_placed, lay_out
 from workbench.model.hall_edits import add_racks, add_row
 from workbench.model.placement import free_ranges
 from workbench.model.ports import HOST_KINDS
+from workbench.model.rack_fields import built_limit_kw
 from workbench.model.requests import ItemSource, lookup_item, taken_names
 from workbench.planning.fabric.sizing import FabricError
 from workbench.planning.filling import fill_rack
@@ -296,7 +297,7 @@ class SwitchPlacer:
         height = max(1, math.ceil(item.u_height))
         units = max(1, int(rack_item.u_height or 42) - reserve_u - 1)
         per_rack_u = max(1, units // height)
-        limit = float(rack_item.props.get("cooling_limit_kw", 12.0) or 12.0)
+        limit = built_limit_kw(rack_item)
         # A switch of unknown power has no figure to budget with: its racks are sized
         # by U alone, and their loads count it as unknown (RACK-POWER-UNKNOWN), never
         # as 0 kW that looks like room.

@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
 from workbench.calc.power import rack_heat_text
 from workbench.calc.summary import RackLoad
 from workbench.model import Rack
-from workbench.model.rack_fields import RACK_FIELDS
+from workbench.model.rack_fields import RACK_FIELDS, default_cooling_limit_kw
 from workbench.render import colors
 from workbench.render.safe_figures import per_mille, safe_rack_budgets
-from workbench.rules.budgets import Budget, BudgetState, default_cooling_limit_kw, unknown_note
+from workbench.rules.budgets import Budget, BudgetState, unknown_note
 from workbench.ui.commands import set_rack_fields
 from workbench.ui.shell.document import Document
 from workbench.ui.widgets import narrow_combo

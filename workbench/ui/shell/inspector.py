@@ -48,6 +48,7 @@ from workbench.ui.commands import (
     rename_rack,
     set_device_field,
     set_rack_cooling,
+    set_rack_fields,
 )
 from workbench.ui.fabric.inspector import LinkPage, link_summary, port_counts
 from workbench.ui.fabric.scene import StructureCache
@@ -664,4 +665,5 @@ class Inspector(QWidget):
         value = self.power_limit.value()
         if rack is None or value == self._limit_shown or value == rack.power_limit_kw:
             return
-        self.document.push(set_rack_cooling(self.document, rack.id, rack.cooling, value))
+        command = set_rack_fields(self.document, rack.id, {"power_limit_kw": value})
+        self.document.push(command)

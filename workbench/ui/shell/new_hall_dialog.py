@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.vocabulary import COOLING_TYPES
+from workbench.model.rack_fields import type_cooling_limit_kw
 from workbench.planning.new_hall import MAX_RACKS_PER_ROW, MAX_ROWS, HallSpec
 
 #: The rack model the dialog offers first (a 42U air-cooled rack, the planner's default).
@@ -138,13 +139,8 @@ class NewHallDialog(QDialog):
         """The limit of the cooling chosen: the rack model's own figure when the model is
         built for that cooling, else the cooling type's planning limit."""
         key = self.cooling.currentData()
-        item = self._item()
-        limit = COOLING_TYPES[key].limit_kw
-        if item is not None and item.props.get("cooling") == key:
-            stated = item.props.get("cooling_limit_kw")
-            if isinstance(stated, (int, float)) and stated > 0:
-                limit = float(stated)
-        self.limit.setValue(limit)
+        limit = type_cooling_limit_kw(self._item(), key)
+        self.limit.setValue(limit if limit is not None else COOLING_TYPES[key].limit_kw)
 
     def _on_template(self) -> None:
         empty = self.template.currentData() is None
@@ -171,7 +167,7 @@ class NewHallDialog(QDialog):
             racks_per_row=self.racks_per_row.value(),
             rack_type=self.rack_type.currentData() or DEFAULT_RACK,
             cooling=key,
-            cooling_limit_kw=None if limit == COOLING_TYPES[key].limit_kw else limit,
+            cooling_limit_kw=None if limit == type_cooling_limit_kw(self._item(), key) else limit,
             breaker_a=self.breaker.value(),
             voltage=self.voltage.value(),
             phases=int(self.phases.currentData()),

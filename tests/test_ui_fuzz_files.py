@@ -65,11 +65,13 @@ def test_every_accepted_fuzz_file_opens_and_shows_in_the_window(qtbot, tmp_path,
         assert path.read_bytes() == data, f"{ident}: opening changed the file"
 
 
-@pytest.mark.parametrize("ident", ["header:user_version:-1", "truncate:1"])
+@pytest.mark.parametrize("ident", ["header:user_version:-1", "truncate"])
 def test_a_refused_file_leaves_the_window_as_it_was(qtbot, tmp_path, ident, monkeypatch):
     from fuzz_cases import make_cases
 
-    case = next(c for c in make_cases(200) if c.ident == ident)
+    # A case by its name, or a family's first case (which index a family's case gets
+    # moves with the schema's columns: the value cases are drawn first).
+    case = next(c for c in make_cases(200) if ident in (c.ident, c.family))
     data = case.build(sample_bytes(), tmp_path)
     assert data is not None
     path = tmp_path / "bad.dcwb"

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from workbench.calc.errors import InputError
+from workbench.calc.presets import resolve_model
 from workbench.calc.storage import (
     MAX_CHECKPOINT_OVERHEAD,
     checkpoint_bytes,
@@ -105,6 +106,7 @@ def storage_metadata(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
     severity=Severity.WARNING,
     scope="design",
     looks_at={"workload", "tier", "device", "link", "design"},
+    depends=lambda design, change: bool(change.workloads) or storage_moved(design, change),
     source=planning("several jobs' checkpoints at once: the tier takes them together (seed 000)"),
 )
 def storage_checkpoint_burst(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
@@ -114,13 +116,14 @@ def storage_checkpoint_burst(ctx: RuleContext, me: Rule, design: Design) -> Iter
             continue
         tier = workload_tier(design, job.checkpoint_tier)
         interval = interval_min(job)
-        result = ctx.evaluate(job)
-        if tier is None or interval is None or result.model is None:
+        if tier is None or interval is None:
             continue
         try:
-            size = checkpoint_bytes(result.model.params, job.precision)
-        except InputError:
-            continue
+            # The model alone (no estimate): a checkpoint's size is its parameters'.
+            model = resolve_model(job.model, job.params, job.model_config)
+            size = checkpoint_bytes(model.params, job.precision)
+        except (InputError, KeyError, ValueError, TypeError):
+            continue  # WORKLOAD-INPUT says what is wrong with the job
         by_tier.setdefault(tier.id, []).append((job.id, job.name, size, interval))
     found = figures(ctx)
     for tier_id, jobs in by_tier.items():

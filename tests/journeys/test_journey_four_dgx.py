@@ -29,6 +29,14 @@ def _drag_from_catalog(x, rack: str, u: int, hover_checks=()):
     target = at(x.ask("rack_u", rack=rack, u=u))
     x.move((view["x"] + 3, target[1]), steps=20)  # the margin: no rack under the pointer
     for where_rack, where_u, wanted in hover_checks:
+        if where_rack == "between":  # the background between A01 and A02
+            a, b = (
+                at(x.ask("rack_u", rack="A01", u=where_u)),
+                at(x.ask("rack_u", rack="A02", u=where_u)),
+            )
+            x.move(((a[0] + b[0]) // 2, a[1]))
+            x.wait_for("no slot between the racks", lambda s: s["hover"] is None)
+            continue
         x.move(at(x.ask("rack_u", rack=where_rack, u=where_u)))
         x.wait_for(
             f"{wanted} over {where_rack} U{where_u}",
@@ -66,9 +74,10 @@ def test_will_four_dgx_h100_fit(xsession, shots):
     assert round(budgets["power"]["used"], 1) == 10.2 and budgets["power"]["limit"] == 12.0
     assert round(budgets["weight"]["used"]) == 130
 
-    # Second drop: red over the first server's units, then amber at U10; the power and
-    # cooling bars turn red, the status bar says why, and Checks lists RACK-COOLING.
-    _drag_from_catalog(x, "A01", 10, hover_checks=[("A01", 5, "refused")])
+    # Second drop: red over the first server's units, nothing over the floor between the
+    # racks (the drag goes on), then amber at U10; the power and cooling bars turn red,
+    # the status bar says why, and Checks lists RACK-COOLING.
+    _drag_from_catalog(x, "A01", 10, hover_checks=[("A01", 5, "refused"), ("between", 20, None)])
     state = x.wait_for("the second DGX", lambda s: len(_rack(s, "A01")["devices"]) == 2)
     assert "would be 20.4 kW" in state["status"], state["status"]
     budgets = _rack(state, "A01")["budgets"]

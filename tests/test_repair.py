@@ -183,3 +183,47 @@ def test_the_window_offers_the_repaired_copy(qtbot, base: Path, tmp_path: Path, 
     assert window.document.is_dirty and _digest(path) == digest
     assert len(window.document.design.waivers[0].note) == 4096
     assert "repaired copy" in window.statusBar().currentMessage()
+
+
+def test_repaired_copies_of_refused_fuzz_files_show_in_every_tab(qtbot, tmp_path: Path):
+    """Bounded: the first few value corruptions the reader refuses, mended and toured
+    through every tab of the window (the full sweep: tests/benchmarks/bench_fuzz_project)."""
+    import random
+
+    from fuzz_cases import BASE_SEED, all_value_cases, sample_bytes
+    from qt_helpers import open_window
+    from test_ui_odd_designs import _report, exercise
+
+    cases = all_value_cases(BASE_SEED)
+    random.Random(18).shuffle(cases)
+    original = sample_bytes()
+    toured = 0
+    window = None
+    for case in cases:
+        data = case.build(original, tmp_path)
+        if data is None:
+            continue
+        path = tmp_path / "refused.dcwb"
+        path.write_bytes(data)
+        try:
+            open_design(path)
+            continue
+        except ProjectFileError:
+            pass
+        try:
+            plan = plan_repairs(path)
+        except ProjectFileError:
+            continue  # not mendable (a word of a site's, row's or rack's vocabulary)
+        assert plan.repairs, case.ident
+        if window is None:
+            window = open_window(qtbot, tmp_path, plan.design)
+            window.file_actions.autosave_timer.stop()
+        else:
+            window.document.replace_design(plan.design, None)
+        with qtbot.captureExceptions() as raised:
+            exercise(window)
+        assert not raised, f"{case.ident}: {_report(raised)}"
+        toured += 1
+        if toured == 3:
+            break
+    assert toured == 3

@@ -11,7 +11,8 @@ it did to each:
   keeps what it can (control characters become spaces in a name, invisible and
   direction characters and broken surrogates are dropped) and is **truncated** to its
   limit; a name left blank becomes ``unnamed <row>``;
-* **cleared**: any other refused value of a column that may be empty is emptied;
+* **cleared**: any other refused value of a column that may be empty is emptied, or
+  set to the column's default (what a file from before the column meant);
 * **dropped**: a row of a list whose rows stand alone (a link, a waiver, an observation,
   a catalog snapshot item the catalog can replace ...) is removed.
 
@@ -191,6 +192,12 @@ def _mend_value(
     if nullable and value[0] is not None:
         conn.execute(f'UPDATE "{table}" SET "{field}" = NULL WHERE seq = ?', (seq,))
         return [Repair(table, seq, field, "cleared", reason, shown(value[0]))]
+    default = columns[field][4]  # the schema's DEFAULT: what an older file meant
+    if default is not None:
+        conn.execute(f'UPDATE "{table}" SET "{field}" = {default} WHERE seq = ?', (seq,))
+        new = conn.execute(f'SELECT "{field}" FROM "{table}" WHERE seq = ?', (seq,)).fetchone()
+        if new is not None and new[0] != value[0]:
+            return [Repair(table, seq, field, "replaced", reason, shown(value[0]), shown(new[0]))]
     if table in DROPPABLE:
         return _drop(conn, table, seq, field, reason)
     return []

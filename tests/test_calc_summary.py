@@ -60,12 +60,14 @@ def test_summary_edge_cases():
     design.sites[0].rows[0].racks[0].devices[0].device_type = "missing-slug"
     s = summarize(design)
     assert s.unknown_types == ("missing-slug",) and s.gpus == 24
+    assert s.devices_without_power == 1 and s.unknown_power_types == ("missing-slug",)
     # a server without power figures counts 0 W and is flagged
     design.device_types[DGX_H100.slug] = dataclasses.replace(
         DGX_H100, max_power_w=None, typical_power_w=None
     )
     s = summarize(design)
-    assert s.devices_without_power == 3 and s.it_kw == pytest.approx(1.0)
+    # ... and so does the device of the missing type: its power is unknown too (issue 19)
+    assert s.devices_without_power == 4 and s.it_kw == pytest.approx(1.0)
 
 
 def test_server_gpu_named_by_model_and_fallback_to_server_tflops():

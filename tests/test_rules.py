@@ -1095,7 +1095,7 @@ def test_incremental_checker_after_removing_a_used_type(catalog) -> None:
     checker = Checker(design)
     assert {"RACK-POWER", "RACK-COOLING"} <= {f.rule for f in checker.findings()}
     checker.update(ops.apply(design, ops.RemoveDeviceType(DGX_H100)).change)
-    # Full check: the DGX type is gone, so CATALOG-MISSING for both and 0 kW in A01.
+    # Full check: the DGX type is gone, so CATALOG-MISSING for both and unknown power in A01.
     assert sorted(checker.findings(), key=repr) == sorted(check_design(design), key=repr)
 
 
@@ -1103,7 +1103,8 @@ def test_incremental_checker_after_adding_a_missing_type(catalog) -> None:
     design = make_design(catalog, rack(devices=[dev("load", LOAD_12KW.slug, 1)]))
     del design.device_types[LOAD_12KW.slug]
     checker = Checker(design)
-    assert {f.rule for f in checker.findings()} == {"CATALOG-MISSING"}
+    # A device of a missing type draws unknown power, not 0 kW (issue 19).
+    assert {f.rule for f in checker.findings()} == {"CATALOG-MISSING", "RACK-POWER-UNKNOWN"}
     heavier = dataclasses.replace(LOAD_12KW, max_power_w=20400)
     checker.update(ops.apply(design, ops.AddDeviceType(heavier)).change)
     # Full check: 20.4 kW in a 12 kW air rack is RACK-COOLING; the catalog finding goes,

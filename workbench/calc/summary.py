@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.calc.power import BTU_H_PER_TON, BTU_H_PER_W, DEFAULT_PUE, facility_kw
-from workbench.catalog.item import PASSIVE_KINDS, CatalogItem, power_unknown
+from workbench.catalog.item import PASSIVE_KINDS, CatalogItem, power_figure_w, power_unknown
 from workbench.model.design import Design, Rack
 from workbench.model.placement import rack_height
 
@@ -72,7 +72,7 @@ def _gpu_item(design: Design, server: CatalogItem) -> CatalogItem | None:
 def _figures(design: Design, item: CatalogItem | None) -> _TypeFigures:
     if item is None:
         return _EMPTY
-    max_w = item.max_power_w if item.max_power_w is not None else item.typical_power_w
+    max_w = power_figure_w(item)
     typ_w = item.typical_power_w if item.typical_power_w is not None else max_w
     gpus = int(item.gpu_count or 0)
     gpu = _gpu_item(design, item) if gpus else None
@@ -202,7 +202,11 @@ def summary_from_counts(
             continue
         item = design.device_types.get(slug)
         if item is None:
+            # A type missing from the snapshot draws what nobody knows: unknown power,
+            # exactly like an item with no figure (never 0 kW that passes for a sum).
             unknown.append(slug)
+            without_power += count
+            unpowered.append(slug)
             continue
         fig = _figures(design, item)
         it_w += fig.max_w * count
@@ -294,7 +298,7 @@ def rack_load(design: Design, rack: Rack, cache: LoadCache | None = None) -> Rac
         if fig is None:
             item = design.device_types.get(device.device_type)
             f = _figures(design, item)
-            missing = int(item is not None and not f.has_power)
+            missing = int(power_unknown(item))  # a missing type included
             fig = per_type[device.device_type] = (
                 f.max_w,
                 f.typical_w,

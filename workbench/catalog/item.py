@@ -42,11 +42,23 @@ RACKABLE_KINDS: frozenset[str] = frozenset({"server", "switch", "storage", "pdu"
 PASSIVE_KINDS: frozenset[str] = frozenset({"pdu", "rack", "cable", "infrastructure"})
 
 
-def power_unknown(item: CatalogItem) -> bool:
+def power_figure_w(item: CatalogItem | None) -> float | None:
+    """The watts a device of ``item`` counts for in budgets and plans: its maximum draw,
+    else its typical draw, else None (unknown, never 0 W).  The one reading of an item's
+    power figure; a stated 0 W is a figure."""
+    if item is None:
+        return None
+    return item.max_power_w if item.max_power_w is not None else item.typical_power_w
+
+
+def power_unknown(item: CatalogItem | None) -> bool:
     """True for a rack device that draws IT power and states no figure (neither maximum
-    nor typical): the one test the budgets, the RACK-POWER-UNKNOWN rule, the palette,
-    the fill dialog and the importers all ask, so they cannot disagree about an item.
-    GPUs, NICs and optics draw through the server they sit in."""
+    nor typical), and for a device whose catalog type is missing from the design (what
+    it draws, nobody knows): the one test the budgets, the RACK-POWER-UNKNOWN rule, the
+    palette, the fill dialog and the importers all ask, so they cannot disagree about an
+    item.  GPUs, NICs and optics draw through the server they sit in."""
+    if item is None:
+        return True
     return (
         item.max_power_w is None
         and item.typical_power_w is None

@@ -45,6 +45,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from workbench.catalog.item import power_figure_w
 from workbench.export.ip_plan import IpPlan, plan_addresses
 from workbench.export.roce import roce_check_items
 from workbench.model.design import Design, Device
@@ -263,7 +264,7 @@ def _device_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
     yield CheckItem("gpu.vbios", "devices", "GPU VBIOS of the node's baseline (every GPU)",
                     smi.format("vbios_version") + " | sort -u",
                     "version" if vbios else "record", vbios)  # fmt: skip
-    tdp = (gpu.max_power_w or gpu.typical_power_w) if gpu is not None else None
+    tdp = power_figure_w(gpu)
     yield CheckItem("gpu.power_limit", "devices", "Power limit not capped (lowest GPU)",
                     smi.format("power.limit") + ",nounits | sort -n | head -1",
                     "ge" if tdp else "record", num(tdp) if tdp else "", "W")  # fmt: skip

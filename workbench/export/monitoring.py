@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from workbench.catalog.item import power_figure_w
 from workbench.export.acceptance_items import MAX_GPU_TEMP_C
 from workbench.export.acceptance_preflight import MAX_CLOCK_OFFSET_MS
 from workbench.export.ip_plan import plan_addresses
@@ -166,7 +167,7 @@ def _node_types(design: Design) -> list[tuple[str, int, float | None]]:
         if item is None or item.kind != "server" or item.gpu_count <= 0 or item.slug in seen:
             continue
         gpu = design.device_types.get(item.gpu or "")
-        watts = (gpu.max_power_w or gpu.typical_power_w) if gpu is not None else None
+        watts = power_figure_w(gpu)
         seen[item.slug] = (item.slug, item.gpu_count, watts)
     return list(seen.values())
 

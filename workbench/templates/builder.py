@@ -35,6 +35,7 @@ from workbench.calc.presets import get_preset
 from workbench.calc.storage import MAX_CHECKPOINT_OVERHEAD, checkpoint_bytes
 from workbench.calc.summary import LoadCache, rack_load
 from workbench.catalog import Catalog, CatalogItem, load_catalog, snapshot_for
+from workbench.catalog.item import power_figure_w
 from workbench.model import (
     Design,
     Device,
@@ -172,7 +173,7 @@ def _kw(item: CatalogItem) -> float:
     typical draw.  An item of unknown power adds no figure (there is none to add), so
     racks of it are packed by U alone; the rack's load counts it as unknown and
     RACK-POWER-UNKNOWN flags the rack, instead of 0 kW passing for a known figure."""
-    watts = item.max_power_w if item.max_power_w is not None else item.typical_power_w
+    watts = power_figure_w(item)
     return watts / 1000.0 if watts is not None else 0.0
 
 

@@ -30,7 +30,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import CatalogItem, power_figure_w
 from workbench.model import ops
 from workbench.model.change import Change
 from workbench.model.design import Design, Device, Rack
@@ -301,7 +301,7 @@ class SwitchPlacer:
         # A switch of unknown power has no figure to budget with: its racks are sized
         # by U alone, and their loads count it as unknown (RACK-POWER-UNKNOWN), never
         # as 0 kW that looks like room.
-        watts = item.max_power_w if item.max_power_w is not None else item.typical_power_w
+        watts = power_figure_w(item)
         kw = watts / 1000.0 if watts is not None else None
         per_rack_kw = max(1, int(limit // kw)) if kw else per_rack_u
         need = math.ceil(count / max(1, min(per_rack_u, per_rack_kw)))

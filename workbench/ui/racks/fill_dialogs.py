@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.catalog.item import RACKABLE_KINDS, CatalogItem, power_unknown
+from workbench.catalog.item import RACKABLE_KINDS, CatalogItem, power_figure_w, power_unknown
 from workbench.catalog.vocabulary import item_role
 from workbench.model.errors import EditError
 from workbench.model.placement import rack_height
@@ -71,7 +71,7 @@ def item_text(item: CatalogItem) -> str:
     (there is no number to budget with), so the planner must see that before placing
     a rack full of them."""
     size = f"{item.u_height:g}U" if item.u_height > 0 else "0U"
-    watts = item.max_power_w if item.max_power_w is not None else item.typical_power_w
+    watts = power_figure_w(item)
     if power_unknown(item):
         power = ", power unknown"
     else:

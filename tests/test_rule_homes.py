@@ -1,0 +1,59 @@
+"""Rules that had several homes which disagreed now have one (issue 19).
+
+Each test states the disagreement it ends; the cooling limit's is in
+``test_model_field_ops.py`` (a cooling change keeps the power budget).
+"""
+
+from __future__ import annotations
+
+from workbench.calc.summary import rack_load, summarize
+from workbench.catalog.item import CatalogItem, power_figure_w, power_unknown
+from workbench.rules import check_design
+from workbench.rules.budgets import BudgetState, power_state
+from workbench.templates import sample_design
+
+
+def _a01_with_a_missing_type():
+    design = sample_design()
+    rack = next(r for r in design.iter_racks() if r.name == "A01")
+    slug = next(
+        d.device_type
+        for d in rack.devices
+        if (power_figure_w(design.device_types[d.device_type]) or 0) > 0
+    )
+    before = rack_load(design, rack)
+    del design.device_types[slug]
+    return design, rack, slug, before
+
+
+def test_a_device_whose_type_is_missing_counts_as_unknown_power_not_0_kw():
+    """calc/summary.py counted it 0 kW, so its rack turned green (A01 from 41.5 kW
+    "near" to 31.3 kW "OK"); it is unknown power, like an item with no figure."""
+    design, rack, slug, before = _a01_with_a_missing_type()
+    assert before.unknown_power_devices == 0
+    load = rack_load(design, rack)
+    missing = sum(1 for d in rack.devices if d.device_type == slug)
+    assert load.unknown_power_devices == missing
+    assert power_state(load) in (BudgetState.UNKNOWN, BudgetState.OVER)
+    summary = summarize(design)
+    assert slug in summary.unknown_types and slug in summary.unknown_power_types
+    assert summary.devices_without_power >= missing
+    rules = {f.rule for f in check_design(design) if f.object_id == rack.id}
+    assert "RACK-POWER-UNKNOWN" in rules
+
+
+def test_one_reading_of_a_power_figure():
+    """Maximum, else typical, else unknown (None, never 0)."""
+    item = CatalogItem.__new__(CatalogItem)
+    base = {"max_power_w": None, "typical_power_w": None}
+    for fields, expected in [
+        ({"max_power_w": 900.0, "typical_power_w": 700.0}, 900.0),
+        ({"typical_power_w": 700.0}, 700.0),
+        ({}, None),
+        ({"max_power_w": 0.0, "typical_power_w": 5.0}, 0.0),
+    ]:
+        values = {**base, **fields}
+        for name, value in values.items():
+            object.__setattr__(item, name, value)
+        assert power_figure_w(item) == expected
+    assert power_figure_w(None) is None and power_unknown(None)

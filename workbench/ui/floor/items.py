@@ -252,6 +252,7 @@ class RowItem(QGraphicsItem):
         self.rack_ids: list[str] = []
         self.label = ""
         self.label_rect = QRectF()
+        self.length_mm = 0.0
         #: (label and size, font, laid-out text, where): kept while neither changes
         self._label: tuple[tuple[str, float], QFont, QStaticText, QPointF] | None = None
         self.longest = 0
@@ -271,6 +272,8 @@ class RowItem(QGraphicsItem):
             (spots[r].rect.width() for r in self.rack_ids), default=fl.DEFAULT_WIDTH_MM
         )
         extent = self.plan.extents.get(self.row_id)
+        #: The row's length along its racks, mm (shown under its name).
+        self.length_mm = max(extent[0].width, extent[0].height) if extent is not None else 0.0
         if extent is None:
             self.label_rect = QRectF()
         else:
@@ -368,6 +371,17 @@ class RowItem(QGraphicsItem):
         painter.setFont(font)
         painter.setPen(self.plan.text_pen)
         painter.drawStaticText(at, text)
+        # The row's length under its name, small but readable, while there is room.
+        small = max(MIN_TEXT_PX, min(12.0, px * 0.45)) / lod
+        below = QRectF(rect.left(), at.y() + text.size().height(), rect.width(), small * 1.6)
+        if self.length_mm > 0 and below.height() * lod >= MIN_TEXT_PX:
+            painter.setFont(self.plan.font_for_px(small, bold=False))
+            align = Qt.AlignmentFlag.AlignTop | (
+                Qt.AlignmentFlag.AlignRight
+                if at.x() + text.size().width() >= rect.right() - 1
+                else Qt.AlignmentFlag.AlignHCenter
+            )
+            painter.drawText(below, int(align), metres(self.length_mm))
 
 
 class AisleItem(QGraphicsItem):

@@ -7,7 +7,7 @@ Each test states the disagreement it ends; the cooling limit's is in
 from __future__ import annotations
 
 from workbench.calc.summary import rack_load, summarize
-from workbench.catalog.item import CatalogItem, power_figure_w, power_unknown
+from workbench.catalog.item import CatalogItem, is_gpu_server, power_figure_w, power_unknown
 from workbench.rules import check_design
 from workbench.rules.budgets import BudgetState, power_state
 from workbench.templates import sample_design
@@ -57,3 +57,26 @@ def test_one_reading_of_a_power_figure():
             object.__setattr__(item, name, value)
         assert power_figure_w(item) == expected
     assert power_figure_w(None) is None and power_unknown(None)
+
+
+def test_one_definition_of_a_gpu_node():
+    """versions/matrix.py called itself the one definition while the fabric rules, the
+    handoff exports, the summary, the storage figures and the hardware the estimates
+    read each decided it again (some counted any item with gpu_count, a GPU card or a
+    storage box included).  All ask catalog.item.is_gpu_server now."""
+    import dataclasses
+
+    from workbench.calc.storage_tiers import storage_figures
+    from workbench.export.handoff import gpu_nodes
+    from workbench.versions.matrix import is_node
+
+    design = sample_design()
+    server = next(i for i in design.device_types.values() if is_gpu_server(i))
+    gpus_before = summarize(design).gpus
+    # The same type re-labelled a storage appliance: no longer a GPU node anywhere.
+    design.device_types[server.slug] = dataclasses.replace(server, kind="storage")
+    assert summarize(design).gpus == 0 < gpus_before
+    node = next(d for _, d in design.iter_devices() if d.device_type == server.slug)
+    assert not is_node(design, node)
+    assert gpu_nodes(design) == []
+    assert storage_figures(design).clients.gpus == 0

@@ -27,7 +27,7 @@ import numpy as np
 
 from workbench.calc.fabric.analysis import oversubscription, tier_figures
 from workbench.calc.fabric.graph import PlaneGraph, plane_graph
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.catalog.netbox import interface_speed_gbps
 from workbench.model.design import Design
 
@@ -128,14 +128,14 @@ def node_of(
     the design summary's ``gpu_servers``) saves walking every device."""
     if wanted:
         item = design.device_types.get(wanted)
-        if item is not None and item.kind != "gpu" and item.gpu_count:
+        if is_gpu_server(item):
             return item
     counts: Counter[str] = Counter()
     if servers is None:
         servers = Counter(device.device_type for _rack, device in design.iter_devices())
     for slug, count in servers.items():
         item = design.device_types.get(slug)
-        if item is not None and item.gpu == gpu.slug and item.gpu_count:
+        if item is not None and is_gpu_server(item) and item.gpu == gpu.slug:
             counts[item.slug] += count
     if not counts:
         return None

@@ -45,7 +45,7 @@ from workbench.calc.fabric.planes import (
     network_planes,
     plane_structure,
 )
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model.change import Change, edited_types
 from workbench.model.design import Design, Link, StorageTier
 from workbench.model.ports import HOST_KINDS, link_speed, ports_of
@@ -351,7 +351,7 @@ def _clients(design: Design, bandwidth: _PlaneBandwidth, ports: _PortSpeeds) -> 
     types = design.device_types
     for _rack, device in design.iter_devices():
         item = types.get(device.device_type)
-        if item is None or not item.gpu_count:
+        if item is None or not is_gpu_server(item):
             continue
         cabled = bandwidth.gbps.get(device.id)
         gbps = cabled if cabled is not None else ports.of(item)
@@ -520,6 +520,6 @@ def touches_storage(design: Design, change: Change) -> bool:
     types = design.device_types
     for slug in kinds:
         item = types.get(slug)
-        if item is None or item.kind == "storage" or item.gpu_count:
+        if item is None or item.kind == "storage" or is_gpu_server(item):
             return True
     return False

@@ -30,7 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.calc.power import BTU_H_PER_TON, BTU_H_PER_W, DEFAULT_PUE, facility_kw
-from workbench.catalog.item import PASSIVE_KINDS, CatalogItem, power_figure_w, power_unknown
+from workbench.catalog.item import (
+    PASSIVE_KINDS,
+    CatalogItem,
+    is_gpu_server,
+    power_figure_w,
+    power_unknown,
+)
 from workbench.model.design import Design, Rack
 from workbench.model.placement import rack_height
 
@@ -74,7 +80,7 @@ def _figures(design: Design, item: CatalogItem | None) -> _TypeFigures:
         return _EMPTY
     max_w = power_figure_w(item)
     typ_w = item.typical_power_w if item.typical_power_w is not None else max_w
-    gpus = int(item.gpu_count or 0)
+    gpus = int(item.gpu_count) if is_gpu_server(item) else 0  # GPUs count in GPU nodes
     gpu = _gpu_item(design, item) if gpus else None
     source = gpu if gpu is not None else item
     slug = gpu.slug if gpu is not None else (item.gpu or None)

@@ -42,6 +42,15 @@ RACKABLE_KINDS: frozenset[str] = frozenset({"server", "switch", "storage", "pdu"
 PASSIVE_KINDS: frozenset[str] = frozenset({"pdu", "rack", "cable", "infrastructure"})
 
 
+def is_gpu_server(item: CatalogItem | None) -> bool:
+    """True for a GPU node: a server that holds GPUs.  The one definition that the
+    version matrix, the fabric rules, the handoff exports (Slurm, Kubernetes,
+    monitoring), the storage figures, the hardware the estimates read and the summary's
+    GPU-server count all ask.  A type missing from the design is no node (its GPUs are
+    unknown; CATALOG-MISSING says so)."""
+    return item is not None and item.kind == "server" and item.gpu_count > 0
+
+
 def power_figure_w(item: CatalogItem | None) -> float | None:
     """The watts a device of ``item`` counts for in budgets and plans: its maximum draw,
     else its typical draw, else None (unknown, never 0 W).  The one reading of an item's

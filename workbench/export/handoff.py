@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.export.output import ExportError
 from workbench.model.design import Design
 from workbench.model.team_ops import TEAM_NAME
@@ -76,7 +76,7 @@ def gpu_nodes(design: Design) -> list[Node]:
             for rack in row.racks:
                 for device in rack.devices:
                     item = design.device_types.get(device.device_type)
-                    if item is None or item.kind != "server" or item.gpu_count <= 0:
+                    if item is None or not is_gpu_server(item):
                         continue
                     gpu = design.device_types.get(item.gpu) if item.gpu else None
                     nodes.append(

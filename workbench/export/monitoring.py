@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from workbench.catalog.item import power_figure_w
+from workbench.catalog.item import is_gpu_server, power_figure_w
 from workbench.export.acceptance_items import MAX_GPU_TEMP_C
 from workbench.export.acceptance_preflight import MAX_CLOCK_OFFSET_MS
 from workbench.export.ip_plan import plan_addresses
@@ -68,7 +68,7 @@ def _targets(design: Design, where: Path) -> Iterator[tuple[str, str, dict[str, 
                     labels = {"node": device.name, "site": site.name, "row": row.name,
                               "rack": rack.name, "plane": SCRAPE_PLANE,
                               "node_type": item.slug}  # fmt: skip
-                    if item.gpu_count > 0:
+                    if is_gpu_server(item):
                         yield "dcgm-exporter", f"{address}:{DCGM_PORT}", labels
                     yield "node-exporter", f"{address}:{NODE_PORT}", labels
 
@@ -164,7 +164,7 @@ def _node_types(design: Design) -> list[tuple[str, int, float | None]]:
     seen: dict[str, tuple[str, int, float | None]] = {}
     for _rack, device in design.iter_devices():
         item = design.device_types.get(device.device_type)
-        if item is None or item.kind != "server" or item.gpu_count <= 0 or item.slug in seen:
+        if item is None or not is_gpu_server(item) or item.slug in seen:
             continue
         gpu = design.device_types.get(item.gpu or "")
         watts = power_figure_w(gpu)

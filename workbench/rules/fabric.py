@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from workbench.calc.fabric.analysis import MTU_SOURCE, mtu_problems, tier_figures
 from workbench.calc.fabric.graph import plane_graph
 from workbench.calc.fabric.planes import link_plane, plane_structure, tier_name
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model import Change, Design, Device
 from workbench.model.change import edited_types
 from workbench.model.design import PLANES
@@ -176,10 +176,6 @@ def fabric_mtu(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
             yield me.finding(problem.message, problem.network_id)
 
 
-def _gpu_server(item: CatalogItem | None) -> bool:
-    return item is not None and item.kind == "server" and item.gpu_count > 0
-
-
 def gpu_servers_touched(design: Design, change: Change) -> bool:
     """Whether ``change`` can move FABRIC-UNCABLED: links, networks, the catalog snapshot
     or the design changed, or a GPU server came, went or was edited (a switch dropped
@@ -190,7 +186,7 @@ def gpu_servers_touched(design: Design, change: Change) -> bool:
     if kinds is None:
         return True
     types = design.device_types
-    return any(slug not in types or _gpu_server(types[slug]) for slug in kinds)
+    return any(slug not in types or is_gpu_server(types[slug]) for slug in kinds)
 
 
 @rule(
@@ -213,7 +209,7 @@ def fabric_uncabled(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Find
     lonely: list[Device] = []
     for _rack, device in design.iter_devices():
         item = types.get(device.device_type)
-        if not _gpu_server(item):
+        if not is_gpu_server(item):
             continue
         links = index.device_links.get(device.id, ())
         if any(link_plane(design, index.links[i], planes) == "compute" for i in links):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from workbench.catalog.item import is_gpu_server
 from workbench.model import Design, Device
 from workbench.model.unique import clashes
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
@@ -48,8 +49,7 @@ def name_duplicate(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Findi
     source="slurm.conf(5) NodeName; Kubernetes object names (RFC 1123 DNS subdomain)",
 )
 def node_hostname(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
-    item = ctx.design.device_types.get(device.device_type)
-    if item is None or item.kind != "server" or item.gpu_count <= 0:
+    if not is_gpu_server(ctx.design.device_types.get(device.device_type)):
         return
     refused = node_name_refusals(device.name)
     if refused:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from fnmatch import translate
 from typing import Any, cast
 
+from workbench.catalog.item import is_gpu_server
 from workbench.model import Design, Device, SoftwareStack
 from workbench.model.versions import (
     LAYER_KEYS,
@@ -366,8 +367,7 @@ def is_node(design: Design, device: Device) -> bool:
     broad glob (``*``, the command line's default) matches their names.  A device of a
     type missing from the snapshot is not a node either (CATALOG-MISSING reports it).
     """
-    item = design.device_types.get(device.device_type)
-    return item is not None and item.kind == "server" and item.gpu_count > 0
+    return is_gpu_server(design.device_types.get(device.device_type))
 
 
 def effective_versions(design: Design) -> dict[str, NodeVersions]:

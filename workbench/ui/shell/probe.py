@@ -5,8 +5,9 @@ input (xdotool); they need to know where on the screen a rack's unit or a catalo
 is drawn, and what the window holds afterwards.  When the environment names a socket
 path in :data:`PROBE_ENV`, the window answers one JSON question per line on that local
 socket: where things are (global screen points) and what the document, the status bar
-and the checks say.  It changes nothing and is off unless asked for, so a planner's
-window never opens a socket.
+and the checks say.  It never changes the design (asked where something is, it only
+scrolls that into view first), and it is off unless asked for, so a planner's window
+never opens a socket.
 """
 
 from __future__ import annotations

@@ -80,3 +80,18 @@ def test_one_definition_of_a_gpu_node():
     assert not is_node(design, node)
     assert gpu_nodes(design) == []
     assert storage_figures(design).clients.gpus == 0
+
+
+def test_one_reading_of_free_units():
+    """planning/filling.py kept its own copy of model.placement.free_ranges that also
+    knew full-depth items; the model's now does, and the fill asks it."""
+    from workbench.model.placement import free_ranges, occupancy
+
+    design = sample_design()
+    rack = next(r for r in design.iter_racks() if r.devices)
+    taken = occupancy(design, rack)
+    both = {u for run in free_ranges(design, rack, full_depth=True) for u in run}
+    front = {u for run in free_ranges(design, rack, "front") for u in run}
+    rear = {u for run in free_ranges(design, rack, "rear") for u in run}
+    assert both == front & rear
+    assert all((u, "front") not in taken and (u, "rear") not in taken for u in both)

@@ -148,20 +148,24 @@ def out_of_rack(design: Design, rack: Rack) -> list[Device]:
     return bad
 
 
-def free_ranges(design: Design, rack: Rack, face: str = "front") -> list[range]:
-    """Runs of free units on ``face`` from bottom to top (what a drop can use)."""
+def free_ranges(
+    design: Design, rack: Rack, face: str = "front", *, full_depth: bool = False
+) -> list[range]:
+    """Runs of free units on ``face`` from bottom to top (what a drop can use); with
+    ``full_depth``, units free on both faces (what a full-depth item needs).  The one
+    reading of a rack's free space: drops, fills and the fabric's placement ask it."""
     taken = occupancy(design, rack)
+    faces = ("front", "rear") if full_depth else (face,)
+    top = rack_height(design, rack)
     runs: list[range] = []
-    start = None
-    for u in range(1, rack_height(design, rack) + 1):
-        free = (u, face) not in taken
+    start: int | None = None
+    for u in range(1, top + 2):
+        free = u <= top and all((u, f) not in taken for f in faces)
         if free and start is None:
             start = u
         elif not free and start is not None:
             runs.append(range(start, u))
             start = None
-    if start is not None:
-        runs.append(range(start, rack_height(design, rack) + 1))
     return runs
 
 

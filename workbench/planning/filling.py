@@ -382,7 +382,7 @@ class _Shadow:
         if u is not None:
             return u
         height = max(1, math.ceil(item.u_height))
-        runs = _free_runs(self.view, self.copy, item, face)
+        runs = free_ranges(self.view, self.copy, face, full_depth=item.is_full_depth)
         largest = max(runs, key=len, default=range(0))
         sides = "front and rear" if item.is_full_depth else face
         if largest:
@@ -395,23 +395,6 @@ class _Shadow:
     def _stop(self, reason: str, budgets: Sequence[str]) -> RackStop:
         empty = tuple(free_ranges(self.view, self.copy, "front"))
         return RackStop(self.rack.id, self.rack.name, reason, tuple(budgets), empty)
-
-
-def _free_runs(view: Design, rack: Rack, item: CatalogItem, face: str) -> list[range]:
-    """Runs of units free on every face ``item`` needs (both for a full-depth item)."""
-    taken = occupancy(view, rack)
-    faces = ("front", "rear") if item.is_full_depth else (face,)
-    runs: list[range] = []
-    start: int | None = None
-    top = rack_height(view, rack)
-    for u in range(1, top + 2):
-        free = u <= top and all((u, f) not in taken for f in faces)
-        if free and start is None:
-            start = u
-        elif not free and start is not None:
-            runs.append(range(start, u))
-            start = None
-    return runs
 
 
 def _over_reason(

@@ -240,7 +240,8 @@ class HallScene(QGraphicsScene):
         if not self.items_by_rack and self._empty is None:
             self._empty = self._text(
                 "This design has no racks yet.\n\n"
-                "Start with Hall ▸ Add Row (Ctrl+Shift+R) and Hall ▸ Add Racks… (Ctrl+Shift+A),\n"
+                "Start with File ▸ New… (Ctrl+N) for a hall of racks, or with\n"
+                "Hall ▸ Add Row (Ctrl+Shift+R) and Hall ▸ Add Racks… (Ctrl+Shift+A),\n"
                 "then drag servers, switches and storage from the catalog on the left\n"
                 "into the racks.",
                 self._title_font,

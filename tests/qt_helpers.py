@@ -30,6 +30,8 @@ def open_window(qtbot, tmp_path, design, catalog=None):
     window.show()
     qtbot.waitExposed(window)
     QApplication.processEvents()
+    # The first frame is drawn before the first check and the estimates (issue 21).
+    qtbot.waitUntil(lambda: not window.document.figures.held)
     return window
 
 

@@ -33,6 +33,8 @@ def window(qtbot, tmp_path, monkeypatch) -> MainWindow:
     window.resize(1600, 1000)
     window.show()
     qtbot.waitExposed(window)
+    # The first frame comes before the estimates the strip shows (issue 21).
+    qtbot.waitUntil(lambda: not window.document.figures.held)
     window.tabs.setCurrentWidget(window.estimates_page)
     window.estimates.select_workload(window.document.design.workloads[0].id)
     return window

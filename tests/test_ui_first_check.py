@@ -51,13 +51,22 @@ def test_a_reader_gets_the_findings_at_once_while_slices_run(qtbot, monkeypatch)
 
 
 def test_the_window_paints_before_the_first_check(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from workbench.ui.shell.main_window import MainWindow
+
     catalog = load_catalog(include_user=False, strict=True)
     seen: list[bool] = []
-    window = open_window(qtbot, tmp_path, sample_design(catalog), catalog)
-    window.document.figures.findingsReady.connect(lambda: seen.append(bool(window._painted)))
-    qtbot.waitUntil(lambda: window.document.figures.checked and bool(seen), timeout=20_000)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    document = Document(sample_design(catalog))
+    window = MainWindow(document, catalog=catalog, settings=settings)
+    qtbot.addWidget(window)
+    document.figures.findingsReady.connect(lambda: seen.append(bool(window._painted)))
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitUntil(lambda: document.figures.checked and bool(seen), timeout=20_000)
     assert seen[0]  # the first frame was painted before the findings were ready
-    window.document.undo_stack.setClean()
+    document.undo_stack.setClean()
 
 
 def test_the_estimates_view_is_built_when_its_tab_is_first_shown(qtbot, tmp_path):

@@ -239,6 +239,8 @@ def window(qtbot, tmp_path, monkeypatch, tiny_design) -> MainWindow:
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
+    # The first frame comes before the first check and estimates (issue 21): let it.
+    qtbot.waitUntil(lambda: not document.figures.held)
     document.push(add_workload(document, TRAINING))
     QApplication.processEvents()
     yield window

@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from workbench.cli.catalog_load import load_catalog_noting_errors
+    from workbench.cli.progress import step
     from workbench.export.output import ExportError
     from workbench.store import ProjectFileError, open_design
 
@@ -43,12 +44,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         names = ", ".join(kind.option for kind in EXPORTS)
         raise CliError(f"export: choose at least one of {names}", 2)
     try:
-        design = open_design(Path(args.file), catalog=load_catalog_noting_errors())
+        with step(f"opening {Path(args.file).name}"):
+            design = open_design(Path(args.file), catalog=load_catalog_noting_errors())
     except ProjectFileError as exc:
         raise CliError(str(exc), 2) from None
     for kind, target in chosen:
         try:
-            written = exporter(kind)(design, Path(target))
+            with step(f"writing {Path(target).name}"):
+                written = exporter(kind)(design, Path(target))
         except ExportError as exc:
             raise CliError(f"{kind.option}: {exc}") from None
         if not args.quiet:

@@ -42,13 +42,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from workbench.cli.progress import step
     from workbench.cli.project_io import open_project
     from workbench.export.output import ExportError
     from workbench.netbox import write_netbox
 
     design = open_project(Path(args.file))
     try:
-        written = write_netbox(design, Path(args.dir))
+        with step(f"writing the NetBox files into {Path(args.dir).name}"):
+            written = write_netbox(design, Path(args.dir))
     except ExportError as exc:
         raise CliError(f"netbox export: {exc}") from None
     if not args.quiet:

@@ -75,11 +75,13 @@ def cmd_print(args: argparse.Namespace) -> int:
     if not args.out and not args.svg_dir:
         raise CliError("print: give --out FILE.pdf, --svg-dir DIR or both", EXIT_BAD_INPUT)
     from workbench.cli.catalog_load import load_catalog_noting_errors
+    from workbench.cli.progress import step
     from workbench.store import ProjectFileError, open_design
 
     path = Path(args.file)
     try:
-        design = open_design(path, catalog=load_catalog_noting_errors())
+        with step(f"opening {path.name}"):
+            design = open_design(path, catalog=load_catalog_noting_errors())
     except ProjectFileError as exc:
         raise CliError(str(exc)) from None
 
@@ -109,10 +111,12 @@ def cmd_print(args: argparse.Namespace) -> int:
     )
     try:
         if args.out:
-            pages = write_pdf(Path(args.out), design, options)
+            with step(f"drawing {Path(args.out).name}"):
+                pages = write_pdf(Path(args.out), design, options)
             print(f"wrote {args.out}: {_pages(pages)} ({what})")
         if args.svg_dir:
-            files = write_svgs(Path(args.svg_dir), design, options)
+            with step(f"drawing the SVG pages into {Path(args.svg_dir).name}"):
+                files = write_svgs(Path(args.svg_dir), design, options)
             print(f"wrote {_pages(len(files))} as SVG to {args.svg_dir} ({what})")
     except NothingToPrint as exc:
         raise CliError(f"{path}: {exc}", EXIT_BAD_INPUT) from None

@@ -201,7 +201,9 @@ class MainWindow(QMainWindow):
         self._painted: bool | None = None
         # Held until the first frame (see showEvent): a design opened before the window
         # is shown (a FILE on the command line) must not be checked before it is drawn.
+        # A window nobody shows (a script's, a test's) lets go at the first event loop.
         document.figures.hold_checks()
+        QTimer.singleShot(0, self._release_if_hidden)
 
     # -- parts ---------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
@@ -587,6 +589,10 @@ class MainWindow(QMainWindow):
             # second after showing, should no paint come), then runs in slices.
             self._painted = False
             QTimer.singleShot(500, self.document.figures.release_checks)
+
+    def _release_if_hidden(self) -> None:
+        if not self.isVisible():
+            self.document.figures.release_checks()
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().paintEvent(event)

@@ -95,3 +95,22 @@ def test_one_reading_of_free_units():
     rear = {u for run in free_ranges(design, rack, "rear") for u in run}
     assert both == front & rear
     assert all((u, "front") not in taken and (u, "rear") not in taken for u in both)
+
+
+def test_one_list_of_catalog_item_fields():
+    """catalog/merge.py, store/snapshot.py and cli/catalog_cmds.py each restated the
+    fields; the snapshot stores catalog.item.FILE_FIELDS (read off the dataclass), an
+    import keeps WORKBENCH_FIELDS, and the CLI shows a choice of them."""
+    from dataclasses import fields
+
+    from workbench.catalog import merge
+    from workbench.catalog.item import FILE_FIELDS, WORKBENCH_FIELDS
+    from workbench.cli import catalog_cmds
+    from workbench.store import snapshot
+
+    declared = {f.name for f in fields(CatalogItem)}
+    assert set(FILE_FIELDS) == declared - {"power_ports", "interfaces", "raw", "source_file"}
+    assert set(WORKBENCH_FIELDS) <= set(FILE_FIELDS)
+    assert merge.KEPT_FIELDS is WORKBENCH_FIELDS
+    assert snapshot._PLAIN_FIELDS is FILE_FIELDS
+    assert set(catalog_cmds.LIST_FIELDS + catalog_cmds.JSON_FIELDS) <= set(FILE_FIELDS)

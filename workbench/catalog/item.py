@@ -10,7 +10,7 @@ opens identically on a laptop that lacks the catalog.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 #: Every kind of catalog item the workbench knows.
@@ -149,3 +149,37 @@ class CatalogItem:
     def label(self) -> str:
         """What a person calls it: manufacturer and model."""
         return f"{self.manufacturer} {self.model}".strip()
+
+
+# -- the one list of an item's fields ---------------------------------------------------------
+#: Fields held as lists of records rather than plain values (a file's ``interfaces`` and
+#: ``power-ports``), and the two the parser adds about where an item came from.
+_NOT_PLAIN: frozenset[str] = frozenset({"power_ports", "interfaces", "raw", "source_file"})
+
+#: Every plain field a catalog file (and a design's snapshot of it) holds, in the order
+#: CatalogItem declares them.  Read off the dataclass, so a new field is stored, merged
+#: and listed without a second list to update.
+FILE_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(CatalogItem) if f.name not in _NOT_PLAIN
+)
+
+#: The workbench's own figures, beyond NetBox's device-type schema: what an import of a
+#: NetBox file keeps when the new file does not state them (see
+#: :mod:`workbench.catalog.merge`).  NetBox's own fields (maker, model, U, depth,
+#: airflow, weight, ports) come from the file.
+WORKBENCH_FIELDS: tuple[str, ...] = (
+    "max_power_w",
+    "typical_power_w",
+    "unit_price",
+    "currency",
+    "gpu",
+    "gpu_count",
+    "tflops",
+    "hbm_gb",
+    "hbm_bw_tbs",
+    "nvlink_gbs",
+    "kind",
+    "role",
+    "props",
+    "sources",
+)

@@ -18,25 +18,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import WORKBENCH_FIELDS, CatalogItem
 
 #: Workbench figures an import keeps when the new file does not state them.
-KEPT_FIELDS: tuple[str, ...] = (
-    "max_power_w",
-    "typical_power_w",
-    "unit_price",
-    "currency",
-    "gpu",
-    "gpu_count",
-    "tflops",
-    "hbm_gb",
-    "hbm_bw_tbs",
-    "nvlink_gbs",
-    "kind",
-    "role",
-    "props",
-    "sources",
-)
+KEPT_FIELDS: tuple[str, ...] = WORKBENCH_FIELDS
 
 #: Fields compared in a diff, in the order a person reads them.
 DIFF_FIELDS: tuple[str, ...] = (

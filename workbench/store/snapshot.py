@@ -15,35 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import FILE_FIELDS, CatalogItem
 
 # Fields copied under the same name; None values are left out, as a catalog file would.
-_PLAIN_FIELDS: tuple[str, ...] = (
-    "slug",
-    "kind",
-    "manufacturer",
-    "model",
-    "part_number",
-    "role",
-    "u_height",
-    "is_full_depth",
-    "airflow",
-    "weight",
-    "weight_unit",
-    "gpu",
-    "gpu_count",
-    "tflops",
-    "hbm_gb",
-    "hbm_bw_tbs",
-    "nvlink_gbs",
-    "typical_power_w",
-    "max_power_w",
-    "unit_price",
-    "currency",
-    "props",
-    "sources",
-    "comments",
-)
+_PLAIN_FIELDS: tuple[str, ...] = FILE_FIELDS
 
 
 #: Text fields whose empty value means "not given" (their default in CatalogItem).

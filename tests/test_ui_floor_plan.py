@@ -306,3 +306,32 @@ def test_the_plan_pins_grid_labels_and_a_scale_in_metres_to_its_edges(qtbot, win
             for y in range(20, image.height() - 60, 2)
         ]
         assert min(left_band) < 140, "no row number down the left"
+
+
+def test_rack_names_turn_along_the_rack_when_too_narrow_to_read_across(qtbot, window):
+    """Zoomed out until "A01" no longer fits across a 600 mm rack, the name is still
+    written, along its 1,200 mm side (as the printed plan writes it)."""
+    from workbench.ui.floor.items import CHAR_EM, MIN_TEXT_PX
+
+    view = show_plan(qtbot, window)
+    spot = view.spot("r1")
+    narrow, long = sorted((spot.rect.width(), spot.rect.height()))
+    need = 3 * CHAR_EM * MIN_TEXT_PX + 4
+    zoom = (need / long + need / narrow) / 2  # between the two thresholds
+    assert zoom * narrow < need <= zoom * long and zoom * narrow >= MIN_TEXT_PX
+    view.resetTransform()
+    view.scale(zoom, zoom)
+    view.centerOn(spot.rect.center())
+    QApplication.processEvents()
+    image = view.viewport().grab().toImage()
+    # The middle of the footprint: clear of its outline and the dark band of its front.
+    whole = view.mapFromScene(spot.rect).boundingRect()
+    area = whole.adjusted(
+        whole.width() // 4, whole.height() // 4, -whole.width() // 4, -whole.height() // 4
+    )
+    darkest = min(
+        QColor(image.pixel(x, y)).lightness()
+        for x in range(area.left(), area.right())
+        for y in range(area.top(), area.bottom())
+    )
+    assert darkest < 110, "no name written on the rack"

@@ -257,6 +257,7 @@ class RowItem(QGraphicsItem):
         self._label: tuple[tuple[str, float], QFont, QStaticText, QPointF] | None = None
         self.longest = 0
         self.narrowest = fl.DEFAULT_WIDTH_MM
+        self.shortest_long = fl.DEFAULT_DEPTH_MM
         self._bounds = QRectF()
         self.setZValue(1)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
@@ -270,6 +271,11 @@ class RowItem(QGraphicsItem):
         self.longest = max((len(spots[r].name) for r in self.rack_ids), default=0)
         self.narrowest = min(
             (spots[r].rect.width() for r in self.rack_ids), default=fl.DEFAULT_WIDTH_MM
+        )
+        #: The shortest long side of a footprint: room for a name turned along it.
+        self.shortest_long = min(
+            (max(spots[r].rect.width(), spots[r].rect.height()) for r in self.rack_ids),
+            default=fl.DEFAULT_DEPTH_MM,
         )
         extent = self.plan.extents.get(self.row_id)
         #: The row's length along its racks, mm (shown under its name).
@@ -301,6 +307,8 @@ class RowItem(QGraphicsItem):
         exposed = option.exposedRect
         if self.rack_ids and self._names_fit(lod):
             self._paint_names(painter, lod, exposed)
+        elif self.rack_ids and self._turned_names_fit(lod):
+            self._paint_turned_names(painter, lod, exposed)
         if self.label and self.label_rect.intersects(exposed):
             self._paint_label(painter, lod)
 
@@ -310,6 +318,38 @@ class RowItem(QGraphicsItem):
         in every row at once."""
         longest, narrowest = self.plan.name_fit
         return lod * narrowest >= longest * CHAR_EM * MIN_TEXT_PX + 4
+
+    def _turned_names_fit(self, lod: float) -> bool:
+        """Zoomed out further: a name still reads along a rack's long side (a 600 mm
+        wide rack is 1,200 mm deep), turned, as the printed plan writes it."""
+        if self.longest <= 0:
+            return False
+        fits_along = lod * self.shortest_long >= self.longest * CHAR_EM * MIN_TEXT_PX + 4
+        return fits_along and lod * self.narrowest >= MIN_TEXT_PX
+
+    def _paint_turned_names(self, painter: QPainter, lod: float, exposed: QRectF) -> None:
+        """Each rack's name along its long side at the smallest readable size."""
+        plan = self.plan
+        painter.setFont(plan.font_for_px(MIN_TEXT_PX / lod))
+        painter.setPen(QColor(colors.TEXT))
+        center = int(Qt.AlignmentFlag.AlignCenter)
+        for rack_id in self.rack_ids:
+            spot = plan.spots[rack_id]
+            rect = spot.rect
+            if not rect.intersects(exposed):
+                continue
+            if rect.width() >= rect.height():
+                painter.drawText(rect, center, spot.name)
+                continue
+            painter.save()
+            painter.translate(rect.center())
+            painter.rotate(-90)
+            painter.drawText(
+                QRectF(-rect.height() / 2, -rect.width() / 2, rect.height(), rect.width()),
+                center,
+                spot.name,
+            )
+            painter.restore()
 
     def _paint_names(self, painter: QPainter, lod: float, exposed: QRectF) -> None:
         """Each rack's name, and zoomed in further its maximum draw against its budget;

@@ -36,6 +36,7 @@ from workbench.model import (
     version_ops,
 )
 from workbench.model.acceptance import AddAcceptanceResults, RemoveLastAcceptanceImport
+from workbench.model.add_checks import check_free, check_names
 from workbench.model.applied import Applied, Batch, Edit, apply_all, insert_at
 from workbench.model.captures import ReplaceCaptures
 from workbench.model.change import Change
@@ -349,34 +350,6 @@ def _devices_of(racks: Iterable[Rack]) -> list[Device]:
     return [device for rack in racks for device in rack.devices]
 
 
-def _check_free(design: Design, ids: Iterable[str]) -> None:
-    """Every id is non-empty text, given once, and no object has it yet.  Asked of
-    every link a generated fabric adds (300,000 at 100,000 GPUs), so the common case,
-    all fresh, is a few set operations rather than a lookup per id and table."""
-    wanted = list(ids)
-    if not all(isinstance(object_id, str) and object_id for object_id in wanted):
-        raise EditError("Every object needs a non-empty id.")
-    unique = set(wanted)
-    tables = design.index.id_tables()
-    if len(unique) == len(wanted) and all(table.keys().isdisjoint(unique) for table in tables):
-        return
-    seen: set[str] = set()
-    for object_id in wanted:
-        if object_id in seen or design.index.in_use(object_id):
-            raise EditError(f"The id {object_id!r} is already in use.")
-        seen.add(object_id)
-
-
-def _check_names(what: str, objects: Iterable[Row | Rack | Device]) -> None:
-    """Added objects carry names that the file and every export can hold (the rule
-    lives in :data:`workbench.text_rules.STORED_TEXT`); checked like ids, on every add."""
-    rule = STORED_TEXT[f"{what}s.name"]
-    for obj in objects:
-        problem = rule.problem(obj.name)
-        if problem is not None:
-            raise EditError(f"The {what} {obj.name!r:.60} cannot be added: its name {problem}.")
-
-
 def _check_unique(design: Design, site: Site | None, devices: list[Device]) -> None:
     """Added devices take no name of their site and no asset tag or serial of the
     design (:mod:`workbench.model.unique`)."""
@@ -452,10 +425,10 @@ def _add_row(design: Design, op: AddRow) -> Applied:
     if site is None:
         raise EditError(f"No site with id {op.site_id!r}.")
     racks = op.row.racks
-    _check_free(design, [op.row.id, *(r.id for r in racks), *(d.id for d in _devices_of(racks))])
-    _check_names("row", [op.row])
-    _check_names("rack", racks)
-    _check_names("device", _devices_of(racks))
+    check_free(design, [op.row.id, *(r.id for r in racks), *(d.id for d in _devices_of(racks))])
+    check_names("row", [op.row])
+    check_names("rack", racks)
+    check_names("device", _devices_of(racks))
     if not op.restore:
         _check_unique(design, site, _devices_of(racks))
     insert_at(site.rows, op.row, op.index, "rows of the site")
@@ -506,9 +479,9 @@ def _add_rack(design: Design, op: AddRack) -> Applied:
     if placed is None:
         raise EditError(f"No row with id {op.row_id!r}.")
     row = placed[1]
-    _check_free(design, [op.rack.id, *(d.id for d in op.rack.devices)])
-    _check_names("rack", [op.rack])
-    _check_names("device", op.rack.devices)
+    check_free(design, [op.rack.id, *(d.id for d in op.rack.devices)])
+    check_names("rack", [op.rack])
+    check_names("device", op.rack.devices)
     if not op.restore:
         _check_unique(design, design.index.site_of_row(row.id), op.rack.devices)
     insert_at(row.racks, op.rack, op.index, "racks of the row")
@@ -558,8 +531,8 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
     if placed is None:
         raise EditError(f"No rack with id {op.rack_id!r}.")
     rack = placed[1]
-    _check_free(design, [op.device.id])
-    _check_names("device", [op.device])
+    check_free(design, [op.device.id])
+    check_names("device", [op.device])
     if not op.restore:
         _check_unique(design, unique.site_of_rack(design, rack.id), [op.device])
     problem = placement_problem(op.device.position, op.device.face)
@@ -649,7 +622,7 @@ def _add_link(design: Design, op: AddLink) -> Applied:
     for end in (link.a_device, link.b_device):
         if end not in design.index.devices:
             raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
-    _check_free(design, [link.id])
+    check_free(design, [link.id])
     insert_at(design.links, link, op.index, "links")
     design.index.add_link(link)
     ids = frozenset({link.id})
@@ -676,7 +649,7 @@ def _add_links(design: Design, op: AddLinks) -> Applied:
         for end in (link.a_device, link.b_device):
             if end not in devices:
                 raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
-    _check_free(design, (link.id for link in links))
+    check_free(design, (link.id for link in links))
     if op.positions is None:
         design.links.extend(links)
     else:

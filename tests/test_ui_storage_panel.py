@@ -15,9 +15,9 @@ from workbench.calc.storage_tiers import tier_figures
 from workbench.catalog import load_catalog
 from workbench.model import Link, ops
 from workbench.model.errors import EditError
+from workbench.planning.storage_tier import plan_storage_tier
 from workbench.ui.commands import EditCommand
 from workbench.ui.shell.document import Document
-from workbench.ui.storage.dialogs import fabric_attach, plan_storage_tier
 from workbench.ui.storage.panel import StoragePanel
 
 
@@ -161,8 +161,6 @@ def test_add_storage_tier_dialog_places_and_undoes(qtbot, catalog) -> None:
 
 
 def test_add_dialog_cables_when_the_storage_plane_has_leaves(qtbot, catalog) -> None:
-    if fabric_attach() is None:
-        pytest.skip("the fabric generator's attach_hosts is not installed")
     design = storage_design(catalog, nodes=1, node_links=1, appliances=1, appliance_links=1)
     panel = shown_panel(qtbot, design, catalog)
     document = panel.document
@@ -195,11 +193,10 @@ def test_cabling_is_offered_only_where_it_can_work(qtbot, catalog) -> None:
     assert dialog.cable.toolTip() == dialog.cabling_problem()
     dialog._switches = True  # as if the storage plane had leaves
     dialog.model.setCurrentIndex(dialog.model.findData(HDD))
-    if fabric_attach() is not None:
-        assert dialog.cabling_problem() == (
-            "Generic 5U 84-bay HDD enclosure (JBOD) has no storage-plane port (it is "
-            "attached through a server)."
-        )
+    assert dialog.cabling_problem() == (
+        "Generic 5U 84-bay HDD enclosure (JBOD) has no storage-plane port (it is "
+        "attached through a server)."
+    )
     assert not dialog.cable.isChecked()
 
 
@@ -259,9 +256,6 @@ def test_plan_cables_with_attach_hosts(catalog) -> None:
 def test_plan_cables_with_the_fabric_generator(catalog) -> None:
     """With the generator installed, the new appliances are cabled to the storage leaf
     (an SN4600 with free 200G ports) in the same batch, and undo takes it all back."""
-    attach = fabric_attach()
-    if attach is None:
-        pytest.skip("the fabric generator's attach_hosts is not installed")
     design = storage_design(catalog, nodes=1, node_links=1, appliances=1, appliance_links=1)
     start = copy.deepcopy(design)
     plan = plan_storage_tier(

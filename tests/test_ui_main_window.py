@@ -228,7 +228,7 @@ def test_save_and_reopen_gives_an_equal_design(make_window, tmp_path, monkeypatc
     assert not window.isWindowModified()
     assert window.file_actions.recent_files()[0] == str(saved.resolve())
 
-    from workbench.planning.new_hall import HallSpec
+    from workbench.templates.new_hall import HallSpec
 
     window.file_actions.ask_new_hall = lambda: HallSpec(rows=1, racks_per_row=2)
     window.file_actions.new()

@@ -23,7 +23,7 @@ from workbench.ui.shell.document import Document
 
 if TYPE_CHECKING:
     from workbench.catalog import Catalog
-    from workbench.planning.new_hall import HallSpec
+    from workbench.templates.new_hall import HallSpec
     from workbench.ui.shell.main_window import MainWindow
 
 RECENT_KEY = "recentFiles"
@@ -184,7 +184,7 @@ class FileActions(QObject):
         spec = self.ask_new_hall()
         if spec is None:
             return False
-        from workbench.planning.new_hall import new_hall
+        from workbench.templates.new_hall import new_hall
 
         try:
             design = new_hall(spec, self.catalog)

@@ -1,7 +1,7 @@
 """The New hall dialog behind File ▸ New: site and hall names, rows and racks per row,
 the rack model (its height shown), cooling and its limit, the A/B feeds, and
 optionally a template to start from.  It only gathers a
-:class:`~workbench.planning.new_hall.HallSpec`; the planning module builds the hall.
+:class:`~workbench.templates.new_hall.HallSpec`; the planning module builds the hall.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from workbench.catalog.item import CatalogItem
 from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.rack_fields import type_cooling_limit_kw
-from workbench.planning.new_hall import MAX_RACKS_PER_ROW, MAX_ROWS, HallSpec
+from workbench.templates.new_hall import MAX_RACKS_PER_ROW, MAX_ROWS, HallSpec
 
 #: The rack model the dialog offers first (a 42U air-cooled rack, the planner's default).
 DEFAULT_RACK = "generic-rack-42u-air"

@@ -2,7 +2,8 @@
 identical racks with their cooling, power budget and A/B feeds set, ready for drops;
 or a template's design under the names the planner gave.
 
-The racks come from :func:`workbench.model.hall_edits.add_row` (the rows and racks the
+It sits with the templates (above ``planning``) because it builds whole designs and may
+start from a template.  The racks come from :func:`workbench.model.hall_edits.add_row` (the rows and racks the
 Hall menu adds, named A01, A02 ... B01), so a hall built here and one built by hand
 agree; this module only sets what the dialog asked for on top.
 """
@@ -19,6 +20,7 @@ from workbench.model.hall_edits import add_row
 from workbench.model.names import clean_name
 from workbench.model.rack_fields import default_cooling_limit_kw
 from workbench.model.requests import ItemSource
+from workbench.templates.builder import build_template
 
 #: Bounds a hall asked for in the dialog must keep (a 100,000-GPU design has about
 #: 1,600 racks; a typing slip of 10,000 rows should be refused, not built).
@@ -64,8 +66,6 @@ def new_hall(spec: HallSpec, catalog: ItemSource | None) -> Design:
     site_name = clean_name(spec.site, "design")
     hall_name = clean_name(spec.hall, "site")
     if spec.template:
-        from workbench.templates import build_template
-
         design = build_template(spec.template)
         design.name = site_name
         if design.sites:

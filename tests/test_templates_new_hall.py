@@ -11,7 +11,7 @@ from workbench.catalog import load_catalog
 from workbench.model import Design, hall_edits, ops
 from workbench.model.errors import EditError
 from workbench.model.index import index_problems
-from workbench.planning.new_hall import HallSpec, new_hall
+from workbench.templates.new_hall import HallSpec, new_hall
 
 
 @pytest.fixture(scope="module")

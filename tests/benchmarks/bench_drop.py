@@ -39,15 +39,15 @@ from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 SLUG = "generic-mgmt-48p-10g"
 
 
-def _mime(window: MainWindow):
+def _mime(window: MainWindow, slug: str = SLUG):
     proxy = window.palette_widget.proxy
     stack = [proxy.index(r, 0) for r in range(proxy.rowCount())]
     while stack:
         index = stack.pop()
-        if index.data(SLUG_ROLE) == SLUG:
+        if index.data(SLUG_ROLE) == slug:
             return proxy.mimeData([index])
         stack.extend(proxy.index(r, 0, index) for r in range(proxy.rowCount(index)))
-    raise SystemExit(f"{SLUG} is not in the catalog")
+    raise SystemExit(f"{slug} is not in the catalog")
 
 
 def _ms(start: float) -> float:
@@ -55,14 +55,20 @@ def _ms(start: float) -> float:
 
 
 def bench_drops(
-    app, window: MainWindow, drops: int, undos: list[float] | None = None
+    app,
+    window: MainWindow,
+    drops: int,
+    undos: list[float] | None = None,
+    slug: str = SLUG,
+    height: int = 1,
 ) -> list[float]:
-    """Milliseconds of each drop; with ``undos``, each drop is undone (timed there)."""
+    """Milliseconds of each drop of ``slug`` (``height`` U); with ``undos``, each drop is
+    undone (timed there)."""
     view, design = window.rack_view, window.document.design
-    mime = _mime(window)
+    mime = _mime(window, slug)
     targets = []
     for rack in design.iter_racks():
-        runs = [r for r in free_ranges(design, rack) if len(r) >= 1]
+        runs = [r for r in free_ranges(design, rack) if len(r) >= height]
         if runs:
             targets.append((rack, runs[-1].start))
         if len(targets) >= drops:
@@ -115,6 +121,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus", type=int, nargs="+", default=[16_384])
     parser.add_argument("--drops", type=int, default=50)
+    parser.add_argument("--slug", default=SLUG, help="what to drop (nvidia-dgx-h100: a node)")
     args = parser.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     catalog = load_catalog(include_user=False)
@@ -134,9 +141,10 @@ def main() -> int:
             while not document.figures.checked:  # the first check runs in slices: let it end
                 app.processEvents()
             undos: list[float] = []
-            drops = bench_drops(app, window, args.drops, undos)
+            height = int(catalog[args.slug].u_height)
+            drops = bench_drops(app, window, args.drops, undos, args.slug, height)
             pans, zooms = bench_pan_zoom(app, window)
-            print(f"\n{gpus:,} GPUs, {racks:,} racks: {len(drops)} drops")
+            print(f"\n{gpus:,} GPUs, {racks:,} racks: {len(drops)} drops of {args.slug}")
             for name, values in (
                 ("drop → all figures", drops),
                 ("undo the drop", undos),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import pytest
 
@@ -237,7 +236,7 @@ def test_by_kind_is_sorted_by_manufacturer_then_model(catalog):
     assert gpus[0].manufacturer == "AMD"
 
 
-def test_whole_catalog_loads_well_under_a_second():
-    start = time.perf_counter()
-    load_catalog(include_user=False)
-    assert time.perf_counter() - start < 1.0  # about 0.07 s on the 2-core dev machine
+def test_whole_catalog_loads():
+    # Its time (about 0.07 s on the 2-core dev machine) is measured by
+    # tests/benchmarks/bench_untrusted_inputs.py, not asserted here.
+    assert load_catalog(include_user=False).items

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -77,10 +76,8 @@ def both_parsers(request, monkeypatch):
 
 def test_billion_laughs_is_refused_at_the_first_alias_fast(tmp_path, both_parsers):
     path = write(tmp_path, "bomb.yaml", BILLION_LAUGHS)
-    start = time.perf_counter()
-    error = only_error(path)
-    assert time.perf_counter() - start < 0.5
-    assert (error.line, error.field) == (6, "props.b[0]")
+    error = only_error(path)  # its time: tests/benchmarks/bench_untrusted_inputs.py
+    assert (error.line, error.field) == (6, "props.b[0]")  # the first alias
     assert "alias *a is not allowed" in error.message
 
 
@@ -111,9 +108,8 @@ def test_an_oversized_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
         handle.truncate(2 * 1024**3)
     read = []
     monkeypatch.setattr(yaml_source, "parse_yaml_text", lambda *a: read.append(a))
-    start = time.perf_counter()
     error = only_error(path)
-    assert time.perf_counter() - start < 0.5 and read == []
+    assert read == []  # refused before a byte was parsed
     assert f"at most {limits.MAX_FILE_BYTES:,} bytes" in error.message
     assert "2,147,483,648 bytes" in error.message
 
@@ -161,9 +157,7 @@ def test_nesting_depth_limit(tmp_path, both_parsers, style):
 
 def test_thousands_of_levels_are_refused_quickly(tmp_path, both_parsers):
     text = HEAD + "props: " + "[" * 5000 + "]" * 5000 + "\n"
-    start = time.perf_counter()
-    error = only_error(write(tmp_path, "deep.yaml", text))
-    assert time.perf_counter() - start < 0.5
+    error = only_error(write(tmp_path, "deep.yaml", text))  # timed in bench_untrusted_inputs
     assert error.line == 6  # refused by libyaml's own cap of 1,000 or by ours
 
 
@@ -175,9 +169,7 @@ def test_value_count_limit(tmp_path):
     )
     assert ok.errors == [] and len(ok.items[0].raw["props"]["x"]) == below
     text = HEAD + "props: {x: [" + ",".join(["0"] * limits.MAX_VALUES_PER_FILE) + "]}\n"
-    start = time.perf_counter()
     error = only_error(write(tmp_path, "dense.yaml", text))
-    assert time.perf_counter() - start < 2.0
     assert f"more than {limits.MAX_VALUES_PER_FILE:,} values" in error.message
     assert error.line == 6 and error.field.startswith("props.x[")
 
@@ -389,9 +381,7 @@ def bombed_user_folder(tmp_path, monkeypatch) -> Path:
 
 def test_user_folder_bombs_cost_one_error_each(bombed_user_folder):
     shipped = load_catalog(include_user=False)
-    start = time.perf_counter()
     catalog = load_catalog()
-    assert time.perf_counter() - start < 2.0
     assert set(shipped.items) < set(catalog.items) and "my-node" in catalog
     assert sorted((Path(e.file).name, e.line) for e in catalog.errors) == [
         ("bomb.yaml", 6),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from workbench.calc import layout_search as ls
@@ -56,10 +54,7 @@ def test_batch_that_divides_no_layout_is_named():
 def test_large_design_is_fast():
     # Bounded search: 100,000 GPUs answer well within a window refresh (benchmark file
     # tests/benchmarks/bench_layout_search.py measures the 50 ms target).
-    start = time.perf_counter()
     choice = ls.auto_layout(
         presets.get_preset("llama3-405b"), H100, 100_000, "bf16", 8192, 2000, USABLE
     )
-    elapsed = time.perf_counter() - start
     assert choice.best is not None
-    assert elapsed < 1.0, elapsed

@@ -11,11 +11,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
+import workbench.templates as templates  # noqa: E402 - a missing package fails, never skips
 from workbench.calc.summary import summarize  # noqa: E402
 from workbench.ui.estimates import EstimatesView  # noqa: E402
 from workbench.ui.shell.document import Document  # noqa: E402
-
-templates = pytest.importorskip("workbench.templates")
 
 
 def type_into(qtbot, line, text: str) -> None:

@@ -4,7 +4,6 @@ every way a file can be wrong refused with its file and line."""
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -198,9 +197,7 @@ def test_foreign_xml() -> None:
 
 
 def test_entity_bomb_and_external_entities_are_refused_before_parsing() -> None:
-    start = time.perf_counter()
     error = refused((DATA / "bad" / "entity-bomb.xml").read_bytes(), "bomb.xml")
-    assert time.perf_counter() - start < 1.0
     assert error.line == 2 and "DOCTYPE" in error.message
     external = (
         '<?xml version="1.0"?>\n<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">\n'

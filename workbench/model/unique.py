@@ -115,15 +115,21 @@ class Clash:
 
 def clashes(design: Design) -> list[Clash]:
     """Every clash the design holds: device names within a site, asset tags and serials
-    across the design.  One pass over the devices."""
+    across the design.  One pass over the devices, grouping only names the design's
+    name count holds twice (none, usually) and labels that are set: the rule runs after
+    every device edit, on 30,000 devices at 100,000 GPUs."""
+    repeated = {name for name, count in design.index.device_names.items() if count > 1}
     groups: dict[tuple[str, str], list[tuple[Rack, Device]]] = {}
     for site in design.sites:
         for row in site.rows:
             for rack in row.racks:
                 for device in rack.devices:
-                    groups.setdefault(("name", f"{site.id}\0{device.name}"), []).append(
-                        (rack, device)
-                    )
+                    if device.name in repeated:
+                        groups.setdefault(("name", f"{site.id}\0{device.name}"), []).append(
+                            (rack, device)
+                        )
+                    if not (device.serial or device.asset_tag):
+                        continue
                     for field, word in LABELS.items():
                         key = label_key(getattr(device, field))
                         if key:

@@ -108,9 +108,9 @@ def test_two_devices_added_at_once_may_not_share_a_name(design) -> None:
 
 
 def test_netbox_import_refuses_a_shared_asset_tag_and_a_control_character(tmp_path) -> None:
-    from workbench.netbox import NetBoxImportError, read_netbox, write_netbox
-
     import csv
+
+    from workbench.netbox import NetBoxImportError, read_netbox, write_netbox
 
     sample = build_template("hgx-h100-air")
     write_netbox(sample, tmp_path / "nb")  # the export refuses a shared tag: edit its CSV

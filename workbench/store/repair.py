@@ -10,7 +10,7 @@ it did to each:
 * **replaced**: a text judged by its rule in :data:`workbench.text_rules.STORED_TEXT`
   keeps what it can (control characters become spaces in a name, invisible and
   direction characters and broken surrogates are dropped) and is **truncated** to its
-  limit; a name left blank becomes ``unnamed <row>``;
+  limit; a name left blank becomes ``unnamed-<row>``;
 * **cleared**: any other refused value of a column that may be empty is emptied, or
   set to the column's default (what a file from before the column meant);
 * **dropped**: a row of a list whose rows stand alone (a link, a waiver, an observation,
@@ -56,6 +56,7 @@ DROPPABLE: frozenset[str] = frozenset(
         "observations",
         "acceptance_results",
         "captures",
+        "teams",
     }
 )
 
@@ -225,7 +226,7 @@ def _mend_texts(conn: sqlite3.Connection, table: str, field: str, rule: TextRule
         problem = rule.problem(value)
         if problem is None:
             continue
-        new, action = mended_text(value, rule, f"unnamed {seq}")
+        new, action = mended_text(value, rule, f"unnamed-{seq}")
         if new in taken:
             tag = f" ({seq})"
             new, action = new[: rule.limit - len(tag)].rstrip() + tag, "replaced"

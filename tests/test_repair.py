@@ -227,3 +227,15 @@ def test_repaired_copies_of_refused_fuzz_files_show_in_every_tab(qtbot, tmp_path
         if toured == 3:
             break
     assert toured == 3
+
+
+def test_unreadable_json_and_one_value_on_many_rows(base: Path, tmp_path: Path) -> None:
+    path = _edited(base, tmp_path, "UPDATE meta SET value = '{' WHERE key = 'properties'")
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE links SET network = 'gone'")  # every link names a missing network
+    conn.commit()
+    conn.close()
+    plan = plan_repairs(path)
+    actions = sorted({(r.table, r.field, r.action) for r in plan.repairs})
+    assert actions == [("links", "network", "cleared"), ("meta", "properties", "replaced")]
+    assert all(link.network is None for link in plan.design.links)

@@ -68,6 +68,11 @@ _SNAPSHOT = re.compile(
     r"^(?:catalog snapshot item |unreadable JSON in catalog_snapshot \()(?P<slug>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
 )
 _META_NAME = "meta, name:"
+_JSON = re.compile(
+    r"^unreadable JSON in (?P<table>[a-z_]+) \((?P<key>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\): "
+)
+#: Meta keys a repair may reset to a harmless value (the header carries the version).
+_META_RESET = {"properties": "{}", "saved_at": '""', "app_version": '""'}
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,10 @@ def _mend(conn: sqlite3.Connection, exc: ProjectFileError) -> list[Repair]:
         return _mend_value(conn, table, seq, field, reason)
     if problem.startswith(_META_NAME):
         return _mend_meta_name(conn, problem[len(_META_NAME) :].strip())
+    bad_json = _JSON.match(problem)
+    if bad_json is not None and bad_json["table"] != "catalog_snapshot":
+        return _mend_json(conn, bad_json["table"], ast.literal_eval(bad_json["key"]),
+                          problem[bad_json.end() :])  # fmt: skip
     snap = _SNAPSHOT.match(problem)
     if snap is not None:
         slug = ast.literal_eval(snap["slug"])
@@ -173,6 +182,22 @@ def _mend(conn: sqlite3.Connection, exc: ProjectFileError) -> list[Repair]:
             for (seq,) in rows
         ]
     return []
+
+
+def _mend_json(conn: sqlite3.Connection, table: str, key: Any, reason: str) -> list[Repair]:
+    """JSON text that does not parse: a meta entry reset, or the row dropped."""
+    if table == "meta":
+        if key not in _META_RESET:
+            return []
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (_META_RESET[key], key))
+        return [Repair("meta", None, str(key), "replaced", f"unreadable JSON ({reason})",
+                       "", _META_RESET[key])]  # fmt: skip
+    if table not in DROPPABLE:
+        return []
+    rows = conn.execute(f'SELECT seq FROM "{table}" WHERE id = ?', (key,)).fetchall()
+    conn.execute(f'DELETE FROM "{table}" WHERE id = ?', (key,))
+    return [Repair(table, seq, "id", "dropped", f"unreadable JSON ({reason})", shown(key))
+            for (seq,) in rows]  # fmt: skip
 
 
 def _mend_value(
@@ -191,8 +216,13 @@ def _mend_value(
         return []
     nullable = columns[field][3] == 0
     if nullable and value[0] is not None:
-        conn.execute(f'UPDATE "{table}" SET "{field}" = NULL WHERE seq = ?', (seq,))
-        return [Repair(table, seq, field, "cleared", reason, shown(value[0]))]
+        # Every row holding the same refused value is cleared at once (a link's network
+        # that no longer exists, on thousands of links), not one re-read per row.
+        alike = _alike(conn, table, field, value[0]) or [seq]
+        conn.executemany(
+            f'UPDATE "{table}" SET "{field}" = NULL WHERE seq = ?', [(s,) for s in alike]
+        )
+        return [Repair(table, s, field, "cleared", reason, shown(value[0])) for s in alike]
     default = columns[field][4]  # the schema's DEFAULT: what an older file meant
     if default is not None:
         conn.execute(f'UPDATE "{table}" SET "{field}" = {default} WHERE seq = ?', (seq,))
@@ -200,8 +230,18 @@ def _mend_value(
         if new is not None and new[0] != value[0]:
             return [Repair(table, seq, field, "replaced", reason, shown(value[0]), shown(new[0]))]
     if table in DROPPABLE:
-        return _drop(conn, table, seq, field, reason)
+        alike = [s for s in _alike(conn, table, field, value[0]) if s != seq]
+        made = _drop(conn, table, seq, field, reason)
+        for other in alike:  # the same refused value elsewhere: dropped with it
+            made += _drop(conn, table, other, field, reason)
+        return made
     return []
+
+
+def _alike(conn: sqlite3.Connection, table: str, field: str, value: Any) -> list[int]:
+    """The rows of ``table`` whose ``field`` holds ``value`` (of the same type)."""
+    rows = conn.execute(f'SELECT seq, "{field}" FROM "{table}" WHERE "{field}" IS ?', (value,))
+    return [seq for seq, held in rows if type(held) is type(value)]
 
 
 def _drop(conn: sqlite3.Connection, table: str, seq: int, field: str, reason: str) -> list[Repair]:

@@ -239,3 +239,27 @@ def test_unreadable_json_and_one_value_on_many_rows(base: Path, tmp_path: Path) 
     actions = sorted({(r.table, r.field, r.action) for r in plan.repairs})
     assert actions == [("links", "network", "cleared"), ("meta", "properties", "replaced")]
     assert all(link.network is None for link in plan.design.links)
+
+
+#: Columns whose values are also judged as references or by a rule of their own.
+_MORE_THAN_TEXT = {"teams.name", "version_assignments.baseline_id"}
+
+
+@pytest.mark.parametrize(
+    "column", [c for c in COLUMNS if not c.endswith(".id") and c not in _MORE_THAN_TEXT]
+)
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=st.text(max_size=40) | st.sampled_from(["a\nb", "x" * 5000, "", "\u202e", "\x00"]))
+def test_the_reader_refuses_exactly_what_the_rule_refuses(
+    base: Path, tmp_path: Path, column: str, text: str
+) -> None:
+    """Every stored text column, read back: the file opens iff the column's one rule
+    (STORED_TEXT) accepts the value; the writer applies the same rule before saving."""
+    table, field = column.split(".")
+    path = _edited(base, tmp_path, f'UPDATE "{table}" SET "{field}" = ? WHERE seq = 1', text)
+    try:
+        open_design(path)
+    except ProjectFileError as exc:
+        assert STORED_TEXT[column].problem(text) is not None, exc
+    else:
+        assert STORED_TEXT[column].problem(text) is None

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from workbench.model.rack_fields import cooling_limit_kw
 from workbench.ui.commands import add_workload
 from workbench.ui.shell.document import Document
 from workbench.ui.shell.main_window import MainWindow
@@ -177,8 +178,11 @@ def test_cooling_change_via_combo_and_undo(qtbot, window):
     combo.setFocus()
     qtbot.keyClick(combo, Qt.Key.Key_Down)
     rack = window.document.design.find_rack("r1")
-    assert rack.cooling == "liquid" and rack.power_limit_kw == 120.0
-    assert "of 120 kW" in window.inspector.rack_fields["kw"].text()
+    # The cooling limit follows the cooling type; the power budget stays the planner's
+    # (the combo used to set it to 120 kW while the rack form kept 50 kW: issue 19).
+    assert rack.cooling == "liquid" and rack.power_limit_kw == 50.0
+    assert cooling_limit_kw(window.document.design, rack) == 120.0
+    assert "of 50 kW" in window.inspector.rack_fields["kw"].text()
     window.undo_action.trigger()
     assert rack.cooling == "rear-door" and rack.power_limit_kw == 50.0
     assert combo.currentData() == "rear-door"

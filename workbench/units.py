@@ -86,3 +86,17 @@ def format_quantity(value: float | None, unit: str = "", digits: int = 3) -> str
     else:
         text = f"{value:.{digits}g}"
     return f"{text} {unit}".strip()
+
+
+def format_capacity(tb: float | None) -> str:
+    """'294.9 TB', '1.77 PB'."""
+    if tb is not None and tb >= 1000:
+        return format_quantity(tb / 1000, "PB")
+    return format_quantity(tb, "TB")
+
+
+def format_gbs(gbs: float | None) -> str:
+    """'50 GB/s', '1.6 TB/s' (GB/s in bytes)."""
+    if gbs is not None and gbs >= 1000:
+        return format_quantity(gbs / 1000, "TB/s")
+    return format_quantity(gbs, "GB/s")

@@ -1,4 +1,13 @@
-"""Plain dataclasses for a cluster design, its id index and its edits; no Qt, no I/O."""
+"""Plain dataclasses for a cluster design, its id index and its edits; no Qt, no I/O.
+
+Every edit is data with an exact inverse: :mod:`workbench.model.ops` gathers the one
+table of them (``ops.apply``, ``ops.snapshot``) from the modules that define them
+(``ops`` itself for rows, racks, devices and links; ``field_ops`` for names, rack
+properties and workloads; ``net_ops``, ``floor_ops``, ``site_ops``, ``team_ops``,
+``type_ops``, ``version_ops``, ``acceptance``, ``captures``).  :mod:`~workbench.model.applied`
+and :mod:`~workbench.model.keep` sit below them all, so no edit module imports ``ops``.
+A rack's cooling limit has its one home in :mod:`~workbench.model.rack_fields`.
+"""
 
 from workbench.model.change import Change
 from workbench.model.design import (

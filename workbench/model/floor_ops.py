@@ -15,7 +15,7 @@ from workbench.model.applied import Applied, Edit, apply_all
 from workbench.model.change import Change
 from workbench.model.design import FACINGS, Design
 from workbench.model.errors import EditError
-from workbench.model.rack_fields import floor_mm_problem
+from workbench.model.rack_fields import floor_mm_problem, is_placed
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,6 @@ def _move_rack_on_floor(design: Design, op: MoveRackOnFloor) -> Applied:
 
 
 def _move_row_on_floor(design: Design, op: MoveRowOnFloor) -> Applied:
-    from workbench.model.floor import is_placed
-
     placed = design.index.rows.get(op.row_id)
     if placed is None:
         raise EditError(f"No row with id {op.row_id!r}.")

@@ -1,4 +1,5 @@
-"""Design templates: realistic starting designs that scale to any GPU count (no Qt)."""
+"""Design templates: realistic starting designs that scale to any GPU count, and the
+New hall design (:mod:`workbench.templates.new_hall`); no Qt."""
 
 from workbench.templates.builder import (
     TemplateError,

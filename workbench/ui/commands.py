@@ -39,15 +39,18 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
 
 from workbench.model import Workload, ops
+from workbench.model.change import Change
 from workbench.model.edit import DEVICE_FIELDS, EditError
 from workbench.model.keep import Snapshot
 from workbench.model.rack_fields import RACK_FIELDS
-from workbench.ui.shell.document import Change, Document
+
+if TYPE_CHECKING:  # the document imports this module to wrap its edits
+    from workbench.ui.shell.document import Document
 
 log = logging.getLogger(__name__)
 

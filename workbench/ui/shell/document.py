@@ -21,6 +21,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from workbench.model import Change, Design, ops, requests
 from workbench.model.errors import EditError
+from workbench.ui.commands import EditCommand
 from workbench.ui.shell.live_figures import LiveFigures
 from workbench.units import format_count
 
@@ -202,8 +203,6 @@ class Document(QObject):
         """Mount a new device of catalog item ``slug`` (one undoable step, the catalog
         snapshot included); returns its id, or None after saying why it cannot go there
         (``editRefused``)."""
-        from workbench.ui.commands import EditCommand  # the commands import this module
-
         try:
             batch = requests.place_new(self.design, self.catalog, rack_id, slug, u, face)
         except EditError as exc:
@@ -217,8 +216,6 @@ class Document(QObject):
     def delete_selected(self) -> int:
         """Remove every selected device, rack and row as one undoable step; returns how
         many objects were removed (0: nothing selected that can be removed)."""
-        from workbench.ui.commands import EditCommand
-
         batch = requests.delete(self.design, self.selected)
         if not batch.ops:
             return 0
@@ -343,8 +340,6 @@ class Document(QObject):
         return plan.report
 
     def _push_fill(self, plan: FillPlan, text: str) -> None:
-        from workbench.ui.commands import EditCommand
-
         if plan.batch.ops:
             self.push(EditCommand(self, plan.batch, text))
 

@@ -39,7 +39,7 @@ from workbench.render import colors
 from workbench.rules import Severity
 from workbench.ui.commands import EditCommand
 from workbench.ui.shell.document import Document
-from workbench.ui.storage.panel import format_capacity, format_gbs
+from workbench.units import format_capacity, format_gbs
 
 
 class AddStorageTierDialog(QDialog):

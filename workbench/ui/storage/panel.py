@@ -56,7 +56,7 @@ from workbench.rules.storage import (
 )
 from workbench.ui.seen import is_seen
 from workbench.ui.shell.document import Document
-from workbench.units import format_quantity, short_number
+from workbench.units import format_capacity, format_gbs, short_number
 
 COLUMNS: tuple[str, ...] = (
     "Tier",
@@ -89,20 +89,6 @@ PASSING: dict[str, str] = {
 #: Item data role holding a verdict's object ids (what clicking it selects).
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
 STATE_ROLE = Qt.ItemDataRole.UserRole + 2
-
-
-def format_capacity(tb: float | None) -> str:
-    """'294.9 TB', '1.77 PB'."""
-    if tb is not None and tb >= 1000:
-        return format_quantity(tb / 1000, "PB")
-    return format_quantity(tb, "TB")
-
-
-def format_gbs(gbs: float | None) -> str:
-    """'50 GB/s', '1.6 TB/s' (GB/s in bytes)."""
-    if gbs is not None and gbs >= 1000:
-        return format_quantity(gbs / 1000, "TB/s")
-    return format_quantity(gbs, "GB/s")
 
 
 @dataclass(frozen=True)

@@ -11,27 +11,16 @@ without one.
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
+from test_store_migrations import _header
 
 from workbench.store import open_design, save_design
 from workbench.store import schema as schema_module
 
 DATA = Path(__file__).parent / "data"
 VERSIONS = range(1, schema_module.SCHEMA_VERSION + 1)
-
-
-def _header(path: Path) -> tuple[int, int]:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return (
-            conn.execute("PRAGMA application_id").fetchone()[0],
-            conn.execute("PRAGMA user_version").fetchone()[0],
-        )
-    finally:
-        conn.close()
 
 
 def test_every_schema_version_has_a_sample():

@@ -101,6 +101,9 @@ FREE_COLUMNS: frozenset[tuple[str, str]] = frozenset(
         ("storage_tiers", "filesystem"),
         ("software_stacks", "components"),
         ("software_stacks", "revision"),
+        # A job's software stack is typed text (`estimate --stack`); a name no profile
+        # knows, blanks included, takes the generic profile and the estimate says so.
+        ("workloads", "framework"),
         # Ids: any unique text; what names them (links, tiers, parents) is checked.
         *((t, "id") for t in ("sites", "rows", "racks", "devices", "links", "networks")),
         *((t, "id") for t in ("storage_tiers", "workloads", "software_stacks")),

@@ -32,7 +32,7 @@ def test_move_and_add_refuse_and_change_nothing(position, face) -> None:
     before = (device.position, device.face, list(rack.devices))
     with pytest.raises(EditError, match="cannot move there"):
         ops.apply(design, ops.MoveDevice(device.id, rack.id, position, face))
-    twin = replace(device, id="dev-bounds", position=position, face=face)
+    twin = replace(device, id="dev-bounds", name="twin-bounds", position=position, face=face)
     with pytest.raises(EditError, match="cannot be added there"):
         ops.apply(design, ops.AddDevice(rack.id, twin, None))
     assert (device.position, device.face, list(rack.devices)) == before
@@ -44,7 +44,7 @@ def test_an_add_that_fails_half_way_leaves_nothing(monkeypatch) -> None:
     leaves the rack's list again and the index agrees with the lists."""
     design = build_template("hgx-h100-air")
     rack = next(design.iter_racks())
-    twin = replace(rack.devices[0], id="dev-half", position=None)
+    twin = replace(rack.devices[0], id="dev-half", name="twin-half", position=None)
     before = list(rack.devices)
 
     def broken(*_args):

@@ -190,3 +190,11 @@ def test_context_parallelism_splits_the_sequence_work() -> None:
     # Same GPUs and batch: CP 2 trades DP for sequence splitting, the step stays close.
     assert with_cp == pytest.approx(without, rel=0.15)
     assert run.layout.gpus == no_cp.gpus == 1024
+
+
+def test_a_stack_name_of_blanks_takes_the_generic_profile() -> None:
+    """A hand-edited file may hold a framework of spaces: no stack, not an IndexError."""
+    from workbench.calc import stack_profiles
+
+    profile, note = stack_profiles.profile_for("   ")
+    assert profile is stack_profiles.GENERIC and "generic" in note

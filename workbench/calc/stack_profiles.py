@@ -172,10 +172,12 @@ PROFILES: dict[str, StackProfile] = {
 def profile_for(framework: str | None, precision: str = "bf16") -> tuple[StackProfile, str]:
     """The profile of ``framework`` (a profile key or a framework name, any case) at
     ``precision``, and a note when it fell back to the generic one (said so)."""
-    if not framework:
+    # "Megatron-Core 0.9.0" or "nemo:24.09": the name before the version. A name of
+    # blanks only (a hand-edited file) names no stack, like an empty one.
+    words = str(framework or "").strip().lower().replace(":", " ").split()
+    if not words:
         return GENERIC, "no software stack named: the generic profile"
-    # "Megatron-Core 0.9.0" or "nemo:24.09": the name before the version.
-    name = str(framework).strip().lower().replace(":", " ").split()[0]
+    name = words[0]
     if name in PROFILES:
         return PROFILES[name], ""
     want = "fp8" if str(precision).lower().startswith("fp8") else "bf16"

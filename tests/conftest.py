@@ -89,6 +89,14 @@ def _tiny_design() -> Design:
 
 
 @pytest.fixture
+def tiny_design_factory():
+    """Makes a fresh tiny design per call. Tests take it as a fixture: ``from conftest
+    import`` finds whichever conftest module pytest imported last (tests/journeys has
+    one too), so it breaks when the whole suite runs."""
+    return _tiny_design
+
+
+@pytest.fixture
 def tiny_design() -> Design:
     """A hand-built two-rack design that needs no catalog or template."""
     return _tiny_design()

@@ -96,16 +96,16 @@ def test_the_check_finds_a_window_kept_alive(qtbot, tmp_path, design_factory):
     assert ref() is None
 
 
-def test_windows_closed_with_an_edit_on_the_stack_are_freed_without_a_crash(qtbot, tmp_path):
+def test_windows_closed_with_an_edit_on_the_stack_are_freed_without_a_crash(
+    qtbot, tmp_path, tiny_design_factory
+):
     """The collector used to free the commands' Python side before the stack's
     destructor deleted them: SIGSEGV on the second window (the hand-built tiny design
     shows it every time; the stack is now cleared first, see Document.__init__)."""
-    from conftest import _tiny_design
-
     refs = []
     for _ in range(3):
         settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(Document(_tiny_design()), settings=settings)
+        window = MainWindow(Document(tiny_design_factory()), settings=settings)
         window.file_actions.autosave_timer.stop()
         window.show()
         QApplication.processEvents()

@@ -164,10 +164,9 @@ def size_leaf_spine(
     )
     spine_name = spine_name or leaf.name
     if tiers in (None, 2):
-        u = base["leaf_up"] = balanced_uplinks(leaves, u, _room(leaf, d), spine_ports)
-        spines = spines_for(leaves, u, spine_ports)
-        if spines is not None:
-            return _two_tier(base, spines, oversubscription)
+        shape = _try_two_tier(base, leaf, spine_ports, oversubscription)
+        if shape is not None:
+            return shape
         if tiers == 2:
             raise FabricError(
                 f"{host_ports:,} host ports need {leaves:,} leaves of {d} downlinks; a 2-tier "
@@ -185,6 +184,18 @@ def size_leaf_spine(
         )
     base["topology"] = "3-tier"
     return _three_tier(base, pods, pod_leaves, cores, oversubscription, leaves)
+
+
+def _try_two_tier(
+    base: dict[str, Any], leaf: Radix, spine_ports: int, oversubscription: float
+) -> FabricShape | None:
+    """The 2-tier shape of ``base`` (leaves, downlinks, uplinks), its uplinks balanced so
+    the spine count divides them, or None when no spine count of ``spine_ports`` ports
+    fits.  One home for the leaf-spine and rail-optimized sizings."""
+    leaves, d = base["leaves"], base["leaf_down"]
+    u = base["leaf_up"] = balanced_uplinks(leaves, base["leaf_up"], _room(leaf, d), spine_ports)
+    spines = spines_for(leaves, u, spine_ports)
+    return None if spines is None else _two_tier(base, spines, oversubscription)
 
 
 def size_rail(
@@ -222,10 +233,9 @@ def size_rail(
     )
     spine_name = spine_name or leaf.name
     if tiers in (None, 2):
-        u = base["leaf_up"] = balanced_uplinks(leaves, u, _room(leaf, d), spine_ports)
-        spines = spines_for(leaves, u, spine_ports)
-        if spines is not None:
-            return _two_tier(base, spines, oversubscription)
+        shape = _try_two_tier(base, leaf, spine_ports, oversubscription)
+        if shape is not None:
+            return shape
         if tiers == 2:
             most = spine_ports // rails
             raise FabricError(

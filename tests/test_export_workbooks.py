@@ -260,3 +260,19 @@ def test_every_bom_line_has_a_part_number_or_says_to_be_quoted():
     assert {"MMA4Z00-NS", "MMA4Z00-NS400"} <= numbered
     cables = [line.item for line in lines["optics_cables"] if " AOC " in line.item]
     assert len(cables) > 1, "AOCs ordered per stocked length, not all at 10 m"
+
+
+def test_q3400_and_every_numbered_item_keep_their_part_number_source():
+    """Before: the Q3400-RA said "to be quoted" although NetBox's device type carries its
+    part number. Every catalog item with a part number names where it comes from."""
+    from workbench.catalog import load_catalog
+
+    catalog = load_catalog(include_user=False, strict=True)
+    numbered = [item for item in catalog if item.part_number]
+    assert numbered, "the shipped catalog has part numbers"
+    for item in numbered:
+        assert item.sources.get("part_number"), item.slug
+    q3400 = catalog.get("nvidia-q3400-ra")
+    assert q3400 is not None and q3400.part_number
+    assert "Q3400-RA.yaml" in str(q3400.sources["part_number"])
+    assert q3400.part_number in str(q3400.sources["part_number"])

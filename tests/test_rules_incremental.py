@@ -115,3 +115,39 @@ def test_labels_survive_only_where_nothing_else_touched_the_object():
     other = Change(devices=frozenset({"d2"}), labels=frozenset({"d2"}))
     assert (rename | other).labels == frozenset({"d1", "d2"})
     assert Change.combine([rename, other]).labels == frozenset({"d1", "d2"})
+
+
+def test_figures_cached_by_cabling_follow_every_link_edit(catalog):
+    """FABRIC-UNCABLED's compute ends and the storage plane's Gb/s per host are kept per
+    cabling version: a GPU server dropped in reuses them, and a link added or taken out
+    (or a server removed with its links) is seen at once, as a full check sees it."""
+    design, lonely = uncabled_design(catalog)
+    checker = Checker(design)
+    compute = {n.id for n in design.networks if n.plane == "compute"}
+    storage = {n.id for n in design.networks if n.plane == "storage"}
+    other = next(
+        d
+        for _r, d in design.iter_devices()
+        if d.device_type == "nvidia-dgx-h100" and d is not lonely
+    )
+    taken = [
+        design.index.links[i]
+        for i in sorted(design.index.device_links[other.id])
+        if design.index.links[i].network in compute | storage
+    ]
+    assert taken, "the sample cables its GPU servers"
+    removed = ops.apply(design, ops.RemoveLinks(tuple(link.id for link in taken)))
+    checker.update(removed.change)
+    assert any(f.rule == "FABRIC-UNCABLED" and other.id in f.objects for f in checker.findings())
+    assert same_as_full(checker)
+    checker.update(ops.apply(design, removed.inverse).change)
+    assert not any(
+        f.rule == "FABRIC-UNCABLED" and other.id in f.objects for f in checker.findings()
+    )
+    assert same_as_full(checker)
+    # The cabled server removed (its links with it), then put back.
+    gone = ops.apply(design, ops.RemoveDevice(other.id))
+    checker.update(gone.change)
+    assert same_as_full(checker)
+    checker.update(ops.apply(design, gone.inverse).change)
+    assert same_as_full(checker)

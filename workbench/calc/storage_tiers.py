@@ -349,9 +349,15 @@ class _PortSpeeds(dict[str, float]):
 def _clients(design: Design, bandwidth: _PlaneBandwidth, ports: _PortSpeeds) -> ClientFigures:
     nodes = []
     types = design.device_types
+    servers: dict[str, CatalogItem | None] = {}  # slug → its item when a GPU server
     for _rack, device in design.iter_devices():
-        item = types.get(device.device_type)
-        if item is None or not is_gpu_server(item):
+        slug = device.device_type
+        if slug in servers:
+            item = servers[slug]
+        else:
+            item = types.get(slug)
+            item = servers[slug] = item if item is not None and is_gpu_server(item) else None
+        if item is None:
             continue
         cabled = bandwidth.gbps.get(device.id)
         gbps = cabled if cabled is not None else ports.of(item)
@@ -382,10 +388,17 @@ def storage_figures(design: Design, structure: PlaneStructure | None = None) -> 
     """Every tier's figures (see the module docstring); ``structure`` is the storage
     plane when the caller has it already, else the cached one (computed once per
     cabling edit, :func:`~workbench.calc.fabric.planes.plane_structures`)."""
-    if structure is None:
-        structure = plane_structure(design, "storage")
-    links = structure.host_links
-    bandwidth = _PlaneBandwidth(design, links)
+    if structure is not None:
+        links = structure.host_links
+        bandwidth = _PlaneBandwidth(design, links)
+    else:
+        # The storage plane's Gb/s per host is read off the links alone: once per
+        # cabling edit (a GPU server dropped into a rack of a 16,384-GPU design then
+        # re-reads no storage link).
+        bandwidth = design.index.by_cabling(
+            "storage_bandwidth",
+            lambda: _PlaneBandwidth(design, plane_structure(design, "storage").host_links),
+        )
     port_speeds = _PortSpeeds()
     clients = _clients(design, bandwidth, port_speeds)
     tiers = tuple(

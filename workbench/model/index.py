@@ -15,11 +15,13 @@ allocator hands out ids that are free in every kind.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, TypeVar, cast
 
 if TYPE_CHECKING:
     from workbench.model.design import Design, Device, Link, Rack, Row, Site, Workload
+
+T = TypeVar("T")
 
 #: Prefix and digits of the ids the allocator makes for each kind (the templates use the
 #: same shapes: ``d000001``, ``r00001``, ``row001``).
@@ -88,10 +90,16 @@ class DesignIndex:
 
     def add_device(self, rack: Rack, device: Device) -> None:
         self.devices[device.id] = (rack, device)
+        if self.device_links.get(device.id):
+            # A link already named this id (a file's dangling end): what the cabling
+            # means changes with the device's type, so figures cached by cabling go.
+            self.fabric_version += 1
         if self._names is not None:
             self._names[device.name] += 1
 
     def drop_device(self, device: Device) -> None:
+        if self.device_links.get(device.id):
+            self.fabric_version += 1  # links left naming it now end on nothing
         if self.devices.pop(device.id, None) is not None and self._names is not None:
             self.rename_device(device.name, None)
 
@@ -126,6 +134,17 @@ class DesignIndex:
     def touch_fabric(self) -> None:
         """Say the cabling changed (see :attr:`fabric_version`)."""
         self.fabric_version += 1
+
+    def by_cabling(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once per :attr:`fabric_version` under ``name``: figures read
+        off the links alone (each link's plane, each host's storage-plane Gb/s) are
+        then computed once per cabling edit, not once per device drop or rename."""
+        cached = self.fabric_cache.get(name)
+        if cached is not None and cached[0] == self.fabric_version:
+            return cast(T, cached[1])
+        found = compute()
+        self.fabric_cache[name] = (self.fabric_version, found)
+        return found
 
     def add_link(self, link: Link) -> None:
         self.fabric_version += 1

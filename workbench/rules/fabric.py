@@ -189,6 +189,18 @@ def gpu_servers_touched(design: Design, change: Change) -> bool:
     return any(slug not in types or is_gpu_server(types[slug]) for slug in kinds)
 
 
+def _compute_ends(design: Design) -> frozenset[str]:
+    """Ids of the devices at either end of a compute-plane link: read off the links
+    alone, so FABRIC-UNCABLED computes it once per cabling edit, not per device drop."""
+    planes = {n.id: n.plane for n in design.networks}
+    ends: set[str] = set()
+    for link in design.index.links.values():
+        if link_plane(design, link, planes) == "compute":
+            ends.add(link.a_device)
+            ends.add(link.b_device)
+    return frozenset(ends)
+
+
 @rule(
     "FABRIC-UNCABLED",
     title="A GPU server is not on the compute fabric",
@@ -204,15 +216,18 @@ def gpu_servers_touched(design: Design, change: Change) -> bool:
 def fabric_uncabled(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
     planes = {n.id: n.plane for n in design.networks}
     has_fabric = "compute" in planes.values()
-    index = design.index
+    on_fabric = design.index.by_cabling("compute_ends", lambda: _compute_ends(design))
     types = design.device_types
+    servers: dict[str, bool] = {}
     lonely: list[Device] = []
     for _rack, device in design.iter_devices():
-        item = types.get(device.device_type)
-        if not is_gpu_server(item):
+        slug = device.device_type
+        server = servers.get(slug)
+        if server is None:
+            server = servers[slug] = is_gpu_server(types.get(slug))
+        if not server:
             continue
-        links = index.device_links.get(device.id, ())
-        if any(link_plane(design, index.links[i], planes) == "compute" for i in links):
+        if device.id in on_fabric:
             has_fabric = True
         else:
             lonely.append(device)

@@ -33,6 +33,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.acceptance_cmd",
     "workbench.cli.asbuilt_cmd",
     "workbench.cli.netbox_cmd",
+    "workbench.cli.compare_cmd",
 )
 
 

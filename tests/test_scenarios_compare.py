@@ -1,0 +1,145 @@
+"""The scenario comparison: the sample's H100 design beside a B200 variant of it, the
+sibling-file naming, and ``workbench compare`` (exit codes, JSON shape)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import digest, run
+
+from workbench.calc.summary import summarize
+from workbench.calc.workload import evaluate_workload
+from workbench.planning.scenarios import (
+    compare,
+    figures_of,
+    scenario_path,
+    sibling_scenarios,
+)
+from workbench.planning.scenarios.files import scenario_label
+from workbench.planning.scenarios.text import text_lines
+from workbench.rules.engine import check_design
+from workbench.store import save_design
+from workbench.templates.builder import build_template
+from workbench.templates.bundled import bundled_sample
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return bundled_sample()
+
+
+@pytest.fixture(scope="module")
+def b200(h100):
+    """The same GPU count on DGX B200 nodes (the B200 template of the sample's size)."""
+    return build_template("dgx-b200-liquid", gpus=summarize(h100).gpus)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, h100, b200) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("scen")
+    base = folder / "hall.dcwb"
+    save_design(h100, base)
+    variant = scenario_path(base, "B200 liquid")
+    save_design(b200, variant)
+    return base, variant
+
+
+def test_table_lines_up_the_figures_of_their_homes(h100, b200):
+    table = compare([figures_of(h100, "H100"), figures_of(b200, "B200")])
+    rows = {r.label: r for r in table.rows}
+    assert table.names == ("H100", "B200")
+    for column, design in enumerate((h100, b200)):
+        summary = summarize(design)
+        assert rows["GPUs"].values[column] == summary.gpus
+        assert rows["Peak BF16"].values[column] == summary.peak_pflops["bf16"]
+        assert rows["IT power"].values[column] == summary.it_kw
+        assert rows["Facility power"].values[column] == summary.facility_kw
+        assert rows["Racks"].values[column] == summary.racks
+        assert rows["Cables"].values[column] == len(design.links)
+        errors = sum(1 for f in check_design(design) if f.severity.label == "error")
+        assert rows["Rule errors"].values[column] <= errors  # waived ones drop out
+
+
+def test_jobs_are_matched_by_name_and_a_missing_job_is_empty(h100, b200):
+    table = compare([figures_of(h100, "H100"), figures_of(b200, "B200")])
+    rows = {r.label: r for r in table.rows}
+    for job in h100.workloads:
+        days = evaluate_workload(h100, job).days
+        row = rows[f"{job.name}: training"]
+        assert row.values[0] == pytest.approx(days)
+        if job.name not in {w.name for w in b200.workloads}:
+            assert row.values[1] is None and row.differs
+
+
+def test_best_and_worst_follow_the_direction_of_the_row(h100, b200):
+    table = compare([figures_of(h100, "H100"), figures_of(b200, "B200")])
+    peak = next(r for r in table.rows if r.label == "Peak BF16")
+    values = peak.values
+    assert values[peak.best] == max(values) and values[peak.worst] == min(values)
+    racks = next(r for r in table.rows if r.label == "Racks")
+    assert racks.best is None and racks.worst is None  # neither more nor fewer is better
+    assert racks.differs == (racks.values[0] != racks.values[1])
+
+
+def test_cost_cells_are_never_a_silent_zero(h100, b200):
+    table = compare([figures_of(h100, "H100"), figures_of(b200, "B200")])
+    capex = next(r for r in table.rows if r.label == "Capex")
+    if any(v is None for v in capex.values):
+        assert table.notes, "a missing cost must say why"
+    text = "\n".join(text_lines(table))
+    assert "n/a" in text or all(v is not None for v in capex.values)
+
+
+def test_compare_takes_two_to_four(h100):
+    one = figures_of(h100, "x")
+    with pytest.raises(ValueError, match="2 to 4"):
+        compare([one])
+    with pytest.raises(ValueError, match="2 to 4"):
+        compare([one] * 5)
+
+
+def test_sibling_files_are_named_and_found(tmp_path):
+    base = tmp_path / "hall 3.dcwb"
+    base.write_bytes(b"")
+    a = scenario_path(base, "B200: liquid")
+    assert a.name == "hall 3.scenario-B200-liquid.dcwb"
+    assert scenario_path(a, "air") == tmp_path / "hall 3.scenario-air.dcwb"
+    a.write_bytes(b"")
+    (tmp_path / "other.scenario-x.dcwb").write_bytes(b"")
+    assert sibling_scenarios(a) == [base, a]
+    assert scenario_label(a) == "B200-liquid" and scenario_label(base) == "hall 3"
+
+
+def test_cli_compare_prints_the_table_and_leaves_the_files_alone(files):
+    base, variant = files
+    before = [digest(base), digest(variant)]
+    proc = run("compare", str(base), str(variant))
+    assert proc.returncode == 0, proc.stderr
+    assert "B200-liquid" in proc.stdout and "Peak BF16" in proc.stdout
+    assert [digest(base), digest(variant)] == before
+
+
+def test_cli_compare_json_shape(files):
+    base, variant = files
+    proc = run("compare", str(base), str(variant), "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["columns"] == ["hall", "B200-liquid"]
+    assert out["files"] == [str(base), str(variant)]
+    assert {"label", "unit", "values", "best", "worst", "differs"} <= set(out["rows"][0])
+    assert all(len(r["values"]) == 2 for r in out["rows"])
+    assert {"gpus", "capex", "jobs", "findings"} <= set(out["scenarios"][0])
+
+
+def test_cli_compare_refuses_bad_input(files, tmp_path):
+    base, _ = files
+    assert run("compare", str(base)).returncode == 2
+    assert run("compare", *[str(base)] * 5).returncode == 2
+    missing = run("compare", str(base), str(tmp_path / "gone.dcwb"))
+    assert missing.returncode == 2 and "gone.dcwb" in missing.stderr
+    junk = tmp_path / "junk.dcwb"
+    junk.write_text("not a project")
+    bad = run("compare", str(base), str(junk))
+    assert bad.returncode == 2 and "junk.dcwb" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,0 +1,67 @@
+"""``workbench compare A.dcwb B.dcwb [C.dcwb D.dcwb]``: scenarios side by side.
+
+Exit status 0 when the table is printed, 2 when a file cannot be read or the number of
+files is not two to four.  The files are only ever read.  The table is the one the
+window's Scenarios panel shows (:mod:`workbench.planning.scenarios`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from workbench.cli.errors import CliError
+
+EXIT_BAD_INPUT = 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``compare`` to the command line."""
+    p = sub.add_parser(
+        "compare",
+        help="compare two to four designs (scenarios) side by side",
+        description="Print GPUs, peak PFLOPS, power, racks, cables, costs, training days "
+        "and rule findings of two to four designs side by side, best (*) and worst (!) "
+        "marked. Exit status 2 when a file cannot be read.",
+    )
+    p.add_argument("files", metavar="FILE", nargs="*", help="two to four .dcwb project files")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from workbench.cli.catalog_load import load_catalog_noting_errors
+    from workbench.cli.progress import step
+    from workbench.planning.scenarios import MAX_SCENARIOS, MIN_SCENARIOS, compare
+    from workbench.planning.scenarios.figures import figures_of_file
+    from workbench.planning.scenarios.text import text_lines
+    from workbench.store import ProjectFileError
+
+    paths = [Path(f) for f in args.files]
+    if not MIN_SCENARIOS <= len(paths) <= MAX_SCENARIOS:
+        raise CliError(
+            f"compare: give {MIN_SCENARIOS} to {MAX_SCENARIOS} project files, got {len(paths)}",
+            EXIT_BAD_INPUT,
+        )
+    catalog = load_catalog_noting_errors()
+    figures = []
+    for path in paths:
+        if not path.is_file():
+            raise CliError(f"{path}: no such project file", EXIT_BAD_INPUT)
+        try:
+            with step(f"reading {path.name}"):
+                figures.append(figures_of_file(path, catalog=catalog))
+        except ProjectFileError as exc:
+            raise CliError(str(exc), EXIT_BAD_INPUT) from None
+    table = compare(figures)
+    if args.json:
+        out = table.to_dict()
+        out["files"] = [str(p) for p in paths]
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        print("\n".join(text_lines(table)))
+    return 0
+

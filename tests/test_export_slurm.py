@@ -363,3 +363,32 @@ def test_slurmctld_reads_the_mixed_export(mixed, tmp_path):
         "inference-a100": ["2", "gpu:a100:8"],
         "dev-a100": ["1", "gpu:a100:8"],
     }
+
+
+def test_health_check_runs_srun_in_the_partitions_slurm_conf_gives(tmp_path):
+    """Before: health_check.sh ran ``srun -p training`` although a mixed design's
+    slurm.conf holds ``training-h100``/``training-a100`` and no ``training``: every
+    node's 2-node job is now sent to the partition slurm.conf puts that node in."""
+    from workbench.export.health_check import write_health_check
+
+    design = mixed_h100_a100()
+    write_slurm(design, tmp_path / "slurm")
+    write_health_check(design, tmp_path / "hc")
+    partition_of = {
+        name: _field(line, "PartitionName")
+        for line in _lines(tmp_path / "slurm" / "slurm.conf", "PartitionName")
+        for name in expand(_field(line, "Nodes"))
+    }
+    rows = [
+        row.split(",")
+        for row in (tmp_path / "hc" / "expected.csv").read_text().splitlines()[1:]
+        if row.split(",")[1] == "sched.srun_world"
+    ]
+    assert {row[0] for row in rows} == set(partition_of)
+    for node, _item, _op, _want, param in rows:
+        partition, _, per_node = param.rpartition(":")
+        assert partition == partition_of[node], (node, param)
+        assert int(per_node) > 0
+    assert "training" not in partition_of.values() and len(set(partition_of.values())) > 2
+    script = (tmp_path / "hc" / "health_check.sh").read_text()
+    assert "srun -p training " not in script

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from workbench.catalog.item import power_figure_w
 from workbench.export.ip_plan import IpPlan, plan_addresses
 from workbench.export.roce import roce_check_items
+from workbench.export.slurm import node_partitions
 from workbench.model.design import Design, Device
 from workbench.versions.matrix import effective_versions, is_node
 
@@ -186,6 +187,8 @@ class Facts:
         self.design = design
         self.plan = plan if plan is not None else plan_addresses(design)
         self.versions = effective_versions(design)
+        #: device id → its partition in the Slurm export (the 2-node srun asks for it)
+        self.partitions = node_partitions(design)
         plane_of = {n.id: n for n in design.networks}
         self.compute = next((n for n in design.networks if n.plane == "compute"), None)
         self.storage = next((n for n in design.networks if n.plane == "storage"), None)
@@ -393,11 +396,13 @@ def _scheduler_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
                         f"kubectl get node {device.name} "
                         "-o jsonpath='{.status.allocatable.nvidia\\.com/gpu}'", "eq", str(n),
                         "GPUs")  # fmt: skip
+        partition = facts.partitions[device.id]
         yield CheckItem("sched.srun_world", "scheduler",
                         "2-node job sees every GPU (rank and master address set)",
-                        f"srun -p training -N 2 --ntasks-per-node={n} --gpus-per-node={n} "
+                        f"srun -p {partition} -N 2 --ntasks-per-node={n} --gpus-per-node={n} "
                         "with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR from Slurm: "
-                        "torch.distributed world size", "eq", str(2 * n), "", str(n))  # fmt: skip
+                        "torch.distributed world size", "eq", str(2 * n), "",
+                        f"{partition}:{n}")  # fmt: skip
     train = facts.train_tflops
     if train is not None:
         tflops, mfu, peak = train

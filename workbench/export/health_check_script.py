@@ -337,9 +337,10 @@ PY
     sched.k8s_gpus) need kubectl || return 3
       kubectl get node "$node" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}'; echo ;;
     sched.srun_world) heavy_only || return 3; need srun || return 3
+      # param is PARTITION:GPUS, the partition the Slurm export gives this node
       # shellcheck disable=SC2016 # expanded by each task, not here
-      srun -p training -N 2 ${peer:+-w "$node,$peer"} --ntasks-per-node="$param" \
-        --gpus-per-node="$param" bash -c '
+      srun -p "${param%:*}" -N 2 ${peer:+-w "$node,$peer"} --ntasks-per-node="${param##*:}" \
+        --gpus-per-node="${param##*:}" bash -c '
           MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1) \
           MASTER_PORT=29500 RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS \
           LOCAL_RANK=$SLURM_LOCALID python3 -c "

@@ -130,6 +130,36 @@ def _gpu_slug(node: Node) -> str:
     return node.gpu.slug if node.gpu else node.server.gpu or node.server.slug
 
 
+def partition_name(pool: str, model: str, models: Sequence[str]) -> str:
+    """The one home of partition naming: the pool's name, suffixed with the GPU model
+    when the cluster has more than one (``training-h100``)."""
+    return pool if len(models) <= 1 else f"{pool}-{model}"
+
+
+def node_partitions(
+    design: Design, *, inference_nodes: int | None = None, dev_nodes: int | None = None
+) -> dict[str, str]:
+    """Device id → the partition slurm.conf puts that GPU node in (the export's pools).
+
+    The health check's 2-node ``srun`` asks for this partition: a mixed design has no
+    plain ``training`` partition.
+    """
+    nodes = gpu_nodes(design)
+    if not nodes:
+        return {}
+    pools = split_pools(
+        nodes, Path("slurm.conf"), inference_nodes=inference_nodes, dev_nodes=dev_nodes
+    )
+    gres_types = _gres_types(nodes)
+    gres_of = {n.device_id: gres_types[_gpu_slug(n)] for n in nodes}
+    models = list(dict.fromkeys(gres_of.values()))
+    return {
+        node.device_id: partition_name(pool, gres_of[node.device_id], models)
+        for pool in POOLS
+        for node in pools[pool]
+    }
+
+
 def partition_lines(pools: Mapping[str, list[Node]], gres_of: Mapping[str, str]) -> list[str]:
     """The PartitionName lines: one partition per pool, split by GPU model when the
     cluster has more than one (``training-h100``, ``training-a100``).
@@ -151,7 +181,7 @@ def partition_lines(pools: Mapping[str, list[Node]], gres_of: Mapping[str, str])
         for node in members:
             by_model.setdefault(gres_of[node.device_id], []).append(node.name)
         for model in sorted(by_model, key=models.index):
-            name = pool if len(models) == 1 else f"{pool}-{model}"
+            name = partition_name(pool, model, models)
             settings = PARTITIONS[pool]
             if pool == "training":
                 settings = settings.replace("Default=YES ", "" if default_given else "Default=YES ")

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from workbench.calc.fabric.analysis import MTU_SOURCE, mtu_problems, tier_figures
 from workbench.calc.fabric.graph import plane_graph
-from workbench.calc.fabric.planes import link_plane, plane_structure, tier_name
+from workbench.calc.fabric.planes import plane_structure, tier_name
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model import Change, Design, Device
 from workbench.model.change import edited_types
@@ -190,15 +190,10 @@ def gpu_servers_touched(design: Design, change: Change) -> bool:
 
 
 def _compute_ends(design: Design) -> frozenset[str]:
-    """Ids of the devices at either end of a compute-plane link: read off the links
-    alone, so FABRIC-UNCABLED computes it once per cabling edit, not per device drop."""
-    planes = {n.id: n.plane for n in design.networks}
-    ends: set[str] = set()
-    for link in design.index.links.values():
-        if link_plane(design, link, planes) == "compute":
-            ends.add(link.a_device)
-            ends.add(link.b_device)
-    return frozenset(ends)
+    """Ids of the devices at either end of a compute-plane link, off the plane's cached
+    structure: FABRIC-UNCABLED reads it once per cabling edit, not per device drop."""
+    links = plane_structure(design, "compute").links
+    return frozenset(e for link in links for e in (link.a_device, link.b_device))
 
 
 @rule(

@@ -132,15 +132,10 @@ def plane_structures(design: Design, planes: Iterable[str] = PLANES) -> dict[str
     """
     wanted = list(planes)
     index = design.index
-    cached = index.fabric_cache.get("plane_structures")
-    if cached is not None and cached[0] == index.fabric_version:
-        every = cached[1]
-        assert isinstance(every, dict)
-        if all(p in every for p in wanted):
-            return {p: every[p] for p in wanted}
     if set(wanted) <= set(PLANES):
-        every = _plane_structures(design, list(PLANES))
-        index.fabric_cache["plane_structures"] = (index.fabric_version, every)
+        every = index.by_cabling(
+            "plane_structures", lambda: _plane_structures(design, list(PLANES))
+        )
         return {p: every[p] for p in wanted}
     return _plane_structures(design, wanted)
 

@@ -19,6 +19,7 @@ from workbench.model import keep
 from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
 from workbench.model.errors import EditError
+from workbench.model.records import AcceptanceResult
 from workbench.text_rules import STORED_TEXT, field_problem
 
 if TYPE_CHECKING:  # design.py imports this module for its ``acceptance`` field
@@ -28,32 +29,6 @@ if TYPE_CHECKING:  # design.py imports this module for its ``acceptance`` field
 VERDICTS: tuple[str, ...] = ("PASS", "FAIL", "SKIP")
 #: Longest measured value kept (a command's output is cut to this by the script).
 MAX_MEASURED_CHARS = STORED_TEXT["acceptance_results.measured"].limit
-
-
-@dataclass(frozen=True)
-class AcceptanceResult:
-    """One item measured on one node, from one line of one results file.
-
-    ``measured_at`` is when the node ran it (the file's timestamp), ``imported_at``
-    when the design took it in, both ISO 8601 UTC; ``import_id`` groups one import
-    (one undo step).
-    """
-
-    node: str
-    item: str
-    measured: str
-    verdict: str
-    source: str
-    line: int | None
-    imported_at: str
-    imported_by: str
-    measured_at: str = ""
-    import_id: str = ""
-
-    @property
-    def where(self) -> str:
-        """``file:line`` for messages and the checklist's "Result from" column."""
-        return self.source if self.line is None else f"{self.source}:{self.line}"
 
 
 #: The result's text fields; what each may hold is in ``STORED_TEXT``.

@@ -29,6 +29,7 @@ from workbench.model import keep
 from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
 from workbench.model.errors import EditError
+from workbench.model.records import CapturedLink
 from workbench.text_rules import STORED_TEXT, field_problem
 
 if TYPE_CHECKING:
@@ -48,39 +49,6 @@ MAX_PORT_CHARS = STORED_TEXT["captures.local_port"].limit
 MAX_SPEED_GBPS = 100_000.0
 #: Widest link, in lanes (IB 1x..12x, Ethernet up to 8 lanes).
 MAX_WIDTH = 64
-
-
-@dataclass(frozen=True)
-class CapturedLink:
-    """One neighbour seen from one port: ``local_*`` is where the capture was taken,
-    ``remote_*`` what answered.
-
-    ``source``/``line`` name the capture file and line it came from (for messages and
-    the as-built sheet); ``captured_at`` is when the capture was written (the file's
-    own timestamp, else its modification time), ``imported_at`` when the design took
-    it in, both ISO 8601 UTC.  ``remote_port`` is empty when the neighbour did not say
-    (an LLDP port id that is only a MAC address).  ``speed_gbps`` and ``width`` (lanes,
-    ``4`` of ``4xNDR``) are None when the capture does not report them.
-    """
-
-    source: str
-    line: int
-    format: str
-    local_device: str
-    local_port: str
-    remote_device: str
-    remote_port: str
-    speed_gbps: float | None
-    width: int | None
-    captured_at: str
-    imported_at: str
-    imported_by: str
-    import_id: str
-
-    @property
-    def where(self) -> str:
-        """``file:line`` for messages."""
-        return f"{self.source}:{self.line}"
 
 
 def check_capture(c: CapturedLink) -> None:

@@ -16,10 +16,23 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:
-    from workbench.model.design import Design, Device, Link, Rack, Row, Site, Workload
+    from workbench.model.parts import Device, Link, Rack, Row, Site, Workload
+
+
+class Design(Protocol):
+    """What the index reads of a design (:class:`workbench.model.design.Design` holds an
+    index, so this module names the shape instead of importing it back)."""
+
+    sites: list[Site]
+    links: list[Link]
+    workloads: list[Workload]
+
+    @property
+    def index(self) -> DesignIndex: ...
+
 
 T = TypeVar("T")
 

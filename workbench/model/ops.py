@@ -25,6 +25,7 @@ from workbench.catalog.item import CatalogItem
 from workbench.model import (
     acceptance,
     captures,
+    cost_ops,
     field_ops,
     floor_ops,
     keep,
@@ -40,6 +41,7 @@ from workbench.model.add_checks import check_free, check_names
 from workbench.model.applied import Applied, Batch, Edit, apply_all, insert_at
 from workbench.model.captures import ReplaceCaptures
 from workbench.model.change import Change
+from workbench.model.cost_ops import PutCostText, SetCostInputs
 from workbench.model.design import Design, Device, Link, Rack, Row, Site, Waiver
 from workbench.model.errors import EditError
 from workbench.model.field_ops import (
@@ -283,6 +285,8 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     RemoveWorkload,
     UpdateWorkload,
     ReplaceWorkload,
+    SetCostInputs,
+    PutCostText,
 ]
 
 
@@ -795,4 +799,5 @@ _EDITS: dict[type, Edit] = {
     **site_ops.EDITS,
     **team_ops.EDITS,
     **field_ops.EDITS,
+    **cost_ops.EDITS,
 }

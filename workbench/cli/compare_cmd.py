@@ -64,4 +64,3 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         print("\n".join(text_lines(table)))
     return 0
-

@@ -34,6 +34,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.asbuilt_cmd",
     "workbench.cli.netbox_cmd",
     "workbench.cli.compare_cmd",
+    "workbench.cli.scenario_cmd",
 )
 
 

@@ -89,6 +89,13 @@ def build_template(name: str, gpus: int | None = None, catalog: Catalog | None =
     spec = TEMPLATES.get(name)
     if spec is None:
         raise TemplateError(f"unknown template {name!r}; known: {', '.join(TEMPLATES)}")
+    return build_spec(spec, gpus, catalog)
+
+
+def build_spec(
+    spec: TemplateSpec, gpus: int | None = None, catalog: Catalog | None = None
+) -> Design:
+    """A design from ``spec`` (a template or a scenario's variant of one) of ``gpus`` GPUs."""
     if gpus is None:
         gpus = spec.default_gpus
     if not 1 <= gpus <= MAX_GPUS:
@@ -408,7 +415,9 @@ class _Builder:
             access_spine_switch=spec.management_spine_switch,
             storage_spine_switch=spec.storage_spine_switch,
             large_compute_switch=spec.large_compute_switch,
-            rails=self.catalog[spec.server].gpu_count >= 8,
+            rails=self.catalog[spec.server].gpu_count >= 8
+            if spec.rail_optimized is None
+            else spec.rail_optimized,
             su_nodes=spec.su_nodes,
             storage_ports=STORAGE_PORTS_PER_HOST,
         )

@@ -51,6 +51,9 @@ class TemplateSpec:
     #: 3-tier fabric of the requested size (a QM9700 fat tree ends at 65,536 ports);
     #: the design's properties say why it was chosen.
     large_compute_switch: str | None = None
+    #: Rail-optimized compute fabric (True), two-tier leaf-spine (False), or None: rails
+    #: for servers of 8 GPUs or more (a scenario picks the topology it compares).
+    rail_optimized: bool | None = None
 
 
 TEMPLATES: dict[str, TemplateSpec] = {

@@ -1,0 +1,142 @@
+"""The scenario wizard's planning: the common variants of a design in one step.
+
+A variant is the design rebuilt by the template builder with one or more building
+blocks swapped: another GPU node type, another cooling (air, rear-door, direct liquid),
+another compute switch, or the other compute topology (two-tier leaf-spine against
+rail-optimized).  Rebuilding, rather than editing devices in place, is what re-packs
+the racks: the builder fills each compute rack only as far as the new rack's power and
+cooling limits allow (:func:`workbench.model.rack_fields.built_limit_kw` and the
+budget rules it asks), and cables the fabric with the fabric generator
+(:func:`workbench.planning.fabric.cluster.cable_cluster`).  The GPU count and the
+design's jobs (by name) are kept, so the comparison matches them.  Every variant is
+then checked with the rules, and what breaks is listed.
+
+What a rebuild does not carry: hand edits to the base design beyond its jobs (moved
+devices, renamed racks, waivers).  A variant is a proposal to compare, not a merge.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+
+from workbench.calc.summary import summarize
+from workbench.catalog import Catalog, load_catalog
+from workbench.catalog.vocabulary import COOLING_TYPES
+from workbench.model.design import Design
+from workbench.model.rack_fields import built_cooling
+from workbench.rules.engine import REGISTRY, Severity, check_design, waived_keys
+from workbench.templates.builder import TemplateError, build_spec
+from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
+
+#: The topologies a variant can ask for (None keeps the template's choice).
+TOPOLOGIES = {"rail-optimized": True, "two-tier": False}
+
+
+@dataclass(frozen=True)
+class VariantRequest:
+    """What to change; None keeps the base design's choice."""
+
+    node_type: str | None = None
+    cooling: str | None = None
+    compute_switch: str | None = None
+    topology: str | None = None
+
+    def label(self) -> str:
+        """A short label for the scenario file ("dgx-b200 liquid two-tier")."""
+        parts = [
+            (self.node_type or "").removeprefix("nvidia-"),
+            self.cooling or "",
+            (self.compute_switch or "").removeprefix("nvidia-"),
+            self.topology or "",
+        ]
+        return " ".join(p for p in parts if p) or "copy"
+
+
+@dataclass
+class Variant:
+    """A variant design and what the rules say about it."""
+
+    request: VariantRequest
+    design: Design
+    #: "ERROR RULE: message" lines of every unwaived error and warning.
+    broken: list[str] = field(default_factory=list)
+
+    @property
+    def passes(self) -> bool:
+        """True when no unwaived error is left (warnings are listed, not failing)."""
+        return not any(line.startswith("error") for line in self.broken)
+
+
+def base_spec(design: Design) -> TemplateSpec:
+    """The template a design was built from (the sample's when it does not say)."""
+    return TEMPLATES.get(design.properties.get("template", ""), TEMPLATES[SAMPLE_TEMPLATE])
+
+
+def rack_for_cooling(catalog: Catalog, cooling: str, like: str) -> str:
+    """The catalog rack built for ``cooling``, the one of ``like``'s height first."""
+    if cooling not in COOLING_TYPES:
+        raise TemplateError(
+            f"unknown cooling {cooling!r}; known: {', '.join(sorted(COOLING_TYPES))}"
+        )
+    height = catalog[like].u_height if like in catalog else None
+    racks = [i for i in catalog if i.kind == "rack" and built_cooling(i) == cooling]
+    if not racks:
+        raise TemplateError(f"the catalog has no rack built for {cooling} cooling")
+    racks.sort(key=lambda i: (i.u_height != height, -float(i.u_height or 0), i.slug))
+    return racks[0].slug
+
+
+def variant_spec(spec: TemplateSpec, request: VariantRequest, catalog: Catalog) -> TemplateSpec:
+    """``spec`` with the building blocks ``request`` names swapped; TemplateError for a
+    node type, switch or topology the catalog or the builder does not know."""
+    changes: dict[str, object] = {}
+    if request.node_type is not None:
+        item = catalog.get(request.node_type)
+        if item is None or not item.gpu_count or item.kind != "server":
+            raise TemplateError(f"{request.node_type!r} is not a GPU server in the catalog")
+        changes["server"] = request.node_type
+    if request.cooling is not None:
+        changes["compute_rack"] = rack_for_cooling(catalog, request.cooling, spec.compute_rack)
+    if request.compute_switch is not None:
+        item = catalog.get(request.compute_switch)
+        if item is None or item.kind != "switch":
+            raise TemplateError(f"{request.compute_switch!r} is not a switch in the catalog")
+        changes["compute_switch"] = request.compute_switch
+    if request.topology is not None:
+        if request.topology not in TOPOLOGIES:
+            raise TemplateError(
+                f"unknown topology {request.topology!r}; known: {', '.join(TOPOLOGIES)}"
+            )
+        changes["rail_optimized"] = TOPOLOGIES[request.topology]
+    return dataclasses.replace(spec, **changes)  # type: ignore[arg-type]
+
+
+def make_variant(
+    design: Design, request: VariantRequest, catalog: Catalog | None = None
+) -> Variant:
+    """The variant of ``design`` that ``request`` asks for, checked with the rules."""
+    catalog = catalog if catalog is not None else load_catalog(include_user=False, strict=True)
+    spec = variant_spec(base_spec(design), request, catalog)
+    gpus = summarize(design).gpus or spec.default_gpus
+    variant = build_spec(spec, gpus, catalog)
+    variant.name = f"{design.name} — {request.label()}"
+    if design.workloads:
+        variant.workloads = copy.deepcopy(design.workloads)
+        variant.reindex()
+    return Variant(request, variant, broken_rules(variant))
+
+
+def broken_rules(design: Design) -> list[str]:
+    """Every unwaived error and warning of ``design``, errors first, one line each."""
+    waived = waived_keys(design)
+    found = [
+        f for f in check_design(design) if f.key not in waived and f.severity >= Severity.WARNING
+    ]
+    found.sort(key=lambda f: (-f.severity, f.rule))
+    return [
+        f"{f.severity.label} {f.rule}: {f.message}"
+        + (f" ({REGISTRY[f.rule].title})" if f.rule in REGISTRY else "")
+        for f in found
+    ]

@@ -43,6 +43,12 @@ def test_will_four_dgx_h100_fit_in_this_rack(window, monkeypatch):
     r1, r2 = (r.id for r in row.racks)
     assert [r.name for r in row.racks] == ["A01", "A02"]
     assert budgets(window, r1).power.limit == 12.0
+    # Each new rack comes with its A and B PDUs, sized to its 12 kW (planning.rack_pdus);
+    # they take no U (0U) and draw nothing, but weigh what their catalog item says.
+    design = document.design
+    pdus = [d for d in design.find_rack(r1).devices if d.name.startswith("pdu-")]
+    assert sorted(d.name for d in pdus) == ["pdu-a01-a", "pdu-a01-b"]
+    pdu_kg = sum(design.device_types[d.device_type].weight_kg or 0.0 for d in pdus)
     window.rack_view.fit()
     QApplication.processEvents()
     # 2-3. The first DGX H100 (8U, 10.2 kW, 130 kg) fits: green, and the bars follow.
@@ -51,7 +57,9 @@ def test_will_four_dgx_h100_fit_in_this_rack(window, monkeypatch):
     assert drop(window, mime, where)
     first = budgets(window, r1)
     assert (first.space.used, first.space.limit) == (8.0, 42.0)
-    assert first.power.used == pytest.approx(10.2) and first.weight.used == pytest.approx(130.45)
+    dgx_kg = design.device_types[DGX].weight_kg
+    assert first.power.used == pytest.approx(10.2)
+    assert first.weight.used == pytest.approx(dgx_kg + pdu_kg)
     document.select(r1)
     assert window.inspector.rack_fields["u"].text() == "8 of 42 U used"
     assert window.inspector.rack_fields["kw"].text().startswith("10.2 kW of 12 kW")
@@ -68,12 +76,12 @@ def test_will_four_dgx_h100_fit_in_this_rack(window, monkeypatch):
     messages = [row.finding.message for g in window.checks.model.groups for row in g.rows]
     assert any(m.startswith("A01 needs 20.4 kW, air limit 12 kW: fewer servers") for m in messages)
     # The new rack's default feeds (415 V three-phase 32 A: 18.4 kW at 80 %) cannot
-    # carry 20.4 kW alone either: three errors (the warnings, such as RACK-PDU for a
-    # rack with servers and no PDU yet, are not what this step is about).
+    # carry 20.4 kW alone either: three errors.  The rack has its PDUs from the start,
+    # so RACK-PDU (a rack with servers and no PDU) does not fire.
     findings = document.figures.findings()
     rules = {f.rule for f in findings if f.severity is Severity.ERROR}
     assert rules == {"RACK-POWER", "RACK-COOLING", "RACK-FEED"}
-    assert "RACK-PDU" in {f.rule for f in findings}
+    assert "RACK-PDU" not in {f.rule for f in findings}
     assert window.summary.figure("checks").startswith("3 errors")
     # 5. Direct liquid cooling (limit 120 kW): the cooling finding clears; heat reads
     #    in L/min too.  The power budget is the planner's own figure, which a cooling
@@ -87,14 +95,15 @@ def test_will_four_dgx_h100_fit_in_this_rack(window, monkeypatch):
     errors = {f.rule for f in document.figures.findings() if f.severity is Severity.ERROR}
     assert errors == {"RACK-FEED"}
     document.push(set_rack_fields(document, r1, {"feed_a_breaker_a": 80, "feed_b_breaker_a": 80}))
-    # No error left (the rack's missing PDUs stay a warning until PDUs are placed).
+    # No error left.
     assert "error" not in window.summary.figure("checks")
     document.select(r1)
     heat = window.inspector.rack_form.values["heat"].text()
     assert "69,605 BTU/h" in heat and "29.2 L/min of coolant" in heat
     # 6. Fill to four; the feed bars show the failover case.
     report = document.fill_rack(r1, DGX, 2)
-    assert report is not None and len(document.design.find_rack(r1).devices) == 4
+    servers = [d for d in document.design.find_rack(r1).devices if d.device_type == DGX]
+    assert report is not None and len(servers) == 4
     fourth = budgets(window, r1)
     assert fourth.power.used == pytest.approx(40.8)
     assert fourth.failover.used == pytest.approx(40.8) and fourth.feed_a.used == pytest.approx(20.4)

@@ -60,3 +60,21 @@ def test_the_first_row_of_an_empty_design_brings_its_site_and_undo_takes_both(ca
     assert index_problems(design) == []
     ops.apply(design, applied.inverse)
     assert design == before
+
+
+def test_a_new_halls_racks_have_pdus_sized_to_their_budget(catalog):
+    """Before: File ▸ New's racks had no PDU, so the first drop made RACK-PDU fire.
+    Each rack now has A and B PDUs carrying its budget alone (planning.rack_pdus)."""
+    from workbench.planning.rack_pdus import PDU_CONTINUOUS_SHARE, is_pdu, pdu_capacity_kw
+
+    spec = HallSpec(site="DC", hall="Hall 1", rows=1, racks_per_row=2, cooling="rear-door",
+                    cooling_limit_kw=40.0, breaker_a=63.0, voltage=400.0)  # fmt: skip
+    design = new_hall(spec, catalog)
+    for rack in design.iter_racks():
+        found = [d for d in rack.devices if is_pdu(design, d)]
+        by_side = {"a": 0.0, "b": 0.0}
+        for device in found:
+            cap = pdu_capacity_kw(design.device_types[device.device_type]) or 0.0
+            by_side[device.name.rsplit("-", 1)[1][0]] += cap * PDU_CONTINUOUS_SHARE
+        assert min(by_side.values()) >= rack.power_limit_kw, (rack.name, by_side)
+    assert index_problems(design) == []

@@ -230,3 +230,48 @@ def test_a_long_random_session_through_the_undo_stack(qtbot, tiny_design, catalo
     # stack and its 200 commands (each holding the document) were torn down in whatever
     # order the collector chose, which crashed the process after earlier window tests.
     document.undo_stack.clear()
+
+
+def test_every_rack_the_hall_menu_creates_gets_its_pdus(window, monkeypatch):
+    """Before: Hall ▸ Add Racks, a new row of racks and Duplicate Rack made racks with
+    no PDU (RACK-PDU then flagged each).  Now each new rack gets its A and B PDUs sized
+    to its budget by planning.rack_pdus (the home "Add storage tier" uses), in the same
+    undo step."""
+    from workbench.planning.rack_pdus import PDU_CONTINUOUS_SHARE, is_pdu, pdu_capacity_kw
+
+    document, actions = window.document, window.hall_actions
+    design = document.design
+
+    def pdus(rack):
+        return [d for d in rack.devices if is_pdu(design, d)]
+
+    def check(rack) -> None:
+        found = pdus(rack)
+        sides = {d.name.rsplit("-", 1)[1][0] for d in found}
+        assert sides == {"a", "b"}, [d.name for d in found]
+        per_side = len(found) // 2
+        cap = pdu_capacity_kw(design.device_types[found[0].device_type])
+        assert cap is not None
+        assert per_side * cap * PDU_CONTINUOUS_SHARE >= rack.power_limit_kw
+
+    monkeypatch.setattr(actions, "ask_racks", lambda: (AIR, 2))
+    before = document.undo_stack.count()
+    document.select("r2")
+    assert actions.add_racks()
+    assert document.undo_stack.count() == before + 1  # racks and PDUs: one undo step
+    row_b = design.sites[0].rows[1]
+    new = [r for r in row_b.racks if r.name in ("B02", "B03")]
+    assert len(new) == 2
+    for rack in new:
+        check(rack)
+    document.select(new[0].id)
+    assert actions.duplicate_rack()
+    copy_rack = next(r for r in row_b.racks if r.name == "B04")
+    check(copy_rack)
+    assert len(pdus(copy_rack)) == len(pdus(new[0]))  # the copy's, not a second pair
+    flagged = {f.objects[0] for f in document.figures.findings() if f.rule == "RACK-PDU"}
+    assert not flagged & {r.id for r in (*new, copy_rack)}
+    document.undo_stack.undo()
+    document.undo_stack.undo()
+    assert [r.name for r in row_b.racks] == ["B01"]
+    assert not any(d.name.startswith("pdu-b0") for _r, d in design.iter_devices())

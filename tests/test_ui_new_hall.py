@@ -63,7 +63,8 @@ def test_file_new_builds_a_hall_ready_for_drops(window, catalog):
     mime, where, accepted = drag_over(window, "nvidia-dgx-h100", racks[0].id, 2)
     assert accepted
     assert drop(window, mime, where)
-    assert [d.name for d in racks[0].devices] == ["gpu-server-A01-u2"]
+    names = sorted(d.name for d in racks[0].devices)
+    assert names == ["gpu-server-A01-u2", "pdu-a01-a", "pdu-a01-b"]  # PDUs came with the hall
 
 
 def test_the_empty_screens_actions_work_on_a_design_with_no_site(window):

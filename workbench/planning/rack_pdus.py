@@ -108,3 +108,35 @@ def fit_pdus(design: Design, catalog: ItemSource | None, racks: Sequence[Rack]) 
                 device = Device(next(ids), name, choice.item.slug, None, "rear")
                 steps.append(ops.AddDevice(rack.id, device))
     return ops.Batch(tuple(steps))
+
+
+def new_racks(batch: ops.Batch) -> list[str]:
+    """Ids of the racks ``batch`` creates (a new row's racks, added racks)."""
+    ids: list[str] = []
+    for op in batch.ops:
+        if isinstance(op, ops.AddRow):
+            ids += [rack.id for rack in op.row.racks]
+        elif isinstance(op, ops.AddRack):
+            ids.append(op.rack.id)
+    return ids
+
+
+def with_pdus(design: Design, catalog: ItemSource | None, batch: ops.Batch) -> ops.Batch:
+    """``batch`` and the PDUs of the racks it creates (:func:`fit_pdus`), as one edit.
+
+    The racks must exist before they can be fitted, so ``batch`` is applied, the PDUs
+    planned and ``batch`` undone exactly; the design is left as it was.  Hall ▸ Add
+    Racks, a new row of racks and Duplicate Rack push what this returns, so no action
+    leaves a rack without power distribution (a duplicate that copied its PDUs keeps
+    just those).
+    """
+    ids = new_racks(batch)
+    if not ids:
+        return batch
+    applied = ops.apply(design, batch)
+    try:
+        racks = [rack for rack in (design.find_rack(i) for i in ids) if rack is not None]
+        power = fit_pdus(design, catalog, racks)
+    finally:
+        ops.apply(design, applied.inverse)
+    return ops.Batch((*batch.ops, *power.ops)) if power.ops else batch

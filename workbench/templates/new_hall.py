@@ -20,6 +20,7 @@ from workbench.model.hall_edits import add_row
 from workbench.model.names import clean_name
 from workbench.model.rack_fields import default_cooling_limit_kw
 from workbench.model.requests import ItemSource
+from workbench.planning.rack_pdus import fit_pdus
 from workbench.templates.builder import build_template
 
 #: Bounds a hall asked for in the dialog must keep (a 100,000-GPU design has about
@@ -90,6 +91,8 @@ def new_hall(spec: HallSpec, catalog: ItemSource | None) -> Design:
         rack.power_limit_kw = limit
         rack.set_feed("a", feed)
         rack.set_feed("b", feed)
+    # Each rack's A/B PDUs, sized to the budget just set (the one home: rack_pdus).
+    ops.apply(design, fit_pdus(design, catalog, list(design.iter_racks())))
     return design
 
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from workbench.model import hall_edits, ops, requests
 from workbench.model.errors import EditError
+from workbench.planning.rack_pdus import with_pdus
 from workbench.ui.commands import EditCommand
 from workbench.ui.shell.document import Document
 from workbench.units import format_count
@@ -292,8 +293,12 @@ class HallActions(QObject):
         slug, count = answer
         if row_id is None:  # no row yet: a new one holding the racks
             return self._push(
-                lambda: hall_edits.add_row(
-                    design, catalog=self.document.catalog, rack_type=slug, count=count
+                lambda: with_pdus(
+                    design,
+                    self.document.catalog,
+                    hall_edits.add_row(
+                        design, catalog=self.document.catalog, rack_type=slug, count=count
+                    ),
                 ),
                 f"Add a row of {format_count(count, 'rack')}",
             )
@@ -303,7 +308,11 @@ class HallActions(QObject):
         if placed is not None and placed[0].id == row_id:
             index = next(i for i, r in enumerate(placed[0].racks) if r is placed[1]) + 1
         return self._push(
-            lambda: hall_edits.add_racks(design, self.document.catalog, row_id, slug, count, index),
+            lambda: with_pdus(
+                design,
+                self.document.catalog,
+                hall_edits.add_racks(design, self.document.catalog, row_id, slug, count, index),
+            ),
             f"Add {format_count(count, 'rack')}",
         )
 
@@ -313,7 +322,12 @@ class HallActions(QObject):
             self._say("Select a rack to duplicate.")
             return False
         return self._push(
-            lambda: hall_edits.duplicate_rack(self.document.design, rack), "Duplicate rack"
+            lambda: with_pdus(
+                self.document.design,
+                self.document.catalog,
+                hall_edits.duplicate_rack(self.document.design, rack),
+            ),
+            "Duplicate rack",
         )
 
     def move_rack(self, delta: int) -> bool:

@@ -169,6 +169,10 @@ class MainWindow(QMainWindow):
             "Cables", "cablesDock", self.fabric_panel, Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.tabifyDockWidget(self.storage_dock, self.cables_dock)
+        # Sibling scenario files compared side by side, a fourth tab.
+        from workbench.ui.scenarios.actions import ScenarioActions
+
+        self.scenario_actions = ScenarioActions(self, dock_under=self.cables_dock)
         self.checks_dock.raise_()
         self.checks.showObject.connect(self.show_object)
 
@@ -244,6 +248,7 @@ class MainWindow(QMainWindow):
         self.device_type_import = install_import_menu(self, file_menu)
         self.asbuilt_import = install_asbuilt_import(self, file_menu)
         self.export_actions.add_to_menu(file_menu, before=self.file_actions.quit_action)
+        self.scenario_actions.add_to_menu(file_menu, before=self.file_actions.quit_action)
         file_menu.insertSeparator(self.file_actions.quit_action)
 
         edit = bar.addMenu("&Edit")

@@ -1,0 +1,1 @@
+"""The Scenarios panel, the Save as Scenario action and the scenario wizard dialog."""

@@ -1,0 +1,124 @@
+"""File ▸ Save as Scenario…, File ▸ New Scenario Variant…, and the Scenarios dock.
+
+Save as Scenario writes the open design, as it is now, to a sibling file
+(:func:`~workbench.planning.scenarios.scenario_path`) through the store's atomic save;
+the window keeps editing the design it had.  A sibling that exists is only replaced
+after the user says so.  New Scenario Variant opens the wizard, makes the variant with
+the Qt-free planning function and saves it the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QInputDialog, QMainWindow, QMenu, QMessageBox
+
+from workbench.planning.scenarios import scenario_path
+from workbench.store import ProjectFileError, save_design
+from workbench.templates.builder import TemplateError
+from workbench.templates.variants import make_variant
+from workbench.ui.scenarios.panel import ScenariosPanel
+from workbench.ui.scenarios.wizard import ScenarioWizard
+
+
+class ScenarioActions:
+    """The scenario actions of one window (``window`` has ``document`` and ``catalog``)."""
+
+    def __init__(self, window: QMainWindow, dock_under=None) -> None:  # noqa: ANN001
+        self.window = window
+        self.document = window.document  # type: ignore[attr-defined]
+        self.catalog = window.catalog  # type: ignore[attr-defined]
+        self.panel = ScenariosPanel(self.document, self.catalog)
+        self.panel.actionRequested.connect(self._on_panel)
+        self.dock = window._dock(  # type: ignore[attr-defined]
+            "Scenarios", "scenariosDock", self.panel, Qt.DockWidgetArea.BottomDockWidgetArea
+        )
+        if dock_under is not None:
+            window.tabifyDockWidget(dock_under, self.dock)
+        self.save_action = QAction("Save as &Scenario…", window)
+        self.save_action.triggered.connect(self.save_as_scenario)
+        self.wizard_action = QAction("New Scenario &Variant…", window)
+        self.wizard_action.triggered.connect(self.new_variant)
+        #: The last message shown (tests read it instead of a dialog).
+        self.last_message = ""
+
+    def add_to_menu(self, menu: QMenu, before: QAction) -> None:
+        menu.insertAction(before, self.save_action)
+        menu.insertAction(before, self.wizard_action)
+        menu.insertSeparator(before)
+
+    # -- small dialogs, replaceable in tests --------------------------------------------
+    def ask_label(self) -> str | None:
+        text, ok = QInputDialog.getText(self.window, "Save as Scenario", "Scenario label:")
+        return text.strip() if ok and text.strip() else None
+
+    def confirm_replace(self, path: Path) -> bool:
+        answer = QMessageBox.question(self.window, "Save as Scenario", f"Replace {path.name}?")
+        return answer == QMessageBox.StandardButton.Yes
+
+    def tell(self, title: str, text: str) -> None:
+        self.last_message = text
+        QMessageBox.information(self.window, title, text)
+
+    def run_wizard(self) -> ScenarioWizard | None:
+        dialog = ScenarioWizard(self.catalog, self.window)
+        return dialog if dialog.exec() else None
+
+    # -- the actions ---------------------------------------------------------------------
+    def _target(self, label: str) -> Path | None:
+        base = self.document.path
+        if base is None:
+            self.tell("Save as Scenario", "Save the design first: scenarios are saved beside it.")
+            return None
+        target = scenario_path(base, label)
+        if target.exists() and not self.confirm_replace(target):
+            return None
+        return target
+
+    def save_as_scenario(self) -> Path | None:
+        """Save the design as it is now as a sibling scenario; its path, or None."""
+        label = self.ask_label()
+        target = self._target(label) if label else None
+        if target is None:
+            return None
+        return self._save(self.document.design, target)
+
+    def new_variant(self) -> Path | None:
+        """Make a variant with the wizard and save it beside the design."""
+        dialog = self.run_wizard()
+        if dialog is None:
+            return None
+        request = dialog.request()
+        try:
+            variant = make_variant(self.document.design, request, self.catalog)
+        except TemplateError as exc:
+            self.tell("New Scenario Variant", str(exc))
+            return None
+        target = self._target(request.label())
+        if target is None:
+            return None
+        saved = self._save(variant.design, target)
+        verdict = "passes the rules" if variant.passes else "has rule errors"
+        lines = "\n".join(variant.broken) or "no findings"
+        self.tell("New Scenario Variant", f"{target.name} {verdict}.\n\n{lines}")
+        return saved
+
+    def _save(self, design, target: Path) -> Path | None:  # noqa: ANN001
+        try:
+            save_design(design, target)
+        except ProjectFileError as exc:
+            self.tell("Save as Scenario", str(exc))
+            return None
+        self.panel.refresh()
+        self.window.statusBar().showMessage(f"Saved scenario {target.name}", 5000)
+        return target
+
+    def _on_panel(self, what: str) -> None:
+        if what == "save":
+            self.save_as_scenario()
+        elif what == "wizard":
+            self.new_variant()
+        elif what == "pdf":
+            self.tell("Scenario PDF", "The one-page PDF summary is not built yet.")

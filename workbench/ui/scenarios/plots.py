@@ -1,0 +1,95 @@
+"""The comparison plots: capex by category as stacked bars per scenario, and each
+training job's cost per run against its days (one point per scenario and job).
+
+pyqtgraph, like the Estimates plots.  Without cost figures (the cost core not
+installed, or a design without prices) each plot says so instead of drawing zeros.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+from workbench.planning.scenarios import CompareTable
+
+#: One colour per capex category, in order of first appearance.
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
+
+
+class ComparePlots(QWidget):
+    """The two plots side by side."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.bars = pg.PlotWidget(background="w")
+        self.bars.setTitle("Capex by category", color="k")
+        self.scatter = pg.PlotWidget(background="w")
+        self.scatter.setTitle("Cost per run against days", color="k")
+        self.scatter.setLabel("bottom", "days")
+        self.scatter.setLabel("left", "cost per run")
+        self.bars.addLegend(offset=(-10, 10))
+        layout.addWidget(self.bars)
+        layout.addWidget(self.scatter)
+        #: What each plot shows in words (for tests and the status line).
+        self.bars_note = ""
+        self.scatter_note = ""
+
+    def show_table(self, table: CompareTable | None) -> None:
+        """Draw ``table``'s scenarios (None clears)."""
+        self.bars.clear()
+        self.scatter.clear()
+        if table is None:
+            return
+        self._draw_bars(table)
+        self._draw_scatter(table)
+
+    def _draw_bars(self, table: CompareTable) -> None:
+        scenarios = table.scenarios
+        categories: list[str] = []
+        for s in scenarios:
+            categories.extend(c for c in s.capex_by_category if c not in categories)
+        axis = self.bars.getAxis("bottom")
+        axis.setTicks([[(i, name) for i, name in enumerate(table.names)]])
+        if not categories:
+            self.bars_note = "costs not available"
+            self.bars.addItem(_note("costs not available"))
+            return
+        bottoms = [0.0] * len(scenarios)
+        for n, category in enumerate(categories):
+            heights = [float(s.capex_by_category.get(category, 0.0)) for s in scenarios]
+            bar = pg.BarGraphItem(
+                x=list(range(len(scenarios))),
+                height=heights,
+                y0=bottoms,
+                width=0.6,
+                brush=PALETTE[n % len(PALETTE)],
+                name=category,
+            )
+            self.bars.addItem(bar)
+            bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
+        self.bars_note = f"{len(categories)} categories"
+
+    def _draw_scatter(self, table: CompareTable) -> None:
+        points = [
+            (job.days, job.cost, n)
+            for n, s in enumerate(table.scenarios)
+            for job in s.jobs.values()
+            if job.days is not None and job.cost is not None
+        ]
+        if not points:
+            self.scatter_note = "costs not available"
+            self.scatter.addItem(_note("costs not available"))
+            return
+        spots = [
+            {"pos": (d, c), "brush": PALETTE[n % len(PALETTE)], "size": 12} for d, c, n in points
+        ]
+        self.scatter.addItem(pg.ScatterPlotItem(spots=spots))
+        self.scatter_note = f"{len(points)} runs"
+
+
+def _note(text: str) -> pg.TextItem:
+    item = pg.TextItem(text, color="#666666", anchor=(0.5, 0.5))
+    item.setPos(0, 0.5)
+    return item

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import digest, run
 
+from workbench.calc.costs import design_costs
 from workbench.calc.summary import summarize
 from workbench.calc.workload import evaluate_workload
 from workbench.planning.scenarios import (
@@ -18,7 +19,6 @@ from workbench.planning.scenarios import (
     sibling_scenarios,
 )
 from workbench.planning.scenarios.files import scenario_label
-from workbench.planning.scenarios.text import text_lines
 from workbench.rules.engine import check_design
 from workbench.store import save_design
 from workbench.templates.builder import build_template
@@ -83,13 +83,19 @@ def test_best_and_worst_follow_the_direction_of_the_row(h100, b200):
     assert racks.differs == (racks.values[0] != racks.values[1])
 
 
-def test_cost_cells_are_never_a_silent_zero(h100, b200):
+def test_cost_rows_are_the_cost_cores_figures(h100, b200):
     table = compare([figures_of(h100, "H100"), figures_of(b200, "B200")])
-    capex = next(r for r in table.rows if r.label == "Capex")
-    if any(v is None for v in capex.values):
-        assert table.notes, "a missing cost must say why"
-    text = "\n".join(text_lines(table))
-    assert "n/a" in text or all(v is not None for v in capex.values)
+    rows = {r.label: r for r in table.rows}
+    for column, design in enumerate((h100, b200)):
+        costs = design_costs(design)
+        assert rows["Capex"].values[column] == costs.capex_total
+        assert rows["Opex per year"].values[column] == costs.opex_per_year
+        assert rows["Cost per GPU-hour"].values[column] == costs.cost_per_gpu_hour
+        for job in costs.runs:
+            assert rows[f"{job.name}: run cost"].values[column] == job.cost
+        if costs.unpriced_lines:
+            assert any(table.names[column] in note for note in table.notes)
+    assert rows["Capex"].unit == design_costs(h100).currency
 
 
 def test_compare_takes_two_to_four(h100):

@@ -1,24 +1,22 @@
 """The figures of one scenario that the comparison table lines up.
 
 Each figure is taken from its one home: counts, kW and PFLOPS from
-:func:`workbench.calc.summary.summarize`, training days from
-:func:`workbench.calc.workload.evaluate_workload`, findings from the rules engine, and
-capex, opex and cost per GPU-hour and per run from the cost core
-(:mod:`workbench.calc.costs`) when it is installed.  Computing them costs seconds on a
+:func:`workbench.calc.summary.summarize`, findings from the rules engine, and
+capex, opex, cost per GPU-hour and each training job's days and cost per run from the
+cost core (:func:`workbench.calc.costs.design_costs`, which evaluates every job with
+:func:`workbench.calc.workload.evaluate_workload`).  Computing them costs seconds on a
 100,000-GPU design (the rules and the fabric figures), so :func:`figures_of_file` keeps
 them per file version: the table is then built from the cache.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.calc.design_hardware import fabric_figures
+from workbench.calc.costs import design_costs
 from workbench.calc.summary import summarize
-from workbench.calc.workload import evaluate_workload
 from workbench.model.design import Design
 from workbench.planning.scenarios.files import scenario_label
 from workbench.rules.engine import check_design, count, waived_keys
@@ -53,7 +51,8 @@ class ScenarioFigures:
     infos: int
     #: Training jobs by name (the table matches jobs across scenarios by name).
     jobs: dict[str, JobFigures] = field(default_factory=dict)
-    #: ``None`` while the cost core is not installed (``costs_note`` says so).
+    #: From :func:`workbench.calc.costs.design_costs`; a lower bound while
+    #: ``unpriced_lines`` is above 0 (the table's notes say so).
     capex: float | None = None
     opex_per_year: float | None = None
     cost_per_gpu_hour: float | None = None
@@ -61,7 +60,6 @@ class ScenarioFigures:
     #: Capex by category, for the cost-breakdown plot (empty without costs).
     capex_by_category: dict[str, float] = field(default_factory=dict)
     unpriced_lines: int = 0
-    costs_note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping of every figure."""
@@ -80,12 +78,9 @@ class ScenarioFigures:
             "currency": self.currency,
             "capex_by_category": dict(self.capex_by_category),
             "unpriced_lines": self.unpriced_lines,
-            "costs_note": self.costs_note,
             "jobs": {name: {"days": job.days, "cost": job.cost} for name, job in self.jobs.items()},
         }
 
-
-COSTS_MISSING = "costs not available (the cost core is not installed)"
 
 #: Figures per file, keyed by what changes when the file is rewritten.
 _FILE_CACHE: dict[Path, tuple[tuple[int, int], ScenarioFigures]] = {}
@@ -114,14 +109,10 @@ def figures_of_file(path: Path, catalog: SlugLookup | None = None) -> ScenarioFi
 def _compute(design: Design, name: str) -> ScenarioFigures:
     summary = summarize(design)
     counts = count(check_design(design), waived_keys(design))
-    training = [w for w in design.workloads if w.kind == "training"]
-    fabric = fabric_figures(design) if training else None
-    days: dict[str, float | None] = {}
-    for workload in training:
-        result = evaluate_workload(design, workload, summary=summary, fabric=fabric)
-        days[workload.name] = result.days
-    costs = _costs(design)
-    jobs = {job: JobFigures(days=d, cost=costs.get("runs", {}).get(job)) for job, d in days.items()}
+    # The cost core evaluates every training job once (days, then the run's cost), so
+    # the days come from its runs rather than from a second evaluation here.
+    costs = design_costs(design)
+    jobs = {run.name: JobFigures(days=run.days, cost=run.cost) for run in costs.runs}
     return ScenarioFigures(
         name=name,
         gpus=summary.gpus,
@@ -134,38 +125,10 @@ def _compute(design: Design, name: str) -> ScenarioFigures:
         warnings=counts.warnings,
         infos=counts.infos,
         jobs=jobs,
-        capex=costs.get("capex"),
-        opex_per_year=costs.get("opex"),
-        cost_per_gpu_hour=costs.get("per_gpu_hour"),
-        currency=costs.get("currency", ""),
-        capex_by_category=costs.get("by_category", {}),
-        unpriced_lines=costs.get("unpriced", 0),
-        costs_note=costs.get("note", ""),
+        capex=costs.capex_total,
+        opex_per_year=costs.opex_per_year,
+        cost_per_gpu_hour=costs.cost_per_gpu_hour,
+        currency=costs.currency,
+        capex_by_category=dict(costs.capex_by_category),
+        unpriced_lines=costs.unpriced_lines,
     )
-
-
-def _costs(design: Design) -> dict[str, Any]:
-    """The cost core's figures of ``design``, or a note saying why there are none.
-
-    The cost core (``workbench.calc.costs``) is built apart from this package; until it
-    is installed every cost figure is None and the note says costs are not available,
-    so no table shows a silent 0.
-    """
-    try:
-        costs = importlib.import_module("workbench.calc.costs")
-    except ModuleNotFoundError:
-        return {"note": COSTS_MISSING}
-    summary = costs.design_costs(design, None)
-    runs = {}
-    for run in getattr(summary, "runs", ()) or ():
-        runs[getattr(run, "name", "")] = getattr(run, "cost", None)
-    unpriced = getattr(summary, "unpriced_lines", 0)
-    return {
-        "capex": getattr(summary, "capex_total", None),
-        "opex": getattr(summary, "opex_per_year", None),
-        "per_gpu_hour": getattr(summary, "cost_per_gpu_hour", None),
-        "currency": getattr(summary, "currency", ""),
-        "by_category": dict(getattr(summary, "capex_by_category", {}) or {}),
-        "unpriced": len(unpriced) if isinstance(unpriced, (list, tuple)) else int(unpriced or 0),
-        "runs": runs,
-    }

@@ -113,7 +113,9 @@ def compare(scenarios: Sequence[ScenarioFigures]) -> CompareTable:
         _row("Rule warnings", "", col("warnings"), LOWER),
         _row("Rule notes", "", col("infos"), NEUTRAL),
     ]
-    notes = tuple(dict.fromkeys(s.costs_note for s in scenarios if s.costs_note))
-    unpriced = [s for s in scenarios if s.unpriced_lines]
-    notes += tuple(f"{s.name}: {s.unpriced_lines} BOM lines have no price" for s in unpriced)
+    notes = tuple(
+        f"{s.name}: {s.unpriced_lines} BOM lines have no price, so its capex is a lower bound"
+        for s in scenarios
+        if s.unpriced_lines
+    )
     return CompareTable(tuple(s.name for s in scenarios), tuple(rows), tuple(scenarios), notes)

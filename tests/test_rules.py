@@ -48,6 +48,7 @@ from workbench.templates import TEMPLATES, build_template, sample_design
 #: The rules the workbench ships (the issue's list); a new rule needs tests here.
 EXPECTED_RULES = {
     "NAME-DUPLICATE",
+    "COST-PUE-LIQUID",
     "NODE-HOSTNAME",
     "BASELINE-EMPTY",
     "RACK-OVERLAP",

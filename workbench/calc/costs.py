@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from workbench.calc.bom_lines import CATEGORIES, DEFAULT_SPARES_PCT, bom_lines, spare_quantity
-from workbench.calc.design_hardware import fabric_figures
+from workbench.calc.design_hardware import FabricFigures, fabric_figures
 from workbench.calc.power import HOURS_PER_YEAR, annual_mwh, energy_cost
 from workbench.calc.summary import DesignSummary, summarize
 from workbench.calc.workload import evaluate_workload
@@ -131,8 +131,12 @@ def design_costs(
     catalog: object | None = None,
     inputs: CostInputs | None = None,
     summary: DesignSummary | None = None,
+    fabric: FabricFigures | None = None,
 ) -> CostSummary:
-    """The cost figures of ``design`` (see the module docstring for every formula)."""
+    """The cost figures of ``design`` (see the module docstring for every formula).
+
+    ``summary`` and ``fabric`` are figures a caller already holds (the report, the
+    window), passed on so they are not computed twice."""
     inputs = cost_inputs_of(design) if inputs is None else inputs
     summary = summarize(design, pue=inputs.pue) if summary is None else summary
     pue = summary.pue if inputs.pue is None else inputs.pue
@@ -150,7 +154,7 @@ def design_costs(
     per_year = capex_total / inputs.amortisation_years
     cph = (per_year + opex_total) / used_hours if used_hours else None
     cph_ex = (per_year + opex_total - energy) / used_hours if used_hours else None
-    runs = _runs(design, summary, inputs, pue, cph_ex)
+    runs = _runs(design, summary, inputs, pue, cph_ex, fabric)
     return CostSummary(
         currency=inputs.currency,
         inputs=inputs,
@@ -176,12 +180,13 @@ def _runs(
     inputs: CostInputs,
     pue: float,
     cph_ex: float | None,
+    fabric: FabricFigures | None,
 ) -> list[RunCost]:
     runs: list[RunCost] = []
     training = [w for w in design.workloads if w.kind == "training"]
     if not training:
         return runs
-    fabric = fabric_figures(design)
+    fabric = fabric_figures(design) if fabric is None else fabric
     for w in training:
         result = evaluate_workload(design, w, summary=summary, fabric=fabric)
         days, gpus = result.days, result.gpus

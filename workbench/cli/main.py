@@ -28,6 +28,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "workbench.cli.fabric_cmd",
     "workbench.cli.versions_cmd",
     "workbench.cli.teams_cmd",
+    "workbench.cli.costs_cmd",
     "workbench.cli.tiers_cmd",
     "workbench.cli.export_cmd",
     "workbench.cli.acceptance_cmd",

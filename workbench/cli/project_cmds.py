@@ -164,3 +164,7 @@ def _print_report(path: Path, r: dict) -> None:
         mem_text = "" if mem is None else f", {mem:,.1f} GB per GPU"
         err = f"  ({'; '.join(w['errors'])})" if w.get("errors") else ""
         print(f"  workload {w['name']!r}: {days}{mem_text}{err}")
+    if "cost" in r:
+        from workbench.cli.cost_text import cost_lines
+
+        print("\n".join(cost_lines(r["cost"])))

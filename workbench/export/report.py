@@ -7,8 +7,10 @@ from :mod:`workbench.calc`, so the window, the report and later the workbooks ag
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from workbench.calc.costs import cost_inputs_of, design_costs
 from workbench.calc.design_hardware import fabric_figures
 from workbench.calc.errors import InputError, positive
 from workbench.calc.fabric.analysis import fabric_report
@@ -23,8 +25,9 @@ def design_report(
     design: Design, pue: float | None = None, schema_version: int | None = None
 ) -> dict[str, Any]:
     """Key figures of ``design``: counts, power, heat, peak PFLOPS, every workload, each
-    rack's budgets, each network plane's fabric (``fabric``: plane → figures) and each
-    storage tier (``storage``: tier id → figures).
+    rack's budgets, each network plane's fabric (``fabric``: plane → figures), each
+    storage tier (``storage``: tier id → figures) and the costs (``cost``:
+    :meth:`workbench.calc.costs.CostSummary.to_dict`).
 
     ``pue`` overrides the design's own PUE; it must be at least 1 (a PUE below 1 would
     mean the facility makes energy).
@@ -52,6 +55,13 @@ def design_report(
     report["rack_budgets"] = rack_budget_rows(design)
     report["fabric"] = fabric_report(design)
     report["storage"] = {tier["tier_id"]: tier for tier in storage_report(design)}
+    # A --pue given here wins over the stored cost inputs too, so the energy line and
+    # the facility kW printed beside it use the same PUE.
+    inputs = cost_inputs_of(design)
+    if pue is not None:
+        inputs = replace(inputs, pue=pue)
+    costs = design_costs(design, inputs=inputs, summary=summary, fabric=fabric)
+    report["cost"] = costs.to_dict()
     return report
 
 

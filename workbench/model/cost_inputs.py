@@ -106,7 +106,10 @@ def check_cost_value(name: str, value: Any) -> Any:
     except (TypeError, ValueError):
         raise EditError(f"The cost input {name} is a number, not {value!r}.") from None
     if isinstance(value, bool) or not math.isfinite(number) or not low <= number <= high:
-        raise EditError(f"The cost input {name} is {low:g} to {high:g} {unit}, not {value!r}.")
+        raise EditError(
+            f"The cost input {name} is {low:g} to {high:g}{' ' + unit if unit else ''}, "
+            f"not {value!r}."
+        )
     return number
 
 

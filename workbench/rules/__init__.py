@@ -7,6 +7,7 @@ copy of a rule (see :mod:`workbench.rules.engine`).
 """
 
 from workbench.rules import (  # noqa: F401 - register
+    costs,
     fabric,
     identity,
     nodes,

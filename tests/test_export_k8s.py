@@ -143,11 +143,23 @@ def test_label_value_is_valid(text, expected):
     assert label_value(text) == expected and valid_value(expected)
 
 
-def test_uppercase_node_name_refused_before_writing(tmp_path):
+def test_uppercase_node_name_is_mapped_and_annotated(tmp_path):
     design = build_template("hgx-h100-air")
     _rack, device = design.find_device(gpu_nodes(design)[0].device_id)
     device.name = "GPU01"
-    with pytest.raises(ExportError, match="not a valid Kubernetes node name"):
+    write_k8s(design, tmp_path / "out")
+    docs = [d for d in yaml.safe_load_all((tmp_path / "out" / "nodes.yaml").read_text()) if d]
+    (mine,) = [d for d in docs if d["metadata"].get("annotations")]
+    assert mine["metadata"]["name"] == "gpu01"
+    assert mine["metadata"]["annotations"] == {"gpu.workbench/design-name": "GPU01"}
+
+
+def test_names_that_collide_after_mapping_refused_before_writing(tmp_path):
+    design = build_template("hgx-h100-air")
+    first, second = gpu_nodes(design)[:2]
+    design.find_device(first.device_id)[1].name = "GPU01"
+    design.find_device(second.device_id)[1].name = "gpu01"
+    with pytest.raises(ExportError, match=f"{first.device_id}.*{second.device_id}.*'gpu01'"):
         write_k8s(design, tmp_path / "out")
     assert not (tmp_path / "out").exists()
 

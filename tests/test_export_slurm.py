@@ -148,11 +148,23 @@ def test_bad_options_write_nothing(superpod, tmp_path):
     assert not target.exists()
 
 
-def test_bad_node_name_is_refused(tmp_path):
+def test_node_names_are_mapped_to_host_names_and_the_file_says_so(tmp_path):
     design = build_template("hgx-h100-air")
     _rack, device = design.find_device(gpu_nodes(design)[0].device_id)
-    device.name = "gpu 1"
-    with pytest.raises(ExportError, match="not a valid Slurm node name"):
+    device.name = "GPU 1"
+    write_slurm(design, tmp_path / "out")
+    conf = (tmp_path / "out" / "slurm.conf").read_text()
+    assert "#   gpu-1 = GPU 1" in conf
+    hosts = [h for line in conf.splitlines() if line.startswith("NodeName=")
+             for h in expand(line.split()[0].removeprefix("NodeName="))]  # fmt: skip
+    assert "gpu-1" in hosts and all(h == h.lower() for h in hosts)
+
+
+def test_a_name_no_host_name_carries_is_refused(tmp_path):
+    design = build_template("hgx-h100-air")
+    _rack, device = design.find_device(gpu_nodes(design)[0].device_id)
+    device.name = "_gpu1"  # '-gpu1' after mapping: no host name starts with '-'
+    with pytest.raises(ExportError, match="'_gpu1' cannot be made a host name"):
         write_slurm(design, tmp_path / "out")
 
 

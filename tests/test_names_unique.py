@@ -80,15 +80,19 @@ def test_check_reports_what_a_file_holds(design) -> None:
     assert set(found[1].objects) | set(found[0].objects) >= {first.id, second.id, third.id}
 
 
-def test_gpu_server_names_no_scheduler_takes_are_reported(design) -> None:
-    server = next(d for d in _devices(design) if design.device_types[d.device_type].gpu_count > 0)
+def test_gpu_server_names_the_host_name_mapping_cannot_carry_are_reported(design) -> None:
+    servers = [d for d in _devices(design) if design.device_types[d.device_type].gpu_count > 0]
+    first, second = servers[:2]
+    edit.rename_device(design, first.id, "GPU Server A01")  # capitals and a blank: mapped
     assert _rules(design, "NODE-HOSTNAME") == []
-    edit.rename_device(design, server.id, "GPU 01")
+    edit.rename_device(design, first.id, "_gpu01")  # maps to '-gpu01': no host name
     (finding,) = _rules(design, "NODE-HOSTNAME")
-    assert "Slurm and Kubernetes exports refuse it" in finding.message
-    edit.rename_device(design, server.id, "GPU_01")
+    assert "no host name carries it" in finding.message and finding.objects == (first.id,)
+    edit.rename_device(design, first.id, "GPU 01")
+    edit.rename_device(design, second.id, "gpu-01")  # the same host name after mapping
     (finding,) = _rules(design, "NODE-HOSTNAME")
-    assert "Kubernetes export refuses it" in finding.message
+    assert "'gpu-01'" in finding.message
+    assert set(finding.objects) == {first.id, second.id}
 
 
 def test_baseline_with_no_revision_is_reported(design) -> None:

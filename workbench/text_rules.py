@@ -232,11 +232,13 @@ def field_problem(key: str, value: object) -> str | None:
 # -- names a scheduler takes as host names ---------------------------------------------------
 #
 # A GPU server's name is the host name Slurm's slurm.conf and Kubernetes' Node objects
-# carry.  The model does not refuse other names (a PDU may be called "PDU A / left"),
-# and the exports do not rename nodes: a slurm.conf naming hosts that do not exist is
-# worse than none, so an admin gets the name to fix instead.  The rule NODE-HOSTNAME
-# (``workbench check``) reports every GPU server an export would refuse, with the same
-# patterns as the exports, before anyone exports.
+# carry.  The model keeps the names users type (``gpu-server-A01-u2``, the default naming
+# pattern's capitals included: the window shows them), and the exports map each one to a
+# host name with :func:`node_hostname`: lowercased, every other character no scheduler
+# takes turned into '-'.  The mapping is the one home of the hostname rule: both exports
+# use it (and say so in their files), and the rule NODE-HOSTNAME (``workbench check``)
+# warns only where it fails: a name it cannot carry, or two servers that map to one
+# host name (an export refuses both, naming the two devices).
 
 #: A Slurm NodeName: letters, digits, '.', '_', '-' (no brackets, commas, spaces, '=').
 SLURM_NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -246,18 +248,20 @@ K8S_NODE_NAME = re.compile(
     r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 )
 
-#: What each scheduler's node names may hold, in words, for messages.
-NODE_NAME_WORDS: dict[str, str] = {
-    "Slurm": "letters, digits, '.', '_', '-'",
-    "Kubernetes": "lowercase letters, digits, '-', '.', a letter or digit at each end",
-}
+#: Any character a host name both schedulers take may not hold (after lowercasing).
+_NOT_IN_HOSTNAME = re.compile(r"[^a-z0-9.-]")
+
+#: What the mapping does, in words, for the exports' notes and the rule's messages.
+HOSTNAME_MAPPING_WORDS = (
+    "host names are the design's device names lowercased, every character other than "
+    "a-z, 0-9, '.' and '-' turned into '-'"
+)
 
 
-def node_name_refusals(name: str) -> list[str]:
-    """The schedulers whose exports refuse ``name`` as a node's name (empty: both take it)."""
-    refused = []
-    if not SLURM_NODE_NAME.fullmatch(name):
-        refused.append("Slurm")
-    if not K8S_NODE_NAME.fullmatch(name):
-        refused.append("Kubernetes")
-    return refused
+def node_hostname(name: str) -> str | None:
+    """The host name the Slurm and Kubernetes exports give the GPU server the design
+    calls ``name``, or None when even the mapping leaves no name both take (empty, a
+    '-' or '.' at either end, '..', longer than 128 characters)."""
+    mapped = _NOT_IN_HOSTNAME.sub("-", name.lower())
+    ok = SLURM_NODE_NAME.fullmatch(mapped) and K8S_NODE_NAME.fullmatch(mapped)
+    return mapped if ok else None

@@ -30,6 +30,7 @@ from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.export.output import ExportError
 from workbench.model.design import Design
 from workbench.model.team_ops import TEAM_NAME
+from workbench.text_rules import HOSTNAME_MAPPING_WORDS, node_hostname
 
 #: The three pools, in the order files list them.
 POOLS: tuple[str, ...] = ("training", "inference", "dev")
@@ -40,12 +41,16 @@ class Node:
     """One GPU server as both schedulers see it."""
 
     device_id: str
+    #: The host name both handoffs give it (:func:`workbench.text_rules.node_hostname`),
+    #: empty when the mapping cannot carry the design's name (the export refuses it).
     name: str
     server: CatalogItem
     gpu: CatalogItem | None
     site: str
     row: str
     rack: str
+    #: The device's name in the design, where it differs from the host name.
+    design_name: str = ""
 
     @property
     def gpu_count(self) -> int:
@@ -79,28 +84,34 @@ def gpu_nodes(design: Design) -> list[Node]:
                     if item is None or not is_gpu_server(item):
                         continue
                     gpu = design.device_types.get(item.gpu) if item.gpu else None
+                    host = node_hostname(device.name) or ""
+                    kept = device.name if host != device.name else ""
                     nodes.append(
-                        Node(device.id, device.name, item, gpu, site.name, row.name, rack.name)
+                        Node(device.id, host, item, gpu, site.name, row.name, rack.name, kept)
                     )
     return nodes
 
 
-def check_node_names(
-    nodes: Sequence[Node], path: Path, pattern: re.Pattern[str], what: str
-) -> None:
-    """ExportError for the first node whose name ``pattern`` refuses or that repeats."""
-    seen: dict[str, str] = {}
+def check_node_names(nodes: Sequence[Node], path: Path) -> None:
+    """ExportError for the first node whose design name no host name carries, or whose
+    host name another node already has (naming both devices)."""
+    seen: dict[str, Node] = {}
     for node in nodes:
-        if not pattern.fullmatch(node.name):
-            raise ExportError(
-                path, f"device {node.device_id} name {node.name!r} is not a valid {what}"
-            )
-        if node.name in seen:
+        if not node.name:
             raise ExportError(
                 path,
-                f"devices {seen[node.name]} and {node.device_id} share the name {node.name!r}",
+                f"device {node.device_id} name {node.design_name!r} cannot be made a host name "
+                f"({HOSTNAME_MAPPING_WORDS}): rename it",
             )
-        seen[node.name] = node.device_id
+        if node.name in seen:
+            first = seen[node.name]
+            raise ExportError(
+                path,
+                f"devices {first.device_id} ({(first.design_name or first.name)!r}) and "
+                f"{node.device_id} ({(node.design_name or node.name)!r}) share the host name "
+                f"{node.name!r}: rename one of them",
+            )
+        seen[node.name] = node
 
 
 def split_pools(

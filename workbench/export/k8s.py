@@ -60,13 +60,11 @@ from workbench.export.nccl import NcclSetup, nccl_setup, server_types
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
 from workbench.export.roce import roce_baseline_csv
 from workbench.model.design import Design
-from workbench.text_rules import K8S_NODE_NAME
+from workbench.text_rules import HOSTNAME_MAPPING_WORDS
 
 #: Prefix of the workbench's own label keys (a DNS subdomain, as Kubernetes requires).
 PREFIX = "gpu.workbench"
 
-#: A Node name: an RFC 1123 subdomain.
-_NODE_NAME = K8S_NODE_NAME  # one home with the NODE-HOSTNAME rule: text_rules
 
 #: The RDMA shared device plugin's resource for the compute ports (``rdma/<name>``).
 RDMA_RESOURCE = "rdma_compute"
@@ -113,12 +111,21 @@ def _q(value: str) -> str:
 
 def nodes_yaml(pools: Mapping[str, list[Node]], progress: Progress) -> str:
     """nodes.yaml: one Node document per node."""
-    out = ["# Labels and taints for the GPU nodes; apply with: kubectl apply -f nodes.yaml"]
+    out = [
+        "# Labels and taints for the GPU nodes; apply with: kubectl apply -f nodes.yaml",
+        f"# Node {HOSTNAME_MAPPING_WORDS}; the annotation {PREFIX}/design-name",
+        "# names the device where its name in the design differs.",
+    ]
     done = 0
     total = sum(len(members) for members in pools.values()) or 1
     for pool in POOLS:
         for node in pools[pool]:
             out += ["---", "apiVersion: v1", "kind: Node", "metadata:", f"  name: {_q(node.name)}"]
+            if node.design_name:
+                out += [
+                    "  annotations:",
+                    f"    {_q(PREFIX + '/design-name')}: {_q(node.design_name)}",
+                ]
             out.append("  labels:")
             out += [f"    {_q(k)}: {_q(v)}" for k, v in node_labels(node, pool).items()]
             if pool == "training":
@@ -299,9 +306,7 @@ def write_k8s(
     nodes = gpu_nodes(design)
     if not nodes:
         raise ExportError(folder, "the design has no GPU servers to label")
-    check_node_names(
-        nodes, folder, _NODE_NAME, "Kubernetes node name (lowercase letters, digits, '-', '.')"
-    )
+    check_node_names(nodes, folder)
     pools = split_pools(nodes, folder, inference_nodes=inference_nodes, dev_nodes=dev_nodes)
     team_list = make_teams(teams, sum(n.gpu_count for n in nodes), folder, design)
     progress(0.1, "nodes.yaml")

@@ -70,13 +70,14 @@ from workbench.export.nccl import nccl_env_files
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
 from workbench.export.roce import roce_baseline_csv
 from workbench.model.design import Design
-from workbench.text_rules import SLURM_NODE_NAME
+from workbench.text_rules import HOSTNAME_MAPPING_WORDS, SLURM_NODE_NAME
 
 #: Share of installed memory kept out of ``RealMemory`` for the OS (see the docstring).
 OS_MEMORY_SHARE = 0.05
 
 #: Names Slurm can hold in a hostlist (no brackets, commas, spaces or '=').
-_SLURM_NAME = SLURM_NODE_NAME  # one home with the NODE-HOSTNAME rule: text_rules
+#: Switch names in topology.conf (node names come mapped: text_rules.node_hostname).
+_SLURM_NAME = SLURM_NODE_NAME
 
 #: Most names on one NodeName line when names are too irregular to compress.
 _NAMES_PER_LINE = 512
@@ -238,6 +239,7 @@ def slurm_conf(
     out = [
         f"# Slurm handoff for {design.name!r}: {len(nodes)} GPU nodes, {gpus} GPUs.",
         "# Paste under the site's controller settings (SlurmctldHost, AuthType, paths).",
+        f"# Node {HOSTNAME_MAPPING_WORDS}.",
         f"ClusterName={cluster}",
         "GresTypes=gpu",
         "ReturnToService=2",
@@ -257,6 +259,10 @@ def slurm_conf(
         f"# RealMemory = installed memory less {OS_MEMORY_SHARE:.0%} for the OS and daemons.",
     ]
     out.extend(f"# {note}" for note in notes)
+    renamed = [n for n in nodes if n.design_name]
+    if renamed:
+        out.append(f"# {len(renamed)} host names differ from the design's names (host = design):")
+        out.extend(f"#   {n.name} = {n.design_name}" for n in renamed)
     for attributes, names in groups.items():
         for hostlist in _chunks(names):
             out.append(f"NodeName={hostlist} {attributes}")
@@ -444,7 +450,7 @@ def write_slurm(
     nodes = gpu_nodes(design)
     if not nodes:
         raise ExportError(folder, "the design has no GPU servers to schedule")
-    check_node_names(nodes, folder, _SLURM_NAME, "Slurm node name (letters, digits, '.', '_', '-')")
+    check_node_names(nodes, folder)
     cluster = cluster_slug(cluster_name or design.name)
     pools = split_pools(nodes, folder, inference_nodes=inference_nodes, dev_nodes=dev_nodes)
     team_list = make_teams(teams, sum(n.gpu_count for n in nodes), folder, design)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from workbench.catalog.item import is_gpu_server
-from workbench.model import Design, Device
+from workbench.model import Design
 from workbench.model.unique import clashes
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
-from workbench.text_rules import NODE_NAME_WORDS, node_name_refusals
+from workbench.text_rules import HOSTNAME_MAPPING_WORDS, node_hostname
 
 
 @rule(
@@ -42,25 +42,37 @@ def name_duplicate(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Findi
 
 @rule(
     "NODE-HOSTNAME",
-    title="A GPU server's name is no host name a scheduler takes",
+    title="A GPU server's name maps to no host name, or to another server's",
     severity=Severity.WARNING,
-    scope="device",
-    looks_at={"device"},
+    scope="design",
+    looks_at={"device", "design"},
     source="slurm.conf(5) NodeName; Kubernetes object names (RFC 1123 DNS subdomain)",
 )
-def node_hostname(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
-    if not is_gpu_server(ctx.design.device_types.get(device.device_type)):
-        return
-    refused = node_name_refusals(device.name)
-    if refused:
-        words = "; ".join(f"{s}: {NODE_NAME_WORDS[s]}" for s in refused)
-        yield me.finding(
-            f"{device.name!r} is the host name of a GPU server, but the "
-            f"{' and '.join(refused)} export{'s' if len(refused) > 1 else ''} refuse"
-            f"{'' if len(refused) > 1 else 's'} it ({words}); rename it to the node's real "
-            "host name.",
-            device.id,
-        )
+def node_hostname_rule(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    # The exports map names with text_rules.node_hostname; this warns where they refuse.
+    first: dict[str, tuple[str, str]] = {}
+    for _rack, device in design.iter_devices():
+        if not is_gpu_server(design.device_types.get(device.device_type)):
+            continue
+        host = node_hostname(device.name)
+        if host is None:
+            yield me.finding(
+                f"{device.name!r} is the name of a GPU server, but no host name carries it "
+                f"({HOSTNAME_MAPPING_WORDS}), so the Slurm and Kubernetes exports refuse it: "
+                "rename it to the node's real host name.",
+                device.id,
+            )
+        elif host in first:
+            other_id, other_name = first[host]
+            yield me.finding(
+                f"GPU servers {other_name!r} and {device.name!r} both become the host name "
+                f"{host!r} ({HOSTNAME_MAPPING_WORDS}), so the Slurm and Kubernetes exports "
+                "refuse them: rename one.",
+                other_id,
+                device.id,
+            )
+        else:
+            first[host] = (device.id, device.name)
 
 
 @rule(

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils costs 0.1 s to import: loaded by what writes
+    import sqlite_utils
 
 from workbench.model.acceptance import AcceptanceResult, check_result
 from workbench.model.design import Design

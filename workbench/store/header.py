@@ -16,8 +16,6 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-import sqlite_utils
-
 from workbench.store import schema
 from workbench.store.errors import ProjectFileError, os_reason
 from workbench.store.value_table import shown
@@ -107,6 +105,8 @@ def check(file: Path, conn: sqlite3.Connection) -> None:
         _check_meta_version(file, conn, version)
     if version < schema.SCHEMA_VERSION:
         try:
+            import sqlite_utils  # deferred: only a migration needs it
+
             schema.migrate(sqlite_utils.Database(conn, execute_plugins=False), version)
         except Exception as exc:  # a migration bug, not damage: say which step failed
             raise ProjectFileError(

@@ -24,8 +24,10 @@ snapshot) are JSON text; nothing is ever pickled.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils costs 0.1 s to import: loaded by what writes
+    import sqlite_utils
 
 from workbench.store import acceptance_table, capture_table, version_tables
 

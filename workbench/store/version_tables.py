@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils costs 0.1 s to import: loaded by what writes
+    import sqlite_utils
 
 from workbench.model.design import Design
 from workbench.model.errors import EditError

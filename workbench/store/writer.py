@@ -19,8 +19,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 import workbench
 from workbench.model.design import Design
 from workbench.store import binding, schema
@@ -79,6 +77,8 @@ def write_database(design: Design, file: Path) -> None:
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID:d}")
+        import sqlite_utils  # deferred: a command that writes nothing never loads it
+
         db = sqlite_utils.Database(conn, execute_plugins=False)
         conn.execute("BEGIN")
         schema.migrate(db, 0)

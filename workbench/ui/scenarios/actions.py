@@ -22,6 +22,9 @@ from workbench.templates.variants import make_variant
 from workbench.ui.scenarios.panel import ScenariosPanel
 from workbench.ui.scenarios.wizard import ScenarioWizard
 
+#: The height the Scenarios dock takes when it shows a comparison.
+ROOM_PX = 430
+
 
 class ScenarioActions:
     """The scenario actions of one window (``window`` has ``document`` and ``catalog``)."""
@@ -32,6 +35,7 @@ class ScenarioActions:
         self.catalog = window.catalog  # type: ignore[attr-defined]
         self.panel = ScenariosPanel(self.document, self.catalog)
         self.panel.actionRequested.connect(self._on_panel)
+        self.panel.compared.connect(self._make_room)
         self.dock = window._dock(  # type: ignore[attr-defined]
             "Scenarios", "scenariosDock", self.panel, Qt.DockWidgetArea.BottomDockWidgetArea
         )
@@ -114,6 +118,11 @@ class ScenarioActions:
         self.panel.refresh()
         self.window.statusBar().showMessage(f"Saved scenario {target.name}", 5000)
         return target
+
+    def _make_room(self) -> None:
+        """A table and two plots need more than the Checks tab's strip of height."""
+        if self.dock.height() < ROOM_PX:
+            self.window.resizeDocks([self.dock], [ROOM_PX], Qt.Orientation.Vertical)
 
     def _on_panel(self, what: str) -> None:
         if what == "save":

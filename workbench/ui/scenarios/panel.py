@@ -47,6 +47,8 @@ class ScenariosPanel(QWidget):
 
     #: Asked of the window: "save" (Save as Scenario), "wizard", "pdf".
     actionRequested = Signal(str)
+    #: A comparison was drawn (the window gives the dock room for it).
+    compared = Signal()
 
     def __init__(self, document: Document, catalog=None) -> None:  # noqa: ANN001
         super().__init__()
@@ -57,10 +59,12 @@ class ScenariosPanel(QWidget):
         #: How many times the folder was read (tests check a hidden panel reads none).
         self.refreshes = 0
         self.files = QListWidget()
+        self.files.setObjectName("scenarioFiles")
         self.files.itemChanged.connect(self._update_buttons)
         self.save_button = QPushButton("Save as Scenario…")
         self.wizard_button = QPushButton("New Variant…")
         self.compare_button = QPushButton("Compare")
+        self.compare_button.setObjectName("scenarioCompare")
         self.pdf_button = QPushButton("PDF…")
         self.save_button.clicked.connect(lambda: self.actionRequested.emit("save"))
         self.wizard_button.clicked.connect(lambda: self.actionRequested.emit("wizard"))
@@ -177,4 +181,5 @@ class ScenariosPanel(QWidget):
             "Green: best, red: worst, bold: the scenarios differ." + (f"  {notes}" if notes else "")
         )
         self._update_buttons()
+        self.compared.emit()
         return self.table

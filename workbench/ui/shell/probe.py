@@ -16,9 +16,18 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QObject, QPoint, QPointF
+from PySide6.QtCore import QModelIndex, QObject, QPoint, QPointF, Qt
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
-from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QMenu, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMenu,
+    QTabBar,
+    QWidget,
+)
 
 from workbench.render import rack_geometry as geo
 from workbench.rules.budgets import rack_budgets
@@ -139,6 +148,7 @@ class Probe(QObject):
                 for f in figures.findings()
             ],
             "strip": window.summary.text(),
+            "scenarios": _scenarios(window),
             "inspector": _texts(window.inspector),
             "hover": (
                 {"rack": target.rack_id, "state": target.verdict.state.value}
@@ -217,6 +227,29 @@ class Probe(QObject):
                 return _point(bar.mapToGlobal(bar.tabRect(i).center()))
         raise ValueError(f"no tab {text!r}")
 
+    def q_dock_tab(self, title: str) -> dict[str, int]:
+        """The screen point of a tabified dock's tab ("Scenarios")."""
+        for bar in self.window.findChildren(QTabBar):
+            if bar.parent() is not self.window:
+                continue  # the central tabs and tabs inside panels
+            for i in range(bar.count()):
+                if bar.tabText(i).replace("&", "") == title and bar.isVisible():
+                    return _point(bar.mapToGlobal(bar.tabRect(i).center()))
+        raise ValueError(f"no dock tab {title!r}")
+
+    def q_list_item(self, name: str, text: str) -> dict[str, int]:
+        """The screen point of the entry ``text`` of the list widget ``name``."""
+        widget = self.window.findChild(QListWidget, name)
+        if widget is None:
+            raise ValueError(f"no list {name!r}")
+        for row in range(widget.count()):
+            item = widget.item(row)
+            if item.text() == text:
+                widget.scrollToItem(item)
+                rect = widget.visualItemRect(item)
+                return _point(widget.viewport().mapToGlobal(rect.center()))
+        raise ValueError(f"{name!r} has no entry {text!r}")
+
     def q_floor_rack(self, rack: str) -> dict[str, int]:
         """The screen point of a rack's centre on the floor plan."""
         plan = self.window.floor_plan
@@ -224,6 +257,22 @@ class Probe(QObject):
         if point is None:
             raise ValueError(f"rack {rack!r} is not on the floor plan")
         return _point(plan.viewport().mapToGlobal(point))
+
+
+def _scenarios(window: MainWindow) -> dict[str, Any]:
+    """The Scenarios panel: its files (ticked or not) and the comparison it shows."""
+    panel = window.scenario_actions.panel
+    files = [
+        {"label": item.text(), "ticked": item.checkState() == Qt.CheckState.Checked}
+        for item in (panel.files.item(r) for r in range(panel.files.count()))
+    ]
+    table = panel.table
+    return {
+        "files": files,
+        "columns": list(table.names) if table is not None else [],
+        "rows": {r.label: list(r.values) for r in table.rows} if table is not None else {},
+        "message": panel.message.text(),
+    }
 
 
 def install_probe(window: MainWindow) -> Probe | None:

@@ -673,8 +673,7 @@ def _add_links(design: Design, op: AddLinks) -> Applied:
             else:
                 merged.append(next(old))
         design.links[:] = merged
-    for link in links:
-        design.index.add_link(link)
+    design.index.add_links(links)
     ids = frozenset(link.id for link in links)
     ends = frozenset(e for link in links for e in (link.a_device, link.b_device))
     change = Change(devices=ends, links=ids, added=ids)

@@ -42,6 +42,7 @@ Formulas (one home each):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -49,8 +50,8 @@ from workbench.calc.bom_lines import CATEGORIES, DEFAULT_SPARES_PCT, bom_lines, 
 from workbench.calc.design_hardware import FabricFigures, fabric_figures
 from workbench.calc.power import HOURS_PER_YEAR, annual_mwh, energy_cost
 from workbench.calc.summary import DesignSummary, summarize
-from workbench.calc.workload import evaluate_workload
-from workbench.model import Design
+from workbench.calc.workload import WorkloadResult, evaluate_workload
+from workbench.model import Design, Workload
 from workbench.model.cost_inputs import CostInputs, cost_inputs_of
 
 __all__ = ["CostInputs", "CostSummary", "RunCost", "cost_inputs_of", "design_costs"]
@@ -132,11 +133,13 @@ def design_costs(
     inputs: CostInputs | None = None,
     summary: DesignSummary | None = None,
     fabric: FabricFigures | None = None,
+    evaluate: Callable[[Workload], WorkloadResult] | None = None,
 ) -> CostSummary:
     """The cost figures of ``design`` (see the module docstring for every formula).
 
-    ``summary`` and ``fabric`` are figures a caller already holds (the report, the
-    window), passed on so they are not computed twice."""
+    ``summary``, ``fabric`` and ``evaluate`` (a workload → its result) are figures a
+    caller already holds (the report, the window's live figures), passed on so they
+    are not computed twice."""
     inputs = cost_inputs_of(design) if inputs is None else inputs
     summary = summarize(design, pue=inputs.pue) if summary is None else summary
     pue = summary.pue if inputs.pue is None else inputs.pue
@@ -154,7 +157,7 @@ def design_costs(
     per_year = capex_total / inputs.amortisation_years
     cph = (per_year + opex_total) / used_hours if used_hours else None
     cph_ex = (per_year + opex_total - energy) / used_hours if used_hours else None
-    runs = _runs(design, summary, inputs, pue, cph_ex, fabric)
+    runs = _runs(design, summary, inputs, pue, cph_ex, fabric, evaluate)
     return CostSummary(
         currency=inputs.currency,
         inputs=inputs,
@@ -181,14 +184,20 @@ def _runs(
     pue: float,
     cph_ex: float | None,
     fabric: FabricFigures | None,
+    evaluate: Callable[[Workload], WorkloadResult] | None,
 ) -> list[RunCost]:
     runs: list[RunCost] = []
     training = [w for w in design.workloads if w.kind == "training"]
     if not training:
         return runs
-    fabric = fabric_figures(design) if fabric is None else fabric
+    if evaluate is None:
+        found = fabric_figures(design) if fabric is None else fabric
+
+        def evaluate(w: Workload) -> WorkloadResult:
+            return evaluate_workload(design, w, summary=summary, fabric=found)
+
     for w in training:
-        result = evaluate_workload(design, w, summary=summary, fabric=fabric)
+        result = evaluate(w)
         days, gpus = result.days, result.gpus
         if days is None or not gpus or cph_ex is None or not summary.gpus:
             runs.append(RunCost(w.name, days, gpus, None, None))

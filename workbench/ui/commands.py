@@ -231,3 +231,10 @@ def update_workload(document: Document, workload_id: str, **changes: Any) -> Edi
     op = ops.UpdateWorkload(workload_id, dict(changes))
     text = f"Edit workload {', '.join(sorted(changes))}"
     return EditCommand(document, op, text, merge=("workload", workload_id, frozenset(changes)))
+
+
+def set_cost_inputs(document: Document, values: tuple[tuple[str, Any], ...]) -> EditCommand:
+    """The design's cost inputs (the Costs form), as one undo step; ``None`` puts an
+    input back to its default (:mod:`workbench.model.cost_ops`)."""
+    names = ", ".join(name for name, _v in values)
+    return EditCommand(document, ops.SetCostInputs(values), f"Set cost inputs ({names})")

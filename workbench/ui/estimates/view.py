@@ -32,6 +32,7 @@ from workbench.calc.layout_search import Candidate
 from workbench.model import Workload
 from workbench.ui.commands import add_workload, remove_workload
 from workbench.ui.estimates import estimate as est
+from workbench.ui.estimates.costs_panel import CostsPanel
 from workbench.ui.estimates.form import WorkloadForm, find_workload, preset_title
 from workbench.ui.estimates.layout_dialog import AutoLayoutDialog, describe
 from workbench.ui.estimates.panes import AdaptiveSplitter, scrolled
@@ -111,7 +112,8 @@ class EstimatesView(QWidget):
         #: Whether the form and the results stand side by side (None: not laid out yet).
         self._wide: bool | None = None
         columns.addWidget(scrolled(list_box, form_box, minimum_width=330))
-        columns.addWidget(scrolled(self.results, minimum_width=430))
+        self.costs = CostsPanel(document)
+        columns.addWidget(scrolled(self.results, self.costs, minimum_width=430))
 
         # -- right: plots ----------------------------------------------------------------
         self.days_plot = DaysPlot()
@@ -311,6 +313,7 @@ class EstimatesView(QWidget):
         if change.structural or change.racks or change.devices:
             self._refresh_power()
         self._recompute(only_if_changed=True)
+        self.costs.refresh()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
@@ -318,12 +321,14 @@ class EstimatesView(QWidget):
             self._hidden_changes = False
             self._refresh_power()
             self._recompute(only_if_changed=True)
+            self.costs.refresh()
 
     def _on_design_replaced(self) -> None:
         self.current_id = None
         self._rebuild_list()
         self._refresh_power()
         self._recompute()
+        self.costs.refresh()
 
     def _recompute(self, only_if_changed: bool = False) -> None:
         """Evaluate the selected workload and push the results into panel and plots.

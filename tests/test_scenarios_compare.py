@@ -149,3 +149,14 @@ def test_cli_compare_refuses_bad_input(files, tmp_path):
     junk.write_text("not a project")
     bad = run("compare", str(base), str(junk))
     assert bad.returncode == 2 and "junk.dcwb" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_cli_compare_pdf_is_one_page(files, tmp_path):
+    base, variant = files
+    out = tmp_path / "budget.pdf"
+    proc = run("compare", str(base), str(variant), "--pdf", str(out))
+    assert proc.returncode == 0, proc.stderr
+    data = out.read_bytes()
+    assert data[:5] == b"%PDF-"
+    assert b"/Count 1" in data  # the page tree holds one page
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left

@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("files", metavar="FILE", nargs="*", help="two to four .dcwb project files")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--pdf", metavar="OUT", help="also write a one-page PDF summary to OUT")
     p.set_defaults(func=cmd_compare)
 
 
@@ -56,6 +57,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except ProjectFileError as exc:
             raise CliError(str(exc), EXIT_BAD_INPUT) from None
     table = compare(figures)
+    if args.pdf:
+        from workbench.cli.print_cmd import _gui_application
+        from workbench.ui.scenarios.page import write_table_pdf
+
+        _app = _gui_application()  # drawing text needs one, offscreen on the command line
+        try:
+            with step(f"writing {Path(args.pdf).name}"):
+                write_table_pdf(table, Path(args.pdf))
+        except OSError as exc:
+            raise CliError(f"{args.pdf}: cannot write: {exc.strerror or exc}") from None
     if args.json:
         out = table.to_dict()
         out["files"] = [str(p) for p in paths]

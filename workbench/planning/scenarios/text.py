@@ -57,3 +57,21 @@ def text_lines(table: CompareTable) -> list[str]:
     lines.append(f"{BEST} best, {WORST} worst where a lower or higher value is better")
     lines.extend(table.notes)
     return lines
+
+
+def page_rows(
+    table: CompareTable,
+) -> list[tuple[str, tuple[str, ...], int | None, int | None, bool]]:
+    """Each row as printed on the PDF page: (label with unit, cell texts, best, worst,
+    differs); the caller wraps them in :class:`workbench.render.compare_page.CompareRowText`
+    (render and planning share a layer, so neither imports the other)."""
+    return [
+        (
+            f"{r.label} ({r.unit})" if r.unit else r.label,
+            tuple(cell(r, i) for i in range(len(table.names))),
+            r.best,
+            r.worst,
+            r.differs,
+        )
+        for r in table.rows
+    ]

@@ -13,12 +13,13 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QInputDialog, QMainWindow, QMenu, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMenu, QMessageBox
 
 from workbench.planning.scenarios import scenario_path
 from workbench.store import ProjectFileError, save_design
 from workbench.templates.builder import TemplateError
 from workbench.templates.variants import make_variant
+from workbench.ui.scenarios.page import write_table_pdf
 from workbench.ui.scenarios.panel import ScenariosPanel
 from workbench.ui.scenarios.wizard import ScenarioWizard
 
@@ -130,4 +131,26 @@ class ScenarioActions:
         elif what == "wizard":
             self.new_variant()
         elif what == "pdf":
-            self.tell("Scenario PDF", "The one-page PDF summary is not built yet.")
+            self.write_pdf()
+
+    def ask_pdf_path(self) -> Path | None:
+        base = self.document.path
+        start = str(base.with_suffix(".comparison.pdf")) if base is not None else ""
+        name, _ = QFileDialog.getSaveFileName(self.window, "Comparison PDF", start, "PDF (*.pdf)")
+        return Path(name) if name else None
+
+    def write_pdf(self) -> Path | None:
+        """Write the panel's comparison as a one-page PDF where the user says."""
+        table = self.panel.table
+        if table is None:
+            return None
+        target = self.ask_pdf_path()
+        if target is None:
+            return None
+        try:
+            write_table_pdf(table, target)
+        except OSError as exc:
+            self.tell("Comparison PDF", f"{target}: cannot write: {exc.strerror or exc}")
+            return None
+        self.window.statusBar().showMessage(f"Wrote {target.name}", 5000)
+        return target

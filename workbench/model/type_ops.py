@@ -6,9 +6,8 @@ whose power was unknown, or importing a NetBox file over a type the design holds
 changes that snapshot: the item under the slug is replaced, the devices of it stay.
 
 Kept apart from :mod:`workbench.model.ops` (which gathers :data:`EDITS` and re-exports
-the class) like the floor and network edits.  Adding and removing a type are
-:class:`~workbench.model.ops.AddDeviceType` and
-:class:`~workbench.model.ops.RemoveDeviceType`; a replacement is its own edit rather
+the classes) like the floor and network edits.  Adding and removing a type are
+:class:`AddDeviceType` and :class:`RemoveDeviceType`; a replacement is its own edit rather
 than a remove-then-add so that the slug keeps its place in the snapshot (the project
 file writes types in that order) and the inverse is exact: the very same old item
 object back under the same key.
@@ -64,5 +63,38 @@ def _replace_device_type(design: Design, op: ReplaceDeviceType) -> Applied:
     return Applied(ReplaceDeviceType(old), type_change(design, item.slug))
 
 
-#: This module's edit: how it is carried out and what it can change, gathered by :mod:`workbench.model.ops`.
-EDITS: dict[type, Edit] = {ReplaceDeviceType: Edit(_replace_device_type, keep.device_types)}
+@dataclass(frozen=True)
+class AddDeviceType:
+    """Put a catalog item into the design's snapshot (before the first device of it)."""
+
+    item: CatalogItem
+
+
+@dataclass(frozen=True)
+class RemoveDeviceType:
+    slug: str
+
+
+def _add_device_type(design: Design, op: AddDeviceType) -> Applied:
+    if op.item.slug in design.device_types:
+        raise EditError(f"The design already holds catalog item {op.item.slug!r}.")
+    design.device_types[op.item.slug] = op.item
+    design.index.touch_fabric()
+    return Applied(RemoveDeviceType(op.item.slug), type_change(design, op.item.slug))
+
+
+def _remove_device_type(design: Design, op: RemoveDeviceType) -> Applied:
+    item = design.device_types.pop(op.slug, None)
+    if item is None:
+        raise EditError(f"The design holds no catalog item {op.slug!r}.")
+    design.index.touch_fabric()
+    return Applied(AddDeviceType(item), type_change(design, op.slug))
+
+
+#: This module's edits: how each is carried out and what it can change, gathered by
+#: :mod:`workbench.model.ops`.
+EDITS: dict[type, Edit] = {
+    ReplaceDeviceType: Edit(_replace_device_type, keep.device_types),
+    AddDeviceType: Edit(_add_device_type, keep.device_types),
+    RemoveDeviceType: Edit(_remove_device_type, keep.device_types),
+}

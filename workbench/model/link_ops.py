@@ -1,0 +1,138 @@
+"""Edits of the design's links: one link, or many in one pass (a generated fabric).
+
+Gathered by :mod:`workbench.model.ops` (which re-exports the classes) through :data:`EDITS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.model import keep
+from workbench.model.add_checks import check_free
+from workbench.model.applied import Applied, Edit, insert_at
+from workbench.model.change import Change
+from workbench.model.design import Design, Link
+from workbench.model.errors import EditError
+from workbench.model.structure_ops import position_of
+
+
+@dataclass(frozen=True)
+class AddLink:
+    link: Link
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class RemoveLink:
+    link_id: str
+
+
+@dataclass(frozen=True)
+class AddLinks:
+    """Many links as one edit: a generated fabric holds 300,000 of them at 100,000 GPUs,
+    and one :class:`AddLink` each would cost a list search per link on undo.
+
+    ``positions`` (ascending) say where each link stands in ``design.links`` once they
+    are all in; None appends them in order.
+    """
+
+    links: tuple[Link, ...]
+    positions: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RemoveLinks:
+    """Remove many links in one pass over ``design.links`` (the inverse of AddLinks)."""
+
+    link_ids: tuple[str, ...]
+
+
+def _add_link(design: Design, op: AddLink) -> Applied:
+    link = op.link
+    for end in (link.a_device, link.b_device):
+        if end not in design.index.devices:
+            raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
+    check_free(design, [link.id])
+    insert_at(design.links, link, op.index, "links")
+    design.index.add_link(link)
+    ids = frozenset({link.id})
+    change = Change(devices=frozenset({link.a_device, link.b_device}), links=ids, added=ids)
+    return Applied(RemoveLink(link.id), change)
+
+
+def _remove_link(design: Design, op: RemoveLink) -> Applied:
+    link = design.index.links.get(op.link_id)
+    if link is None:
+        raise EditError(f"No link with id {op.link_id!r}.")
+    i = position_of(design.links, link)
+    del design.links[i]
+    design.index.drop_link(link)
+    ids = frozenset({link.id})
+    change = Change(devices=frozenset({link.a_device, link.b_device}), links=ids, removed=ids)
+    return Applied(AddLink(link, i), change)
+
+
+def _add_links(design: Design, op: AddLinks) -> Applied:
+    links = op.links
+    devices = design.index.devices
+    for link in links:
+        for end in (link.a_device, link.b_device):
+            if end not in devices:
+                raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
+    check_free(design, (link.id for link in links))
+    if op.positions is None:
+        design.links.extend(links)
+    else:
+        positions = op.positions
+        total = len(design.links) + len(links)
+        if len(positions) != len(links) or any(
+            not 0 <= p < total or (i and p <= positions[i - 1]) for i, p in enumerate(positions)
+        ):
+            raise EditError("Link positions must ascend and lie inside the list of links.")
+        merged: list[Link] = []
+        old = iter(design.links)
+        new = 0
+        for at in range(total):
+            if new < len(links) and positions[new] == at:
+                merged.append(links[new])
+                new += 1
+            else:
+                merged.append(next(old))
+        design.links[:] = merged
+    design.index.add_links(links)
+    ids = frozenset(link.id for link in links)
+    ends = frozenset(e for link in links for e in (link.a_device, link.b_device))
+    change = Change(devices=ends, links=ids, added=ids)
+    return Applied(RemoveLinks(tuple(link.id for link in links)), change)
+
+
+def _remove_links(design: Design, op: RemoveLinks) -> Applied:
+    wanted = set(op.link_ids)
+    missing = wanted - design.index.links.keys()
+    if missing:
+        raise EditError(f"No link with id {sorted(missing)[0]!r}.")
+    kept: list[Link] = []
+    gone: list[Link] = []
+    positions: list[int] = []
+    for i, link in enumerate(design.links):
+        if link.id in wanted:
+            gone.append(link)
+            positions.append(i)
+        else:
+            kept.append(link)
+    design.links[:] = kept
+    for link in gone:
+        design.index.drop_link(link)
+    ids = frozenset(wanted)
+    ends = frozenset(e for link in gone for e in (link.a_device, link.b_device))
+    change = Change(devices=ends, links=ids, removed=ids)
+    return Applied(AddLinks(tuple(gone), tuple(positions)), change)
+
+
+#: This module's edits: how each is carried out and what it can change.
+EDITS: dict[type, Edit] = {
+    AddLink: Edit(_add_link, keep.links),
+    RemoveLink: Edit(_remove_link, keep.links),
+    AddLinks: Edit(_add_links, keep.links),
+    RemoveLinks: Edit(_remove_links, keep.links),
+}

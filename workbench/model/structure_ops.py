@@ -1,0 +1,422 @@
+"""Edits of the design's tree: add, remove and move rows, racks and devices.
+
+A removed device takes its links and storage-tier memberships with it (:class:`Detached`)
+and its inverse puts them back in the same places.  Gathered by :mod:`workbench.model.ops`
+(which re-exports the classes) through :data:`EDITS`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from workbench.model import keep, unique
+from workbench.model.add_checks import check_free, check_names
+from workbench.model.applied import Applied, Edit, insert_at
+from workbench.model.change import Change
+from workbench.model.design import Design, Device, Link, Rack, Row, Site
+from workbench.model.errors import EditError
+from workbench.model.names import clean_name
+from workbench.model.placement import placement_problem
+
+
+@dataclass(frozen=True)
+class Detached:
+    """Links and storage-tier memberships removed together with devices.
+
+    Positions are ascending, so putting them back in that order restores each list
+    exactly as it was.
+    """
+
+    #: (position in ``design.links``, link)
+    links: tuple[tuple[int, Link], ...] = ()
+    #: (storage tier id, position in its ``device_ids``, device id)
+    tiers: tuple[tuple[str, int, str], ...] = ()
+
+
+_NONE = Detached()
+
+
+@dataclass(frozen=True)
+class AddRow:
+    site_id: str
+    row: Row
+    index: int | None = None
+    detached: Detached = _NONE
+    #: An undo putting back what was removed: names are not compared (a file may hold
+    #: a clash, and undo must put back exactly what was there).
+    restore: bool = False
+
+
+@dataclass(frozen=True)
+class RemoveRow:
+    row_id: str
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    row_id: str
+    site_id: str
+    index: int
+
+
+@dataclass(frozen=True)
+class AddRack:
+    row_id: str
+    rack: Rack
+    index: int | None = None
+    detached: Detached = _NONE
+    restore: bool = False  # see AddRow.restore
+
+
+@dataclass(frozen=True)
+class RemoveRack:
+    rack_id: str
+
+
+@dataclass(frozen=True)
+class MoveRack:
+    rack_id: str
+    row_id: str
+    index: int
+
+
+@dataclass(frozen=True)
+class AddDevice:
+    rack_id: str
+    device: Device
+    index: int | None = None
+    detached: Detached = _NONE
+    restore: bool = False  # see AddRow.restore
+
+
+@dataclass(frozen=True)
+class RemoveDevice:
+    device_id: str
+
+
+@dataclass(frozen=True)
+class MoveDevice:
+    """Put a device at ``position``/``face`` in ``rack_id`` (its own rack or another).
+
+    ``index`` is its place in the rack's device list; None keeps it (same rack) or
+    appends it (another rack).  ``name``, when given, is the device's name after the
+    move: a name made from the design's pattern (``gpu-server-A01-u2``) follows the
+    device, in the same edit, so its undo puts the old name back with the old place.
+    """
+
+    device_id: str
+    rack_id: str
+    position: int | None
+    face: str
+    index: int | None = None
+    name: str | None = None
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def position_of(items: Sequence[object], obj: object) -> int:
+    """Where ``obj`` (this very object) is in ``items``."""
+    for i, candidate in enumerate(items):
+        if candidate is obj:
+            return i
+    raise EditError("The model's index and its lists disagree.")  # a bug, not user input
+
+
+@contextlib.contextmanager
+def _taken_back_on_error(design: Design, items: list, obj: object) -> Iterator[None]:
+    """An add is complete or absent: if indexing or reattaching the just-inserted
+    ``obj`` fails for any reason, it leaves the list again and the index is rebuilt from
+    the lists, so no half-added object stays behind an exception."""
+    try:
+        yield
+    except BaseException:
+        position = next((i for i, item in enumerate(items) if item is obj), None)
+        if position is not None:
+            del items[position]
+        design.reindex()
+        raise
+
+
+def _devices_of(racks: Iterable[Rack]) -> list[Device]:
+    return [device for rack in racks for device in rack.devices]
+
+
+def _check_unique(design: Design, site: Site | None, devices: list[Device]) -> None:
+    """Added devices take no name of their site and no asset tag or serial of the
+    design (:mod:`workbench.model.unique`)."""
+    unique.check_device_names(design, site, devices)
+    unique.check_labels(design, devices)
+
+
+def _detach(design: Design, devices: Sequence[Device]) -> Detached:
+    """Take the links and tier memberships of ``devices`` out of the design."""
+    index = design.index
+    ids = {d.id for d in devices}
+    link_ids: set[str] = set()
+    for device_id in ids:
+        link_ids |= index.links_of(device_id)
+    links: list[tuple[int, Link]] = []
+    if link_ids:
+        kept = []
+        for i, link in enumerate(design.links):
+            if link.id in link_ids:
+                links.append((i, link))
+            else:
+                kept.append(link)
+        design.links[:] = kept
+        for _, link in links:
+            index.drop_link(link)
+    tiers: list[tuple[str, int, str]] = []
+    for tier in design.storage_tiers:
+        if not ids.isdisjoint(tier.device_ids):
+            positions = [(i, d) for i, d in enumerate(tier.device_ids) if d in ids]
+            tiers += [(tier.id, i, d) for i, d in positions]
+            tier.device_ids[:] = [d for d in tier.device_ids if d not in ids]
+    return Detached(tuple(links), tuple(tiers))
+
+
+def _reattach(design: Design, detached: Detached) -> None:
+    for i, link in detached.links:
+        design.links.insert(i, link)
+        design.index.add_link(link)
+    by_id = {tier.id: tier for tier in design.storage_tiers}
+    for tier_id, i, device_id in detached.tiers:
+        tier = by_id.get(tier_id)
+        if tier is not None:
+            tier.device_ids.insert(i, device_id)
+
+
+def _subtree_change(
+    racks: Sequence[Rack], rows: Sequence[Row], detached: Detached, *, added: bool
+) -> Change:
+    devices = frozenset(d.id for d in _devices_of(racks))
+    rack_ids = frozenset(r.id for r in racks)
+    ids = devices | rack_ids | frozenset(r.id for r in rows)
+    links = frozenset(link.id for _, link in detached.links)
+    tiers = frozenset(t for t, _, _ in detached.tiers)
+    return Change(
+        racks=rack_ids,
+        devices=devices,
+        links=links,
+        tiers=tiers,
+        added=ids | links if added else frozenset(),
+        removed=frozenset() if added else ids | links,
+        removed_types=frozenset()
+        if added
+        else frozenset(d.device_type for d in _devices_of(racks)),
+        layout=True,
+    )
+
+
+# -- rows -------------------------------------------------------------------------------------
+
+
+def _add_row(design: Design, op: AddRow) -> Applied:
+    site = design.index.sites.get(op.site_id)
+    if site is None:
+        raise EditError(f"No site with id {op.site_id!r}.")
+    racks = op.row.racks
+    check_free(design, [op.row.id, *(r.id for r in racks), *(d.id for d in _devices_of(racks))])
+    check_names("row", [op.row])
+    check_names("rack", racks)
+    check_names("device", _devices_of(racks))
+    if not op.restore:
+        _check_unique(design, site, _devices_of(racks))
+    insert_at(site.rows, op.row, op.index, "rows of the site")
+    with _taken_back_on_error(design, site.rows, op.row):
+        design.index.add_row(site, op.row)
+        _reattach(design, op.detached)
+    return Applied(RemoveRow(op.row.id), _subtree_change(racks, [op.row], op.detached, added=True))
+
+
+def _remove_row(design: Design, op: RemoveRow) -> Applied:
+    placed = design.index.rows.get(op.row_id)
+    if placed is None:
+        raise EditError(f"No row with id {op.row_id!r}.")
+    site, row = placed
+    i = position_of(site.rows, row)
+    detached = _detach(design, _devices_of(row.racks))
+    del site.rows[i]
+    design.index.drop_row(row)
+    change = _subtree_change(row.racks, [row], detached, added=False)
+    return Applied(AddRow(site.id, row, i, detached, restore=True), change)
+
+
+def _move_row(design: Design, op: MoveRow) -> Applied:
+    placed = design.index.rows.get(op.row_id)
+    target = design.index.sites.get(op.site_id)
+    if placed is None or target is None:
+        raise EditError(f"No row {op.row_id!r} or no site {op.site_id!r}.")
+    site, row = placed
+    old = position_of(site.rows, row)
+    del site.rows[old]
+    try:
+        insert_at(target.rows, row, op.index, "rows of the site")
+    except EditError:
+        site.rows.insert(old, row)
+        raise
+    design.index.rows[row.id] = (target, row)
+    change = Change(
+        racks=frozenset(r.id for r in row.racks), moved=frozenset({row.id}), layout=True
+    )
+    return Applied(MoveRow(row.id, site.id, old), change)
+
+
+# -- racks ------------------------------------------------------------------------------------
+
+
+def _add_rack(design: Design, op: AddRack) -> Applied:
+    placed = design.index.rows.get(op.row_id)
+    if placed is None:
+        raise EditError(f"No row with id {op.row_id!r}.")
+    row = placed[1]
+    check_free(design, [op.rack.id, *(d.id for d in op.rack.devices)])
+    check_names("rack", [op.rack])
+    check_names("device", op.rack.devices)
+    if not op.restore:
+        _check_unique(design, design.index.site_of_row(row.id), op.rack.devices)
+    insert_at(row.racks, op.rack, op.index, "racks of the row")
+    with _taken_back_on_error(design, row.racks, op.rack):
+        design.index.add_rack(row, op.rack)
+        _reattach(design, op.detached)
+    return Applied(RemoveRack(op.rack.id), _subtree_change([op.rack], [], op.detached, added=True))
+
+
+def _remove_rack(design: Design, op: RemoveRack) -> Applied:
+    placed = design.index.racks.get(op.rack_id)
+    if placed is None:
+        raise EditError(f"No rack with id {op.rack_id!r}.")
+    row, rack = placed
+    i = position_of(row.racks, rack)
+    detached = _detach(design, rack.devices)
+    del row.racks[i]
+    design.index.drop_rack(rack)
+    change = _subtree_change([rack], [], detached, added=False)
+    return Applied(AddRack(row.id, rack, i, detached, restore=True), change)
+
+
+def _move_rack(design: Design, op: MoveRack) -> Applied:
+    placed = design.index.racks.get(op.rack_id)
+    target = design.index.rows.get(op.row_id)
+    if placed is None or target is None:
+        raise EditError(f"No rack {op.rack_id!r} or no row {op.row_id!r}.")
+    row, rack = placed
+    new_row = target[1]
+    old = position_of(row.racks, rack)
+    del row.racks[old]
+    try:
+        insert_at(new_row.racks, rack, op.index, "racks of the row")
+    except EditError:
+        row.racks.insert(old, rack)
+        raise
+    design.index.racks[rack.id] = (new_row, rack)
+    change = Change(racks=frozenset({rack.id}), moved=frozenset({rack.id}), layout=True)
+    return Applied(MoveRack(rack.id, row.id, old), change)
+
+
+# -- devices ----------------------------------------------------------------------------------
+
+
+def _add_device(design: Design, op: AddDevice) -> Applied:
+    placed = design.index.racks.get(op.rack_id)
+    if placed is None:
+        raise EditError(f"No rack with id {op.rack_id!r}.")
+    rack = placed[1]
+    check_free(design, [op.device.id])
+    check_names("device", [op.device])
+    if not op.restore:
+        _check_unique(design, unique.site_of_rack(design, rack.id), [op.device])
+    problem = placement_problem(op.device.position, op.device.face)
+    if problem is not None:
+        raise EditError(f"{op.device.name} cannot be added there: {problem}.")
+    insert_at(rack.devices, op.device, op.index, "devices of the rack")
+    with _taken_back_on_error(design, rack.devices, op.device):
+        design.index.add_device(rack, op.device)
+        _reattach(design, op.detached)
+    links = frozenset(link.id for _, link in op.detached.links)
+    change = Change(
+        racks=frozenset({rack.id}),
+        devices=frozenset({op.device.id}),
+        links=links,
+        tiers=frozenset(t for t, _, _ in op.detached.tiers),
+        added=frozenset({op.device.id}) | links,
+    )
+    return Applied(RemoveDevice(op.device.id), change)
+
+
+def _remove_device(design: Design, op: RemoveDevice) -> Applied:
+    found = design.index.devices.get(op.device_id)
+    if found is None:
+        raise EditError(f"No device with id {op.device_id!r}.")
+    rack, device = found
+    i = position_of(rack.devices, device)
+    detached = _detach(design, [device])
+    del rack.devices[i]
+    design.index.drop_device(device)
+    links = frozenset(link.id for _, link in detached.links)
+    change = Change(
+        racks=frozenset({rack.id}),
+        devices=frozenset({device.id}),
+        links=links,
+        tiers=frozenset(t for t, _, _ in detached.tiers),
+        removed=frozenset({device.id}) | links,
+        removed_types=frozenset({device.device_type}),
+    )
+    return Applied(AddDevice(rack.id, device, i, detached, restore=True), change)
+
+
+def _move_device(design: Design, op: MoveDevice) -> Applied:
+    found = design.index.devices.get(op.device_id)
+    target = design.index.racks.get(op.rack_id)
+    if found is None or target is None:
+        raise EditError(f"No device {op.device_id!r} or no rack {op.rack_id!r}.")
+    rack, device = found
+    new_rack = target[1]
+    problem = placement_problem(op.position, op.face)
+    if problem is not None:
+        raise EditError(f"{device.name} cannot move there: {problem}.")
+    old_index = position_of(rack.devices, device)
+    old = (rack.id, device.position, device.face)
+    old_name = device.name if op.name is not None and op.name != device.name else None
+    if old_name is not None:
+        clean_name(op.name, "device")
+    if old_name is not None or new_rack is not rack:
+        moved = replace(device, name=op.name) if op.name is not None else device
+        new_site = unique.site_of_rack(design, new_rack.id)
+        if old_name is not None or new_site is not unique.site_of_rack(design, rack.id):
+            unique.check_device_names(design, new_site, [moved], frozenset({device.id}))
+    if new_rack is not rack or op.index is not None:
+        del rack.devices[old_index]
+        try:
+            insert_at(new_rack.devices, device, op.index, "devices of the rack")
+        except EditError:
+            rack.devices.insert(old_index, device)
+            raise
+        design.index.devices[device.id] = (new_rack, device)
+    device.position, device.face = op.position, op.face
+    if old_name is not None and op.name is not None:
+        device.name = op.name
+        design.index.rename_device(old_name, op.name)
+    change = Change(
+        racks=frozenset({rack.id, new_rack.id}),
+        devices=frozenset({device.id}),
+        moved=frozenset({device.id}),
+    )
+    return Applied(MoveDevice(device.id, old[0], old[1], old[2], old_index, old_name), change)
+
+
+#: This module's edits: how each is carried out and what it can change.
+EDITS: dict[type, Edit] = {
+    AddRow: Edit(_add_row, keep.add_row),
+    RemoveRow: Edit(_remove_row, keep.remove_row),
+    MoveRow: Edit(_move_row, keep.move_row),
+    AddRack: Edit(_add_rack, keep.add_rack),
+    RemoveRack: Edit(_remove_rack, keep.remove_rack),
+    MoveRack: Edit(_move_rack, keep.move_rack),
+    AddDevice: Edit(_add_device, keep.add_device),
+    RemoveDevice: Edit(_remove_device, keep.remove_device),
+    MoveDevice: Edit(_move_device, keep.move_device),
+}

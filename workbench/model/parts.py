@@ -18,9 +18,10 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 COOLING_LIMITS_KW: dict[str, float] = {k: c.limit_kw for k, c in COOLING_TYPES.items()}
 
 
-@dataclass
+@dataclass(slots=True)
 class Device:
-    """One piece of equipment placed in a rack.
+    """One piece of equipment placed in a rack (slotted: a 1,000,000-GPU design holds
+    hundreds of thousands).
 
     ``position`` is the lowest rack unit the device occupies (1-based, as NetBox counts);
     ``None`` means not mounted in U (a 0U PDU, or not yet placed).
@@ -146,9 +147,10 @@ class Network:
     subnet: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Link:
-    """A cable between two device interfaces, on one network.
+    """A cable between two device interfaces, on one network (slotted: 48 bytes less
+    each, 0.2 GB over the 4.4 million links of a 1,000,000-GPU design).
 
     A port name may carry a breakout lane, ``p1/2``: the second lane group of switch
     port ``p1`` split into slower ports (see :mod:`workbench.model.ports`).

@@ -29,7 +29,9 @@ class ComparePlots(QWidget):
         self.scatter.setTitle("Cost per run against days", color="k")
         self.scatter.setLabel("bottom", "days")
         self.scatter.setLabel("left", "cost per run")
-        self.bars.addLegend(offset=(-10, 10))
+        self.bars_legend = self.bars.addLegend(offset=(-4, 4), labelTextColor="k")
+        self.scatter_legend = self.scatter.addLegend(offset=(4, 4), labelTextColor="k")
+        self.scatter.getViewBox().setDefaultPadding(0.2)
         layout.addWidget(self.bars)
         layout.addWidget(self.scatter)
         #: What each plot shows in words (for tests and the status line).
@@ -69,6 +71,9 @@ class ComparePlots(QWidget):
             )
             self.bars.addItem(bar)
             bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
+        # Room on the right for the legend, so it never covers a bar.
+        self.bars.setXRange(-0.6, len(scenarios) - 0.4 + 1.6, padding=0)
+        self.bars.setLabel("left", "capex", units=table.scenarios[0].currency or None)
         self.bars_note = f"{len(categories)} categories"
 
     def _draw_scatter(self, table: CompareTable) -> None:
@@ -82,10 +87,20 @@ class ComparePlots(QWidget):
             self.scatter_note = "costs not available"
             self.scatter.addItem(_note("costs not available"))
             return
-        spots = [
-            {"pos": (d, c), "brush": PALETTE[n % len(PALETTE)], "size": 12} for d, c, n in points
-        ]
-        self.scatter.addItem(pg.ScatterPlotItem(spots=spots))
+        for n, name in enumerate(table.names):
+            mine = [(d, c) for d, c, i in points if i == n]
+            if mine:
+                self.scatter.addItem(
+                    pg.ScatterPlotItem(
+                        x=[d for d, _ in mine],
+                        y=[c for _, c in mine],
+                        brush=PALETTE[n % len(PALETTE)],
+                        size=12,
+                        name=name,
+                    )
+                )
+        money = table.scenarios[0].currency or None
+        self.scatter.setLabel("left", "cost per run", units=money)
         self.scatter_note = f"{len(points)} runs"
 
 

@@ -26,7 +26,7 @@ and object: correct, O(design), and meant to be rare.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -200,16 +200,8 @@ def move_device(design: Design, op: Any, snap: Snapshot) -> None:
     _rack_devices(design, op.rack_id, snap)
 
 
-def links(design: Design, op: Any, snap: Snapshot) -> None:
-    snap.keep_list(design.links)
-
-
 def device_types(design: Design, op: Any, snap: Snapshot) -> None:
     snap.keep_dict(design.device_types)
-
-
-def waivers(design: Design, op: Any, snap: Snapshot) -> None:
-    snap.keep_list(design.waivers)
 
 
 def rack_on_floor(design: Design, op: Any, snap: Snapshot) -> None:
@@ -225,10 +217,6 @@ def row_on_floor(design: Design, op: Any, snap: Snapshot) -> None:
             snap.keep_fields(rack)
 
 
-def networks(design: Design, op: Any, snap: Snapshot) -> None:
-    snap.keep_list(design.networks)
-
-
 def network_fields(design: Design, op: Any, snap: Snapshot) -> None:
     for network in design.networks:
         if network.id == op.network_id:
@@ -239,10 +227,6 @@ def link_fields(design: Design, op: Any, snap: Snapshot) -> None:
     links = design.index.links
     for link_id in op.link_ids:
         snap.keep_fields(links.get(link_id))
-
-
-def tiers(design: Design, op: Any, snap: Snapshot) -> None:
-    snap.keep_list(design.storage_tiers)
 
 
 def tier_fields(design: Design, op: Any, snap: Snapshot) -> None:
@@ -257,16 +241,6 @@ def teams(design: Design, _op: Any, snap: Snapshot) -> None:
     snap.keep_list(design.teams)
     for team in design.teams:
         snap.keep_fields(team)
-
-
-def acceptance(design: Design, _op: Any, snap: Snapshot) -> None:
-    """The acceptance results: one list of frozen records, copied by reference."""
-    snap.keep_list(design.acceptance)
-
-
-def captures(design: Design, _op: Any, snap: Snapshot) -> None:
-    """The as-built captures: one list of frozen records, copied by reference."""
-    snap.keep_list(design.captures)
 
 
 def versions(design: Design, op: Any, snap: Snapshot) -> None:
@@ -338,11 +312,23 @@ def rack_fields(design: Design, op: Any, snap: Snapshot) -> None:
         snap.keep_fields(placed[1])
 
 
-def workloads(design: Design, _op: Any, snap: Snapshot) -> None:
-    """The list of workloads (their edits insert, remove and replace records in it)."""
-    snap.keep_list(design.workloads)
+def _design_list(name: str) -> Callable[[Design, Any, Snapshot], None]:
+    """What an edit that inserts into or removes from ``design.<name>`` can change:
+    that one list (its records are replaced, never changed in place)."""
+
+    def keeps(design: Design, _op: Any, snap: Snapshot) -> None:
+        snap.keep_list(getattr(design, name))
+
+    keeps.__name__ = keeps.__qualname__ = name
+    return keeps
 
 
-def sites(design: Design, _op: Any, snap: Snapshot) -> None:
-    """The design's list of sites (an empty site added or taken away)."""
-    snap.keep_list(design.sites)
+#: The edits that change one list of the design as a whole, by the list they change.
+links = _design_list("links")
+waivers = _design_list("waivers")
+networks = _design_list("networks")
+tiers = _design_list("storage_tiers")
+acceptance = _design_list("acceptance")  # frozen records, copied by reference
+captures = _design_list("captures")  # frozen records, copied by reference
+workloads = _design_list("workloads")
+sites = _design_list("sites")

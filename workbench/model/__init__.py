@@ -2,11 +2,15 @@
 
 Every edit is data with an exact inverse: :mod:`workbench.model.ops` gathers the one
 table of them (``ops.apply``, ``ops.snapshot``) from the modules that define them
-(``ops`` itself for rows, racks, devices and links; ``field_ops`` for names, rack
-properties and workloads; ``net_ops``, ``floor_ops``, ``site_ops``, ``team_ops``,
-``type_ops``, ``version_ops``, ``acceptance``, ``captures``).  :mod:`~workbench.model.applied`
-and :mod:`~workbench.model.keep` sit below them all, so no edit module imports ``ops``.
-A rack's cooling limit has its one home in :mod:`~workbench.model.rack_fields`.
+(``structure_ops`` for rows, racks and devices; ``link_ops``; ``field_ops`` for names,
+rack properties and workloads; ``net_ops``, ``floor_ops``, ``site_ops``, ``team_ops``,
+``type_ops``, ``waiver_ops``, ``version_ops``, ``cost_ops``, ``acceptance``,
+``captures``).  :mod:`~workbench.model.applied` and :mod:`~workbench.model.keep` sit
+below them all, so no edit module imports ``ops``.  The design's parts
+(:mod:`~workbench.model.parts`) and imported records (:mod:`~workbench.model.records`)
+are leaves that :mod:`~workbench.model.design` and the edits both import, so no import
+circle runs through the design.  A rack's cooling limit has its one home in
+:mod:`~workbench.model.rack_fields`.
 """
 
 from workbench.model.change import Change

@@ -80,7 +80,7 @@ def _hygiene(ws, header: list[str], rows: int) -> None:
 
 def test_bom_sheets_formulas_and_quantities(design, books):
     wb = openpyxl.load_workbook(books["bom"])
-    assert wb.sheetnames == ["Summary", *CATEGORIES.values(), "Spares"]
+    assert wb.sheetnames == ["Summary", *CATEGORIES.values(), "Spares", "Cost"]
     lines = bom_lines(design)
     header = [
         "Item",

@@ -31,7 +31,6 @@ from workbench.ui.estimates.fields import (  # noqa: E402
 )
 from workbench.ui.shell.document import Document  # noqa: E402
 
-
 #: "nan" shown as a number (a word of its own), not inside "maintenance".
 NAN_WORD = re.compile(r"\bnan\b")
 

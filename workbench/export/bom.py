@@ -1,8 +1,10 @@
 """The bill of materials workbook: what to buy, by category, with live totals.
 
 Sheets: **Summary** (per-category totals and the grand total), then one sheet per
-category (compute, network, optics and cables, storage, racks and power) and
-**Spares**.  Every category sheet has the columns item, manufacturer, part number,
+category (compute, network, optics and cables, storage, racks and power),
+**Spares** and **Cost** (capex, opex, cost per GPU-hour and per training run as live
+formulas over the grand total and the design's cost inputs:
+:mod:`workbench.export.bom_cost_sheet`).  Every category sheet has the columns item, manufacturer, part number,
 quantity, unit price, extended price, lead time, notes, and a total row.
 
 Extended prices, totals and spare quantities are **Excel formulas**, so procurement can
@@ -47,6 +49,8 @@ from workbench.calc.bom_lines import (  # noqa: F401 - re-exported for the BOM's
     expected_total,
     spare_quantity,
 )
+from workbench.calc.costs import CostSummary, design_costs
+from workbench.export.bom_cost_sheet import write_cost_sheet
 from workbench.export.output import ExportError, Progress, no_progress
 from workbench.export.xlsx_common import Book, Column, Formula, SheetWriter, write_workbook
 from workbench.model import Design
@@ -130,6 +134,7 @@ def _fill(
     pct: dict[str, float],
     currency: str,
     progress: Progress,
+    costs: CostSummary | None = None,
 ) -> None:
     summary = book.sheet(
         "Summary",
@@ -155,6 +160,7 @@ def _fill(
             ]
         )
     summary.append(["Grand total", None, None, Formula(f"=SUM(D2:D{len(titles) + 1})"), None])
+    grand_total = summary.cell_ref(3, summary.last_row)
     sheets: dict[str, SheetWriter] = {}
     for step, (key, title) in enumerate(CATEGORIES.items()):
         progress(0.5 + 0.4 * step / len(CATEGORIES), f"Writing {title}")
@@ -190,6 +196,9 @@ def _fill(
         ["Total", None, None, None, None, Formula(f"=SUM(F2:F{max(2, total - 1)})")]
         + [None] * (len(COLUMNS) - 4)
     )
+    if costs is not None:
+        progress(0.95, "Writing Cost")
+        write_cost_sheet(book, costs, grand_total)
 
 
 def write_bom(
@@ -202,11 +211,15 @@ def write_bom(
     """Write the BOM workbook to ``target`` (atomically); ExportError for a bad
     ``spares_pct`` (category key → percent, e.g. ``{"compute": 3}``) before writing."""
     target = Path(target)
+    costs = design_costs(design)
+    if spares_pct is None and costs.inputs.spares_pct is not None:
+        # The design's Costs form sets one spares percentage for every category.
+        spares_pct = dict.fromkeys(CATEGORIES, costs.inputs.spares_pct)
     pct = _check_spares(target, spares_pct)
     progress(0.0, "Counting parts")
     lines = bom_lines(design)
     currencies = {i.currency for i in design.device_types.values() if i.unit_price is not None}
     currency = currencies.pop() if len(currencies) == 1 else "mixed currencies"
     return write_workbook(
-        target, lambda book: _fill(book, lines, pct, currency, progress), progress
+        target, lambda book: _fill(book, lines, pct, currency, progress, costs), progress
     )

@@ -88,3 +88,35 @@ def test_save_as_scenario_needs_a_saved_design(qtbot, tmp_path):
     actions.tell = lambda _title, text: setattr(actions, "last_message", text)
     assert actions.save_as_scenario() is None
     assert "Save the design first" in actions.last_message
+
+
+def test_the_wizard_dialog_asks_for_what_it_offers(qtbot):
+    from workbench.ui.scenarios.wizard import KEEP, ScenarioWizard
+
+    catalog = load_catalog(include_user=False, strict=True)
+    dialog = ScenarioWizard(catalog)
+    qtbot.addWidget(dialog)
+    assert dialog.request() == VariantRequest()
+    offered = [dialog.node.itemText(i) for i in range(dialog.node.count())]
+    assert offered[0] == KEEP and "nvidia-dgx-b200" in offered
+    assert all(catalog[s].gpu_count for s in offered[1:])
+    dialog.node.setCurrentText("nvidia-dgx-b200")
+    dialog.cooling.setCurrentText("liquid")
+    assert dialog.request() == VariantRequest(node_type="nvidia-dgx-b200", cooling="liquid")
+
+
+def test_the_panel_writes_the_comparison_pdf(window, tmp_path):
+    actions = window.scenario_actions
+    actions.dock.raise_()
+    QApplication.processEvents()
+    actions.ask_label = lambda: "copy"
+    copy = actions.save_as_scenario()
+    panel = actions.panel
+    panel.tick([tmp_path / "hall.dcwb", copy])
+    assert not panel.pdf_button.isEnabled()  # nothing compared yet
+    panel.compare_ticked()
+    assert panel.pdf_button.isEnabled()
+    actions.ask_pdf_path = lambda: tmp_path / "budget.pdf"
+    written = actions.write_pdf()
+    assert written == tmp_path / "budget.pdf"
+    assert written.read_bytes()[:5] == b"%PDF-"

@@ -1,5 +1,6 @@
-"""User journey 3, "How long will our model train?", walked through the Estimates view
-on the bundled sample design with real clicks and key presses."""
+"""User journey 3, "How long will our model train?" ... and what it costs, walked
+through the Estimates view on the bundled sample design with real clicks and key
+presses."""
 
 from __future__ import annotations
 
@@ -93,6 +94,24 @@ def test_journey_3_how_long_will_our_model_train(qtbot):
     answer = view.results.deadline_answer.text()
     nodes = int(answer.split("→")[1].split("nodes")[0].replace(",", ""))
     assert nodes > 0 and nodes % 32 == 0
+
+    # 6. ... and what it costs: the Costs box names the run's cost at MFU 30 %, which is
+    # its GPU-hours at the rate without energy plus the run's own energy, worked out
+    # here from the box's capex and opex (default inputs: 4 years, 80 % utilisation,
+    # 0.10 per kWh, the design's PUE).
+    costs = view.costs.costs
+    assert costs is not None
+    (run,) = [r for r in costs.runs if r.name == workload.name]
+    days = view.estimate.point[1]
+    assert run.days == pytest.approx(days) and run.gpus == gpus
+    energy_year = costs.typical_kw * costs.pue * 8760 * 0.10
+    assert costs.opex_by_item["energy"] == pytest.approx(energy_year)
+    rate = (costs.capex_total / 4 + costs.opex_per_year - energy_year) / (gpus * 8760 * 0.8)
+    run_energy = costs.typical_kw * costs.pue * days * 24 * 0.10
+    expected = days * 24 * gpus * rate + run_energy
+    shown = view.costs.text.text()
+    assert f"Run '{workload.name}': {expected:,.0f} USD for {days:,.1f} days" in shown
+    assert "Cost per GPU-hour:" in shown
 
     # Everything undoes back to the start.
     while document.undo_stack.canUndo():

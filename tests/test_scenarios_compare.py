@@ -160,3 +160,15 @@ def test_cli_compare_pdf_is_one_page(files, tmp_path):
     assert data[:5] == b"%PDF-"
     assert b"/Count 1" in data  # the page tree holds one page
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
+
+
+def test_file_figures_are_kept_until_the_file_changes(tmp_path, h100, b200):
+    from workbench.planning.scenarios.figures import figures_of_file
+
+    path = tmp_path / "x.dcwb"
+    save_design(h100, path)
+    first = figures_of_file(path)
+    assert figures_of_file(path) is first
+    save_design(b200, path)  # a rewrite: another size or modification time
+    again = figures_of_file(path)
+    assert again is not first and again.peak_pflops == summarize(b200).peak_pflops["bf16"]

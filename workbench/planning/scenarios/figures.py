@@ -82,6 +82,9 @@ class ScenarioFigures:
         }
 
 
+#: How many files' figures are kept (a few scenarios of a few designs).
+CACHE_FILES = 16
+
 #: Figures per file, keyed by what changes when the file is rewritten.
 _FILE_CACHE: dict[Path, tuple[tuple[int, int], ScenarioFigures]] = {}
 
@@ -102,6 +105,8 @@ def figures_of_file(path: Path, catalog: SlugLookup | None = None) -> ScenarioFi
     if hit is not None and hit[0] == key:
         return hit[1]
     figures = _compute(open_design(path, catalog=catalog), scenario_label(path))
+    if len(_FILE_CACHE) >= CACHE_FILES:
+        _FILE_CACHE.pop(next(iter(_FILE_CACHE)))  # the oldest entry
     _FILE_CACHE[path] = (key, figures)
     return figures
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -168,11 +169,15 @@ class ScenariosPanel(QWidget):
         if not MIN_SCENARIOS <= len(files) <= MAX_SCENARIOS:
             self.message.setText(f"Tick {MIN_SCENARIOS} to {MAX_SCENARIOS} scenarios.")
             return None
+        # A file not read before is checked with every rule (seconds at 100,000 GPUs).
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             figures = [figures_of_file(f, catalog=self.catalog) for f in files]
         except (ProjectFileError, OSError) as exc:
             self.message.setText(f"Cannot compare: {exc}")
             return None
+        finally:
+            QApplication.restoreOverrideCursor()
         self.table = compare(figures)
         self.grid.show_table(self.table)
         self.plots.show_table(self.table)

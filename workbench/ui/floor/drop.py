@@ -8,22 +8,45 @@ move, outlines it green, amber or red and says why in the status bar.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QGraphicsRectItem
+from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from workbench.ui.racks.interaction import VERDICT_COLOURS, DropController
 from workbench.ui.racks.place_here import catalog_item, judge_in_rack, place
 
 if TYPE_CHECKING:
-    from workbench.ui.floor.plan import FloorPlanView
+    from workbench.model import Design
+    from workbench.ui.floor.items import Spot
+    from workbench.ui.shell.document import Document
+
+
+class FloorView(Protocol):
+    """What a drop reads of the floor plan (:class:`workbench.ui.floor.plan.FloorPlanView`
+    holds this helper, so the helper names the shape instead of importing the view back)."""
+
+    document: Document
+
+    @property
+    def design(self) -> Design: ...
+
+    def ensure_built(self) -> None: ...
+
+    def rack_at(self, view_pos: QPoint) -> str | None: ...
+
+    def spot(self, rack_id: str) -> Spot | None: ...
+
+    def say(self, text: str, timeout_ms: int = 0) -> None: ...
+
+    def scene(self) -> QGraphicsScene: ...
 
 
 class FloorDrop:
     """The floor plan's share of a catalog drag."""
 
-    def __init__(self, view: FloorPlanView):
+    def __init__(self, view: FloorView):
         self.view = view
         self._outline: QGraphicsRectItem | None = None
         self._target: str | None = None

@@ -16,7 +16,7 @@ as the rack drawing skips text zoomed out).  The aisles are one item.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen, QStaticText, QTransform
@@ -28,7 +28,30 @@ from workbench.render.floor_painter import COLD_FILL, COLD_TEXT, HOT_FILL, HOT_T
 from workbench.rules.budgets import BudgetState, unknown_note
 
 if TYPE_CHECKING:
-    from workbench.ui.floor.scene import FloorScene
+    from workbench.ui.shell.document import Document
+
+
+class FloorScene(Protocol):
+    """What the items read of their scene (:class:`workbench.ui.floor.scene.FloorScene`
+    builds them, so they name the shape instead of importing the scene back)."""
+
+    settings: fl.FloorSettings
+    spots: dict[str, Spot]
+    extents: dict[str, tuple[fl.Rect, str]]
+    selected: frozenset[str]
+    dragging: frozenset[str]
+    text_pen: QPen
+    outline_pen: QPen
+    selection_pen: QPen
+    front_pen: QPen
+    front_brush: QBrush
+    fill_brushes: dict[BudgetState, QBrush]
+    aisle_font: QFont
+    name_fit: tuple[int, float]
+    document: Document
+
+    def font_for_px(self, mm: float, bold: bool = True) -> QFont: ...
+
 
 #: Text is drawn only where it is at least this many pixels high.
 MIN_TEXT_PX = 7.0

@@ -87,3 +87,20 @@ def test_a_refused_value_says_why_and_changes_nothing(qtbot, view, document):
     assert "utilisation" in dialog.error.text()
     assert document.undo_stack.count() == steps
     assert "cost.utilisation" not in document.design.properties
+
+
+def test_edit_menu_costs_opens_the_estimates_view_and_the_form(qtbot, tmp_path, sample):
+    from copy import deepcopy
+
+    from qt_helpers import open_window
+
+    window = open_window(qtbot, tmp_path, deepcopy(sample))
+    window.costs_action.trigger()
+    assert window.tabs.currentWidget() is window.estimates_page
+    dialog = window.estimates.costs.dialog
+    assert dialog.isVisible()
+    dialog.fields["staffing_per_year"].setText("1000000")
+    assert dialog.apply()
+    assert window.estimates.costs.costs.opex_by_item["staffing"] == 1_000_000.0
+    window.document.undo_stack.undo()
+    assert "cost.staffing_per_year" not in window.document.design.properties

@@ -280,6 +280,10 @@ class MainWindow(QMainWindow):
         self.teams_action.setStatusTip(
             "The teams sharing the cluster: GPU limit and priority (the exports' QOS and quotas)"
         )
+        self.costs_action = self._add(edit, "C&osts…", None, self.show_costs)
+        self.costs_action.setStatusTip(
+            "Cost inputs: tariff, PUE, maintenance, space, staffing, years, utilisation"
+        )
         self.hall_actions.fill_hall_menu(bar.addMenu("&Hall"))
         fabric = bar.addMenu("F&abric")
         self.generate_fabric_action = self._add(
@@ -339,6 +343,12 @@ class MainWindow(QMainWindow):
             self.teams_dialog = TeamsDialog(self.document, self)
         self.teams_dialog.show()
         self.teams_dialog.raise_()
+
+    def show_costs(self) -> None:
+        """Edit ▸ Costs…: the Estimates view (whose Costs box shows the figures) and
+        its Costs form."""
+        self.tabs.setCurrentWidget(self.estimates_page)
+        self.estimates.costs.open_inputs()
 
     def _add(self, menu, text: str, shortcut, slot) -> QAction:
         action = QAction(text, self)

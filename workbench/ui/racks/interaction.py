@@ -13,11 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize
-from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QRubberBand
+from PySide6.QtGui import QBrush, QColor, QPen, QPolygonF
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QRubberBand,
+    QWidget,
+)
 
 from workbench.calc.summary import LoadCache
 from workbench.catalog.item import CatalogItem
@@ -30,7 +36,34 @@ from workbench.ui.commands import EditCommand
 from workbench.ui.racks.scene import SCENE_SCALE, RackItem
 
 if TYPE_CHECKING:
-    from workbench.ui.racks.view import RackView
+    from workbench.model import Design
+    from workbench.ui.shell.document import Document
+
+
+class RackView(Protocol):
+    """What the gestures read of the rack view (:class:`workbench.ui.racks.view.RackView`
+    holds them, so they name the shape instead of importing the view back)."""
+
+    document: Document
+
+    @property
+    def design(self) -> Design: ...
+
+    @property
+    def face(self) -> str: ...
+
+    def rack_item(self, rack_id: str) -> RackItem | None: ...
+
+    def rack_and_u_at(self, view_pos: QPoint) -> tuple[str, int | None] | None: ...
+
+    def say(self, text: str, timeout_ms: int = 0) -> None: ...
+
+    def scene(self) -> QGraphicsScene: ...
+
+    def viewport(self) -> QWidget: ...
+
+    def mapToScene(self, rect: QRect) -> QPolygonF: ...  # noqa: N802 - Qt's name
+
 
 #: Highlight colours per verdict (fill with alpha, border).
 VERDICT_COLOURS: dict[DropState, str] = {

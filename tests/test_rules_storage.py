@@ -388,3 +388,49 @@ def test_checkpoint_bursts_of_several_jobs_add_up(catalog) -> None:
     assert "9.1% of the shortest interval (30 min)" in finding.message
     design.workloads.pop()
     assert run(design, "STORAGE-CHECKPOINT-BURST") == []
+
+
+def test_gpudirect_storage_from_the_command_line(tmp_path) -> None:
+    """Before: no tier field said whether the nodes read it with GPUDirect Storage."""
+    from cli_helpers import run as cli
+
+    from workbench.store import open_design
+
+    path = tmp_path / "p.dcwb"
+    assert cli("new", "--template", "dgx-h100-superpod", "--gpus", "64", str(path)).returncode == 0
+    tier = open_design(path).storage_tiers[0]
+    done = cli("tiers", "set", str(path), tier.id, "--gpudirect-storage", "yes")
+    assert done.returncode == 0, done.stderr
+    assert open_design(path).storage_tiers[0].gpudirect_storage is True
+    assert "GPUDirect Storage yes" in done.stdout
+    cleared = cli("tiers", "set", str(path), tier.id, "--gpudirect-storage", "none")
+    assert cleared.returncode == 0 and open_design(path).storage_tiers[0].gpudirect_storage is None
+    bad = cli("tiers", "set", str(path), tier.id, "--gpudirect-storage", "maybe")
+    assert bad.returncode == 2 and "gpudirect-storage" in bad.stderr
+
+
+def test_model_edit_checks_and_undoes_gpudirect_storage(catalog) -> None:
+    design = storage_design(catalog, nodes=1, appliances=1, appliance_links=2)
+    applied = ops.apply(design, SetTierFields("tier-hot", (("gpudirect_storage", False),)))
+    assert design.storage_tiers[0].gpudirect_storage is False
+    ops.apply(design, applied.inverse)
+    assert design.storage_tiers[0].gpudirect_storage is None
+    from workbench.model.errors import EditError
+
+    with pytest.raises(EditError, match="GPUDirect Storage"):
+        ops.apply(design, SetTierFields("tier-hot", (("gpudirect_storage", "yes"),)))
+
+
+def test_dataset_tier_above_40_gpus_is_noted_until_read_with_gds(catalog) -> None:
+    """Seed 004: without GPUDirect Storage reads fall back to POSIX and can halve."""
+    design = storage_design(catalog, nodes=6, appliances=2, appliance_links=2)
+    (finding,) = run(design, "STORAGE-GDS")
+    assert finding.severity is Severity.INFO and finding.objects == ("tier-hot",)
+    assert "48 GPUs' datasets and does not say if it is read with GPUDirect" in finding.message
+    design.storage_tiers[0].gpudirect_storage = False
+    (finding,) = run(design, "STORAGE-GDS")
+    assert "48 GPUs' datasets and is read without GPUDirect Storage:" in finding.message
+    design.storage_tiers[0].gpudirect_storage = True
+    assert run(design, "STORAGE-GDS") == []
+    small = storage_design(catalog, nodes=5, appliances=2, appliance_links=2)  # 40 GPUs
+    assert run(small, "STORAGE-GDS") == []

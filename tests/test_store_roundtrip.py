@@ -126,6 +126,7 @@ def designs(draw: st.DrawFn) -> Design:
         small_file_iops=opt_real,
         dataset_tb=opt_real,
         concurrent_jobs=opt_int,
+        gpudirect_storage=st.none() | st.booleans(),
     )
     teams = every_field(Team, id=text, name=text, gpus=opt_int, share=opt_real, priority=int64)
     workloads = every_field(

@@ -60,3 +60,12 @@ def test_newer_samples_keep_what_their_version_added() -> None:
         ("research", 8, None),
         ("prod", None, 0.5),
     ]
+
+
+def test_gpudirect_storage_is_kept_and_a_v11_tier_did_not_say() -> None:
+    """Version 12 stores whether a tier is read with GPUDirect Storage; a version-11
+    tier said nothing, which reads as None (not as "no")."""
+    (v11,) = open_design(DATA / "project_v11.dcwb").storage_tiers
+    assert v11.gpudirect_storage is None
+    (v12,) = open_design(DATA / "project_v12.dcwb").storage_tiers
+    assert v12.gpudirect_storage is True

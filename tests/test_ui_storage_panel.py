@@ -337,3 +337,21 @@ def test_tier_figures_dialog_sets_and_undoes(qtbot, catalog) -> None:
 
 def _rules(panel) -> list[str]:
     return [panel.verdicts.item(i).toolTip() for i in range(panel.verdicts.count())]
+
+
+def test_tier_figures_dialog_sets_gpudirect_storage_with_undo(qtbot, catalog) -> None:
+    """Before: a tier could not say whether its nodes read it with GPUDirect Storage.
+    The Tier figures… dialog sets it (not said / yes / no) in one undoable step."""
+    design = storage_design(catalog, nodes=6, appliances=2, appliance_links=2)
+    panel = shown_panel(qtbot, design, catalog)
+    document = panel.document
+    assert panel.open_figures_dialog()
+    dialog = panel.figures_dialog
+    box = dialog.gpudirect_storage
+    assert box.currentData() is None and box.currentText() == "not said"
+    box.setCurrentIndex(box.findData(True))
+    dialog.accept()
+    assert document.design.storage_tiers[0].gpudirect_storage is True
+    assert document.undo_stack.undoText() == "Set tier figures"
+    document.undo()
+    assert document.design.storage_tiers[0].gpudirect_storage is None

@@ -2,8 +2,8 @@
 
 - ``list FILE`` prints each tier with its appliances, cabling and figures;
 - ``set FILE TIER [--metadata-servers N] [--small-file-iops X] [--dataset-tb X]
-  [--concurrent-jobs N]`` sets them (``TIER`` is the tier's id or name; ``none`` clears
-  a figure).
+  [--concurrent-jobs N] [--gpudirect-storage yes|no]`` sets them (``TIER`` is the
+  tier's id or name; ``none`` clears a figure).
 
 The change is the model's own edit (:class:`~workbench.model.net_ops.SetTierFields`),
 checked before the file is written back; STORAGE-CAPACITY and STORAGE-METADATA judge
@@ -25,6 +25,8 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "dataset_tb": ("dataset_tb", float),
     "concurrent_jobs": ("concurrent_jobs", int),
 }
+#: Words ``--gpudirect-storage`` takes.
+_YES_NO: dict[str, bool | None] = {"yes": True, "no": False, "none": None}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     for option in _FIELDS:
         s.add_argument(f"--{option.replace('_', '-')}", dest=option, metavar="X",
                        help="a number, or 'none' to clear it")  # fmt: skip
+    s.add_argument("--gpudirect-storage", dest="gpudirect_storage", metavar="yes|no",
+                   help="whether the GPU nodes read the tier with GPUDirect Storage "
+                   "('none' clears it)")  # fmt: skip
     s.set_defaults(func=cmd_set)
 
 
@@ -58,6 +63,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             for name in _FIELDS
             if (value := getattr(tier, name)) is not None
         )
+        if tier.gpudirect_storage is not None:
+            gds = f"GPUDirect Storage {'yes' if tier.gpudirect_storage else 'no'}"
+            said = f"{said}, {gds}" if said else gds
         print(
             f"{tier.id} ({tier.name}, {tier.tier}): {figures.devices:,} appliances, "
             f"{figures.cabled_text}, {figures.usable_tb:,.1f} TB usable, "
@@ -87,6 +95,11 @@ def cmd_set(args: argparse.Namespace) -> int:
             raise CliError(
                 f"--{option.replace('_', '-')}: {text!r} is not a number", EXIT_BAD_INPUT
             ) from None
+    gds = getattr(args, "gpudirect_storage", None)
+    if gds is not None:
+        if gds.lower() not in _YES_NO:
+            raise CliError(f"--gpudirect-storage: {gds!r} is not yes, no or none", EXIT_BAD_INPUT)
+        values.append(("gpudirect_storage", _YES_NO[gds.lower()]))
     try:
         ops.apply(design, SetTierFields(tier.id, tuple(values)))
     except EditError as exc:

@@ -43,6 +43,7 @@ TIER_FIELDS: frozenset[str] = frozenset(
         "small_file_iops",
         "dataset_tb",
         "concurrent_jobs",
+        "gpudirect_storage",
     }
 )
 #: The tier's planning figures (None: not said): whole counts, then amounts.
@@ -188,6 +189,10 @@ def check_tier_value(name: str, value: Any) -> Any:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000:
             raise EditError(f"{name.replace('_', ' ')} must be a whole number 0 to 100,000.")
+        return value
+    if name == "gpudirect_storage":
+        if value is not None and not isinstance(value, bool):
+            raise EditError(f"GPUDirect Storage is yes, no or not said, not {value!r}.")
         return value
     if name in TIER_AMOUNTS:
         if value is None:

@@ -188,6 +188,10 @@ class StorageTier:
     #: version at once: the capacity to plan is their product (seed 001).
     dataset_tb: float | None = None
     concurrent_jobs: int | None = None
+    #: Whether the GPU nodes read this tier with GPUDirect Storage (cuFile/nvidia-fs:
+    #: NVMe or the storage NIC to GPU memory, past the CPU's bounce buffer and page
+    #: cache; seed 004: without it the read rate can halve); None: not said.
+    gpudirect_storage: bool | None = None
 
 
 @dataclass

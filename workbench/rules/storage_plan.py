@@ -8,6 +8,11 @@
   because dense small-file reads overwhelm the metadata nodes first" (seed 000); "the
   metadata operations become the bottleneck before the bandwidth" (seed 004).  A tier
   that does not state any is a warning until it does.
+* STORAGE-GDS: above ~40 GPUs the tier the training jobs read should be read with
+  GPUDirect Storage — "GPU Direct Storage bypasses the CPU and page cache ... if GDS does
+  not take effect, it falls back to plain POSIX reads and the throughput can drop by
+  half" (seed 004, which lists GDS with prefetching as the cure for data starvation).
+  A note (information) while the tier says no or does not say.
 
 * STORAGE-CHECKPOINT-BURST: training jobs saving to one tier can save at the same
   moment — "if several training jobs trigger a checkpoint at once and the storage cannot
@@ -98,6 +103,39 @@ def storage_metadata(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
                 "they serve).",
                 tier.id,
             )
+
+
+@rule(
+    "STORAGE-GDS",
+    title="Dataset tier not read with GPUDirect Storage",
+    severity=Severity.INFO,
+    scope="design",
+    looks_at={"tier", "device", "link", "design"},
+    depends=storage_moved,
+    source=planning(
+        "GPUDirect Storage: without it reads fall back to POSIX through the CPU and the "
+        "throughput can halve (seed 004)"
+    ),
+)
+def storage_gds(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+    gpus = ctx.summary.gpus
+    if gpus <= HOT_TIER_RULE_ABOVE_GPUS:
+        return
+    wanted = set(dataset_tiers(design))
+    for tier in design.storage_tiers:
+        if tier.id not in wanted or tier.gpudirect_storage:
+            continue
+        said = (
+            "is read without GPUDirect Storage"
+            if tier.gpudirect_storage is False
+            else "does not say if it is read with GPUDirect Storage"
+        )
+        yield me.finding(
+            f"Tier {tier.name} feeds {gpus:,} GPUs' datasets and {said}: without it reads "
+            "go through the CPU and page cache and can reach half the rate; plan GDS "
+            "(nvidia-fs, GPU and NIC or NVMe under one PCIe switch) or size the tier for it.",
+            tier.id,
+        )
 
 
 @rule(

@@ -113,7 +113,9 @@ TREE: tuple[Binding, ...] = (
 LISTS: tuple[Binding, ...] = (
     _binding("networks", Network),
     _binding("links", Link),
-    _binding("storage_tiers", StorageTier, json=("device_ids",)),
+    _binding(
+        "storage_tiers", StorageTier, json=("device_ids",), json_nullable=("gpudirect_storage",)
+    ),
     _binding(
         "workloads",
         Workload,

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # sqlite_utils costs 0.1 s to import: loaded by what writes
 from workbench.store import acceptance_table, capture_table, version_tables
 
 #: The schema version this workbench writes and the newest it can read.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes ``DCWB``.
 APPLICATION_ID = 0x44435742
@@ -352,6 +352,20 @@ def _add_teams_and_tier_planning(db: sqlite_utils.Database) -> None:
     )
 
 
+# The tier column version 12 added.  Frozen.
+_V12_TIER_COLUMNS: dict[str, type] = {"gpudirect_storage": str}
+
+
+def _add_tier_gpudirect(db: sqlite_utils.Database) -> None:
+    """11 -> 12: whether the nodes read a storage tier with GPUDirect Storage (issue 24).
+
+    A version-11 tier did not say, which NULL says (JSON ``true``/``false`` otherwise).
+    """
+    tiers = db.table("storage_tiers")
+    for name, kind in _V12_TIER_COLUMNS.items():
+        tiers.add_column(name, kind)
+
+
 #: ``MIGRATIONS[i]`` upgrades a database from schema version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _create_v1,
@@ -365,6 +379,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _add_step_time_fields,
     _add_stack_fields,
     _add_teams_and_tier_planning,
+    _add_tier_gpudirect,
 ]
 
 #: The columns of each table in the current schema.  Update with each migration that
@@ -386,6 +401,7 @@ COLUMNS["workloads"] += (*_V9_WORKLOAD_COLUMNS, *_V9_WORKLOAD_DEFAULTS)
 COLUMNS["workloads"] += (*_V10_WORKLOAD_COLUMNS, *_V10_WORKLOAD_DEFAULTS)
 COLUMNS["storage_tiers"] += tuple(_V11_TIER_COLUMNS)
 COLUMNS["teams"] = tuple(_V11_TEAMS)
+COLUMNS["storage_tiers"] += tuple(_V12_TIER_COLUMNS)
 
 
 def migrate(db: sqlite_utils.Database, from_version: int, to_version: int | None = None) -> None:

@@ -44,6 +44,7 @@ from workbench.store.value_table import (
     TEXT,
     WHOLE,
     Check,
+    NoneType,
     Table,
     edit_rule,
     one_of,
@@ -111,6 +112,7 @@ def check_storage_tiers(tiers: Table, devices: set[str]) -> None:
         tiers.typed(name, OPT_WHOLE, edit_rule(partial(check_tier_value, name)))
     for name in TIER_AMOUNTS:
         tiers.typed(name, OPT_NUMBER, edit_rule(partial(check_tier_value, name)))
+    tiers.typed("gpudirect_storage", (bool, NoneType))
     for i, listed in enumerate(tiers.values("device_ids")):
         missing = [d for d in listed if d not in devices]
         if missing:

@@ -9,6 +9,7 @@ one ``workbench tiers set`` makes; a box at 0 with "not said" clears its figure.
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -45,7 +46,7 @@ def _amount(value: float | None, decimals: int, top: float) -> QDoubleSpinBox:
 
 
 class TierFiguresDialog(QDialog):
-    """The four planning figures of one tier."""
+    """The planning figures of one tier, and whether it is read with GPUDirect Storage."""
 
     def __init__(self, document: Document, tier: StorageTier, parent: QWidget | None = None):
         super().__init__(parent)
@@ -56,11 +57,18 @@ class TierFiguresDialog(QDialog):
         self.small_file_iops = _amount(tier.small_file_iops, 0, 1e12)
         self.dataset_tb = _amount(tier.dataset_tb, 1, 1e9)
         self.concurrent_jobs = _count(tier.concurrent_jobs)
+        self.gpudirect_storage = QComboBox()
+        for text, value in ((NOT_SAID, None), ("yes", True), ("no", False)):
+            self.gpudirect_storage.addItem(text, value)
+        self.gpudirect_storage.setCurrentIndex(
+            self.gpudirect_storage.findData(tier.gpudirect_storage)
+        )
         form = QFormLayout()
         form.addRow("Metadata servers", self.metadata_servers)
         form.addRow("Small-file IOPS", self.small_file_iops)
         form.addRow("Dataset (TB)", self.dataset_tb)
         form.addRow("Concurrent jobs", self.concurrent_jobs)
+        form.addRow("GPUDirect Storage", self.gpudirect_storage)
         note = QLabel(
             "Capacity to plan: dataset × concurrent jobs. Above 40 GPUs the dataset tier "
             "needs dedicated metadata servers (small files load them first)."
@@ -85,6 +93,7 @@ class TierFiguresDialog(QDialog):
         for name in ("small_file_iops", "dataset_tb"):
             amount: QDoubleSpinBox = getattr(self, name)
             out.append((name, None if amount.value() < 0 else float(amount.value())))
+        out.append(("gpudirect_storage", self.gpudirect_storage.currentData()))
         return tuple(out)
 
     def accept(self) -> None:

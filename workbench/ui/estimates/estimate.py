@@ -33,6 +33,7 @@ from workbench.calc.training_estimate import (
     predicted_gpus_for_deadline,
 )
 from workbench.calc.workload import WorkloadResult, training_days_curve
+from workbench.catalog.item import is_gpu_server
 from workbench.model import Design, Workload
 from workbench.render.rack_geometry import as_text
 from workbench.ui.estimates.fields import ParseError, parse_quantity
@@ -413,7 +414,7 @@ def _curve(out: Estimate, r: WorkloadResult, w: Workload) -> None:
 def _gpus_per_node(design: Design, gpu_slug: str | None) -> int:
     """GPUs per server of the design's servers carrying this GPU (8 when unknown)."""
     for item in design.device_types.values():
-        if item.gpu_count and (gpu_slug is None or item.gpu == gpu_slug or item.slug == gpu_slug):
+        if is_gpu_server(item) and (gpu_slug in (None, item.gpu, item.slug)):
             return int(item.gpu_count)
     return 8
 

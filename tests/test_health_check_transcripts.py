@@ -333,3 +333,26 @@ def test_usage_is_the_header_comment(exported: Path) -> None:
     assert run.returncode == 0
     lines = run.stdout.splitlines()
     assert lines[0].startswith("health_check.sh:") and lines[-1].startswith("Run as root")
+
+
+def test_a_tier_read_with_gds_checks_nvidia_fs_on_every_node(tmp_path) -> None:
+    """Before: a tier said to be read with GPUDirect Storage gave no checklist row.  Now
+    each node gets storage.gds: nvidia-fs loaded (/sys/module/nvidia_fs/version, seed
+    004's check), FAIL while the module is absent, PASS with its version once loaded."""
+    from workbench.export.health_check import expected_csv
+
+    design = sample_design()
+    assert "storage.gds" not in expected_csv(design)  # no tier says GDS: no row
+    design.storage_tiers[0].gpudirect_storage = True
+    exported = tmp_path / "hc"
+    write_health_check(design, exported)
+    absent = run_node(exported, tmp_path / "a")
+    assert absent["storage.gds"][1] == "FAIL"
+
+    def loaded(folder: Path) -> None:
+        module = folder / "root" / "sys" / "module" / "nvidia_fs"
+        module.mkdir(parents=True, exist_ok=True)
+        (module / "version").write_text("2.17.5\n")
+
+    present = run_node(exported, tmp_path / "b", loaded)
+    assert present["storage.gds"] == ("2.17.5", "PASS")

@@ -82,7 +82,7 @@ ITEM_IDS = (
     "gpu.count", "gpu.driver", "gpu.vbios", "gpu.power_limit", "gpu.persistence",
     "gpu.temperature", "gpu.pcie_link", "gpu.nvlink", "gpu.nvlink_links", "nic.rate",
     "nic.mtu", "nic.firmware", "roce.pfc", "roce.trust", "roce.ecn", "roce.mtu_bond",
-    "storage.nic_rate", "bios.version", "bmc.firmware", "bmc.address",
+    "storage.nic_rate", "storage.gds", "bios.version", "bmc.firmware", "bmc.address",
     "gpu.fp16_matmul", "gpu.dcgm_diag",
     "net.allreduce_node", "net.allreduce_2node", "net.ib_write_bw", "storage.fio_read",
     "ctr.toolkit", "ctr.gpus", "ctr.nccl", "ctr.nccl_version",
@@ -106,6 +106,8 @@ PASS_MARK_SOURCES = {
     "nic.rate": "compute ports and line rate of the node's compute links in the design",
     "storage.nic_rate": "storage ports and line rate of the node's storage links in the design",
     "bmc.address": "the IP plan's out-of-band address of the node",
+    "storage.gds": "a storage tier is read with GPUDirect Storage: the nvidia-fs module must be "
+    "loaded (seed 004: cat /sys/module/nvidia_fs/version; without it reads fall back to POSIX)",
     "gpu.fp16_matmul": f"{FP16_FRACTION:.0%} of the catalog's dense FP16 TFLOPS (domain brief §8: "
     "60–80 % is normal, below 50 % a power cap or cooling)",
     "net.allreduce_node": f"{NVLINK_FRACTION:.0%} of one direction of the GPU's NVLink; NCCL "
@@ -189,6 +191,8 @@ class Facts:
         self.versions = effective_versions(design)
         #: device id → its partition in the Slurm export (the 2-node srun asks for it)
         self.partitions = node_partitions(design)
+        #: whether a tier is read with GPUDirect Storage (each GPU node needs nvidia-fs)
+        self.gds = any(tier.gpudirect_storage for tier in design.storage_tiers)
         plane_of = {n.id: n for n in design.networks}
         self.compute = next((n for n in design.networks if n.plane == "compute"), None)
         self.storage = next((n for n in design.networks if n.plane == "storage"), None)
@@ -312,6 +316,10 @@ def _device_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
                         f"Storage Ethernet ports up at ≥ {rate} Gb/s",
                         "ethtool <port> | grep -E 'Speed|Link detected'", "ge",
                         str(storage.count), "ports", rate)  # fmt: skip
+    if facts.gds and n:
+        yield CheckItem("storage.gds", "devices",
+                        "GPUDirect Storage: nvidia-fs module loaded",
+                        "cat /sys/module/nvidia_fs/version", "record", "")  # fmt: skip
     bios = pins.get("bios", "")
     yield CheckItem("bios.version", "devices", "BIOS of the node's baseline",
                     "dmidecode -s bios-version", "version" if bios else "record", bios)  # fmt: skip

@@ -246,6 +246,7 @@ measure() {
       ibstat | awk '/Firmware version:/ { print $3 }' | sort -u | paste -sd+ - ;;
     storage.nic_rate) need ethtool || return 3
       eth_ports "$(awk -v r="$param" 'BEGIN { printf "%d", r * 1000 }')" ;;
+    storage.gds) cat "$ROOT/sys/module/nvidia_fs/version" 2>/dev/null ;;
     bmc.firmware) need ipmitool || return 3
       ipmitool mc info | awk -F' *: *' '$1 == "Firmware Revision" { print $2 }' ;;
     bmc.address) need ipmitool || return 3

@@ -121,8 +121,10 @@ def test_health_check_refuses_non_host_names(tmp_path: Path) -> None:
     from workbench.export.output import ExportError
 
     design = build_template("hgx-h100-air")
-    next(d for _r, d in design.iter_devices() if d.name == "gpu00001").name = "gpu 1,a"
-    with pytest.raises(ExportError, match="'gpu 1,a' is not a host name"):
+    # Mapped like slurm.conf maps it ('gpu 1,a' would be 'gpu-1-a'); this one maps to
+    # '-gpu1', which no host name carries, and is refused as the Slurm export refuses it.
+    next(d for _r, d in design.iter_devices() if d.name == "gpu00001").name = "_gpu1"
+    with pytest.raises(ExportError, match="'_gpu1' cannot be made a host name"):
         write_health_check(design, tmp_path / "hc")
     assert not (tmp_path / "hc").exists()
 

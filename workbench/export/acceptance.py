@@ -2,8 +2,8 @@
 
 :func:`read_results` reads every ``results-*.csv`` of a folder (or one file) and checks
 every row before anything changes: the header, the node (a node of the design: a GPU
-server by name), the item id (one the checklist knows), the verdict, the timestamp and
-the measured text.  The first problem is a :class:`ResultsError` naming ``file:line``;
+server by its design name or by the host name slurm.conf gives it), the item id (one
+the checklist knows), the verdict, the timestamp and the measured text.  The first problem is a :class:`ResultsError` naming ``file:line``;
 otherwise it returns an :class:`AcceptanceImport` whose :meth:`~AcceptanceImport.op`
 is one undoable edit (``ops.apply(design, plan.op())``).
 """
@@ -27,7 +27,7 @@ from workbench.bounded_read import (
     shown_name,
     utf8_error_line,
 )
-from workbench.export.acceptance_items import ITEM_IDS, acceptance_nodes
+from workbench.export.acceptance_items import ITEM_IDS, acceptance_nodes, node_host
 from workbench.model.acceptance import (
     VERDICTS,
     AcceptanceResult,
@@ -62,6 +62,24 @@ class AcceptanceImport:
         return AddAcceptanceResults(self.results)
 
 
+def _node_names(design: Design) -> dict[str, str | None]:
+    """Each name a results file may give a node, to the node's design name: the design
+    name itself and the host name the health check and slurm.conf use (the script
+    writes ``hostname -s``, e.g. ``gpu-server-a01-u2`` for ``gpu-server-A01-u2``).
+    A host name two nodes map to is kept as None: such a row cannot be attributed.
+    A design name always wins over another node's host name."""
+    devices = acceptance_nodes(design)
+    names: dict[str, str | None] = {}
+    for device in devices:
+        host = node_host(device)
+        if host in names and names[host] != device.name:
+            names[host] = None
+        else:
+            names[host] = device.name
+    names.update({d.name: d.name for d in devices})
+    return names
+
+
 def _files(results_dir: Path) -> list[Path]:
     if results_dir.is_file():
         return [results_dir]
@@ -78,7 +96,7 @@ def read_results(
 ) -> AcceptanceImport:
     """Every result in ``results_dir`` checked against ``design`` (see the module
     docstring); ResultsError at the first problem, and the design is never touched."""
-    nodes = {d.name for d in acceptance_nodes(design)}
+    nodes = _node_names(design)
     items = set(ITEM_IDS)
     imported_at = now or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     import_id = "ai-" + secrets.token_hex(6)
@@ -114,6 +132,11 @@ def read_results(
             node, item, measured, verdict, stamp = row
             if node not in nodes:
                 raise ResultsError(where, f"node {node!r} is not a GPU node of the design")
+            design_name = nodes[node]
+            if design_name is None:
+                raise ResultsError(where, f"host name {node!r} is shared by several GPU nodes "
+                                          "of the design: rename one of them")  # fmt: skip
+            node = design_name  # results are kept under the design's name
             if item not in items:
                 raise ResultsError(where, f"item {item!r} is not an acceptance item")
             if verdict not in VERDICTS:

@@ -41,7 +41,6 @@ the design states no value, e.g. no VBIOS pinned; PASS once a value is read) and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -50,6 +49,7 @@ from workbench.export.ip_plan import IpPlan, plan_addresses
 from workbench.export.roce import roce_check_items
 from workbench.export.slurm import node_partitions
 from workbench.model.design import Design, Device
+from workbench.text_rules import node_hostname
 from workbench.versions.matrix import effective_versions, is_node
 
 FP16_FRACTION = 0.6
@@ -125,8 +125,6 @@ PASS_MARK_SOURCES = {
     "biz.train_mfu": f"{TRAIN_MFU_FRACTION:.0%} of the design's predicted MFU × the GPU's dense "
     "peak for its first training job (workbench estimate)",
 }
-#: A node name the script can use as a host name and a CSV field without quoting.
-HOST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 _MATMUL = (
     'python3 -c "import time,torch; r=[]\n'
@@ -254,6 +252,14 @@ def acceptance_nodes(design: Design) -> list[Device]:
     return [d for _r, d in design.iter_devices() if is_node(design, d)]
 
 
+def node_host(device: Device) -> str:
+    """The host name the node answers to: the one Slurm's and Kubernetes' exports give
+    it (:func:`workbench.text_rules.node_hostname`), so the health check, its commands
+    and the results it writes name the node as the scheduler does.  The design's name
+    where the mapping carries none (the health-check export refuses such a node)."""
+    return node_hostname(device.name) or device.name
+
+
 def _device_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
     design = facts.design
     item = design.device_types[device.device_type]
@@ -359,7 +365,7 @@ def _performance_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
         yield CheckItem("net.allreduce_2node", "bandwidth",
                         f"All-reduce bus bandwidth, 2 nodes × {n} GPUs over "
                         f"{compute.count} × {num(compute.gbps)} Gb/s rails",
-                        f"NCCL_ALGO=Ring srun -N 2 -w {device.name},$PEER "
+                        f"NCCL_ALGO=Ring srun -N 2 -w {node_host(device)},$PEER "
                         f"--ntasks-per-node={n} --gpus-per-node={n} --mpi=pmix "
                         "all_reduce_perf -b 8G -e 8G -f 2 -g 1", "ge",
                         num(rails * NIC_BUSBW_FRACTION), "GB/s", str(n))  # fmt: skip
@@ -395,13 +401,13 @@ def _scheduler_items(facts: Facts, device: Device) -> Iterator[CheckItem]:
     item = facts.design.device_types[device.device_type]
     n = item.gpu_count
     yield CheckItem("sched.sinfo", "scheduler", "Node in service in Slurm",
-                    f"sinfo -h -n {device.name} -o %t", "oneof", "idle|mix|alloc")  # fmt: skip
+                    f"sinfo -h -n {node_host(device)} -o %t", "oneof", "idle|mix|alloc")  # fmt: skip
     if n:
         yield CheckItem("sched.gres", "scheduler", "Slurm GRES GPUs of the node",
-                        f"scontrol show node {device.name} | grep Gres", "eq", str(n), "GPUs")  # fmt: skip
+                        f"scontrol show node {node_host(device)} | grep Gres", "eq", str(n), "GPUs")  # fmt: skip
         yield CheckItem("sched.k8s_gpus", "scheduler",
                         "Kubernetes device plugin: allocatable GPUs",
-                        f"kubectl get node {device.name} "
+                        f"kubectl get node {node_host(device)} "
                         "-o jsonpath='{.status.allocatable.nvidia\\.com/gpu}'", "eq", str(n),
                         "GPUs")  # fmt: skip
         partition = facts.partitions[device.id]

@@ -14,8 +14,11 @@ training run) unless ``-a`` is given, and the two-node items unless a peer is na
 with ``-p``.  The container items need ``CONTAINER_IMAGE`` / ``NCCL_IMAGE`` and the
 training run ``TRAIN_CMD`` (the site's images and job); ``HC_ROOT`` makes the script
 read ``/proc``, ``/sys`` and ``/etc`` under a folder (the tests' DGX H100 transcripts).
-Node names must be host names (the script matches ``hostname -s`` and the CSV is
-unquoted): others are refused here.  The script's text is
+Nodes are named by the host names the Slurm and Kubernetes exports give them
+(:func:`workbench.export.acceptance_items.node_host`, i.e. ``text_rules.node_hostname``):
+the script matches ``hostname -s`` and asks ``sinfo``/``kubectl`` about that name, and
+the CSV is unquoted.  A design name the mapping cannot carry, or two servers mapping
+to one host name, is refused here exactly as the Slurm export refuses it.  The script's text is
 :mod:`workbench.export.health_check_script`.
 """
 
@@ -25,7 +28,8 @@ import csv
 import io
 from pathlib import Path
 
-from workbench.export.acceptance_items import HOST_NAME, acceptance_nodes, node_checklists
+from workbench.export.acceptance_items import node_checklists, node_host
+from workbench.export.handoff import check_node_names, gpu_nodes
 from workbench.export.health_check_script import SCRIPT
 from workbench.export.output import ExportError, Progress, no_progress, write_folder
 from workbench.model.design import Design
@@ -45,12 +49,12 @@ def expected_csv(design: Design, where: Path = Path("expected.csv")) -> str:
     writer.writerow(EXPECTED_HEADER)
     for device, items in node_checklists(design):
         for item in items:
-            row = (device.name, item.id, item.op, item.expected, item.param)
+            row = (node_host(device), item.id, item.op, item.expected, item.param)
             for value in row:
                 if any(ch in value for ch in ',"\n\r'):
                     raise ExportError(
                         where,
-                        f"node {device.name!r}, item {item.id}: expected "
+                        f"node {node_host(device)!r}, item {item.id}: expected "
                         f"value {value!r} holds a comma, quote or line break",
                     )
             writer.writerow(row)
@@ -61,10 +65,9 @@ def write_health_check(
     design: Design, folder: Path, *, progress: Progress = no_progress
 ) -> list[Path]:
     """Write ``health_check.sh`` and ``expected.csv`` into ``folder`` (all or nothing)."""
-    for device in acceptance_nodes(design):
-        if not HOST_NAME.match(device.name):
-            raise ExportError(folder, f"node {device.name!r} is not a host name (letters, "
-                                      "digits, '.', '_' and '-'): rename it first")  # fmt: skip
+    # The same nodes and refusals as slurm.conf: a name no host name carries, or two
+    # servers sharing one, would make the script check the wrong machine.
+    check_node_names(gpu_nodes(design), Path(folder))
     progress(0.1, "Expected values")
     files = {
         "health_check.sh": SCRIPT,

@@ -11,7 +11,7 @@ SCRIPT = r"""#!/usr/bin/env bash
 # Usage: health_check.sh [-e expected.csv] [-o out-dir] [-n node] [-p peer] [-a]
 #   -e  expectations (default: expected.csv beside this script)
 #   -o  where results-<node>.csv goes (default: the current folder)
-#   -n  node name as the design knows it (default: hostname -s)
+#   -n  node's host name, as slurm.conf names it (default: hostname -s)
 #   -p  peer node for the two-node items (all-reduce, ib_write_bw, srun)
 #   -a  also run the heavy items (GEMM, dcgmi diag, all-reduce, fio, srun, training)
 # Environment: FIO_DIR (default /mnt/data) where fio reads; CONTAINER_IMAGE (a CUDA

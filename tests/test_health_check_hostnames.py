@@ -119,3 +119,17 @@ def test_a_host_name_two_nodes_share_is_refused(patterned, tmp_path: Path) -> No
     )
     with pytest.raises(ResultsError, match="'gpu-1' is shared by several GPU nodes"):
         read_results(patterned, tmp_path)
+
+
+def test_monitoring_labels_nodes_by_their_slurm_host_names(patterned, tmp_path: Path) -> None:
+    import yaml
+
+    from workbench.export.monitoring import write_monitoring
+
+    write_slurm(patterned, tmp_path / "slurm")
+    write_monitoring(patterned, tmp_path / "mon")
+    config = yaml.safe_load((tmp_path / "mon" / "prometheus.yml").read_text())
+    jobs = {job["job_name"]: job["static_configs"] for job in config["scrape_configs"]}
+    labels = [g["labels"] for g in jobs["dcgm-exporter"]]
+    assert {lab["node"] for lab in labels} == _slurm_hosts(tmp_path / "slurm")
+    assert all(lab["node"] == lab["device"].lower() != lab["device"] for lab in labels)

@@ -5,7 +5,7 @@ The seeds hand monitoring over with the cluster: a DCGM exporter (port
 server, scraped over the in-band management plane at the addresses of the IP plan
 (:func:`workbench.export.ip_plan.plan_addresses`, the addresses the inventory and the
 checklists give).  Each target is its own ``static_configs`` entry labelled with the
-node, its site, row and rack, the plane it is scraped over and its catalog type, so an
+node (its host name, as slurm.conf names it), its design name, its site, row and rack, the plane it is scraped over and its catalog type, so an
 alert names the rack a technician walks to.
 
 ``alerts.yml`` holds the thresholds the acceptance checklist signs against, so what was
@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 from workbench.catalog.item import is_gpu_server, power_figure_w
-from workbench.export.acceptance_items import MAX_GPU_TEMP_C
+from workbench.export.acceptance_items import MAX_GPU_TEMP_C, node_host
 from workbench.export.acceptance_preflight import MAX_CLOCK_OFFSET_MS
 from workbench.export.ip_plan import plan_addresses
 from workbench.export.output import Progress, no_progress, write_folder
@@ -65,7 +65,10 @@ def _targets(design: Design, where: Path) -> Iterator[tuple[str, str, dict[str, 
                     address = plan.address_of(device.id, SCRAPE_PLANE)
                     if address is None:
                         continue
-                    labels = {"node": device.name, "site": site.name, "row": row.name,
+                    # node: the host name slurm.conf and the health check use;
+                    # device: the design's name for it (they differ in case, say).
+                    labels = {"node": node_host(device), "device": device.name,
+                              "site": site.name, "row": row.name,
                               "rack": rack.name, "plane": SCRAPE_PLANE,
                               "node_type": item.slug}  # fmt: skip
                     if is_gpu_server(item):

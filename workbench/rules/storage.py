@@ -61,12 +61,17 @@ from workbench.rules.sources import planning
 from workbench.units import finite, format_quantity, short_number
 
 #: Hot-tier read bandwidth floor and the cluster size above which it applies (brief §4).
+#: It agrees with NVIDIA's DGX SuperPOD reference (RA-11333-001 V11, Table 6): one
+#: scalable unit of 32 DGX H100 reads 15 / 40 / 125 GB/s (good / better / best), so
+#: 50 GB/s sits above "better".
 HOT_TIER_MIN_READ_GBS = 50.0
 HOT_TIER_RULE_ABOVE_GPUS = 40
 _SOURCE = planning("hot-tier read bandwidth of at least 50 GB/s for clusters above ~40 GPUs")
 
 #: Storage-plane bandwidth a GPU needs, Gb/s: the low end of 100–200 Gb/s per 8-GPU node
 #: (brief §3), so a 25G NIC on an 8-GPU node (3.1 Gb/s per GPU) starves it (brief §4).
+#: 100 Gb/s is 12.5 GB/s, above the 4 / 8 GB/s "good" / "better" single-node read of
+#: NVIDIA's DGX SuperPOD reference (RA-11333-001 V11, Table 6; "best" is 40).
 MIN_NODE_STORAGE_GBPS_PER_GPU = 100.0 / 8
 #: Minutes between checkpoint saves when the workload does not say (Workload's docstring).
 DEFAULT_CHECKPOINT_INTERVAL_MIN = 60.0

@@ -7,7 +7,12 @@ what the templates do, and what a "cable everything" action can do on any design
   large switch does, in scalable units of half its radix so its leaves are full; the
   answer says why, for the design's properties.
 * **Storage**: ``storage_ports`` ports of every host on a non-blocking leaf-spine (two
-  200G ports carry 50 GB/s, the read bandwidth of one all-flash node).
+  200G ports carry 50 GB/s, the read bandwidth of one all-flash node).  That meets
+  NVIDIA's DGX SuperPOD reference architecture (RA-11333-001 V11, DGX H100, "Storage
+  Fabric"): storage devices at a 1:1 port-to-uplink ratio, DGX H100 nodes oversubscribed
+  near 4:3 at worst, and more than 40 GB/s of I/O per node; non-blocking for every host
+  is the stricter of the two ratios, so appliances and nodes can share leaves
+  (tests/test_storage_fabric_reference.py checks one and four scalable units).
 * **Management and out-of-band**: one access switch per rack over at least two spines;
   in a hall with so many racks that this needs more than three tiers (12,500 racks of
   one server), neighbouring racks of a row share one, the fewest that fit.

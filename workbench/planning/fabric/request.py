@@ -29,7 +29,9 @@ PLANE_ROLE: dict[str, str] = {
     "oob": "management-switch",
 }
 #: Oversubscription when the request gives none: non-blocking for gradient and storage
-#: traffic, 3:1 for management and BMC traffic (domain brief §3).
+#: traffic, 3:1 for management and BMC traffic (domain brief §3).  Storage at 1:1 is
+#: within NVIDIA's DGX SuperPOD reference (RA-11333-001 V11, "Storage Fabric": storage
+#: devices 1:1, DGX H100 nodes near 4:3).
 DEFAULT_OVERSUBSCRIPTION: dict[str, float] = {
     "compute": 1.0,
     "storage": 1.0,

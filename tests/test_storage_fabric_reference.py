@@ -35,13 +35,27 @@ NODE = "nvidia-dgx-h100"
 
 @dataclass
 class Leaf:
-    """One storage switch's link bandwidth, Gb/s."""
+    """One storage switch's links: Gb/s to GPU nodes, to other hosts (appliances, head
+    nodes) and up to other switches; how many go up; every device at the other end."""
 
-    node_gbps: float = 0.0
-    appliance_gbps: float = 0.0
-    up_gbps: float = 0.0
-    up_links: int = 0
+    gbps: Counter[str] = field(default_factory=Counter)
     peers: set[str] = field(default_factory=set)
+
+    @property
+    def node_gbps(self) -> float:
+        return self.gbps["node"]
+
+    @property
+    def appliance_gbps(self) -> float:
+        return self.gbps["appliance"]
+
+    @property
+    def up_gbps(self) -> float:
+        return self.gbps["up"]
+
+    @property
+    def up_links(self) -> int:
+        return int(self.gbps["up links"])
 
 
 def _storage_switches(design: Design) -> tuple[dict[str, Leaf], dict[str, str], Counter[str]]:
@@ -65,12 +79,10 @@ def _storage_switches(design: Design) -> tuple[dict[str, Leaf], dict[str, str], 
             leaf = switches[a]
             leaf.peers.add(b)
             if b in switches:
-                leaf.up_gbps += speed
-                leaf.up_links += 1
-            elif slug[b] == NODE:
-                leaf.node_gbps += speed
+                leaf.gbps["up"] += speed
+                leaf.gbps["up links"] += 1
             else:
-                leaf.appliance_gbps += speed
+                leaf.gbps["node" if slug[b] == NODE else "appliance"] += speed
     return switches, slug, node_gbps
 
 

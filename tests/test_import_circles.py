@@ -64,9 +64,9 @@ def _graph(folder: str) -> nx.DiGraph:
     return graph
 
 
-#: ui/ still holds circles (document <-> commands <-> live figures, the fabric view <->
-#: its interaction helpers, the main window <-> its action modules; the floor plan's and
-#: the rack view's ended by typing the helpers' owner as a Protocol): strict, so the mark
+#: ui/ still holds circles (the fabric view <-> its interaction helpers, the main window
+#: <-> its action modules; the floor plan's, the rack view's and document <-> commands <->
+#: live figures ended by typing the helpers' owner as a Protocol): strict, so the mark
 #: must go the day they end.
 _UI_CIRCLES = pytest.mark.xfail(strict=True, reason="ui/ import circles not yet ended")
 

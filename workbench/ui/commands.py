@@ -39,7 +39,7 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Callable, Hashable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtGui import QUndoCommand
 
@@ -49,10 +49,33 @@ from workbench.model.edit import DEVICE_FIELDS, EditError
 from workbench.model.keep import Snapshot
 from workbench.model.rack_fields import RACK_FIELDS
 
-if TYPE_CHECKING:  # the document imports this module to wrap its edits
-    from workbench.ui.shell.document import Document
+if TYPE_CHECKING:
+    from workbench.catalog import Catalog
+    from workbench.model import Design
 
 log = logging.getLogger(__name__)
+
+
+class EditedDocument(Protocol):
+    """What a command reads of the document it edits: the design, the catalog a new
+    type is snapshotted from, and the three calls that report what happened.
+
+    :class:`workbench.ui.shell.document.Document` has this shape; it imports this module
+    to wrap its edits, so the commands name the shape instead of importing it back.
+    """
+
+    @property
+    def design(self) -> Design: ...
+
+    @property
+    def catalog(self) -> Catalog | None: ...
+
+    def notify(self, change: Change) -> None: ...
+
+    def refuse(self, message: str) -> None: ...
+
+    def command_failed(self, message: str, *, undoing: bool, first: bool) -> None: ...
+
 
 #: The Qt id of every command that may merge (Qt only offers merging between commands
 #: of one id; the ``merge`` keys then decide).
@@ -67,7 +90,9 @@ class EditCommand(QUndoCommand):
     (with every position filled in), so redo after undo puts back exactly the same state.
     """
 
-    def __init__(self, document: Document, op: ops.Op, text: str, merge: Hashable | None = None):
+    def __init__(
+        self, document: EditedDocument, op: ops.Op, text: str, merge: Hashable | None = None
+    ):
         super().__init__(text)
         self.op = op
         #: Edits with one key merge into one undo step (None: never).
@@ -83,7 +108,7 @@ class EditCommand(QUndoCommand):
         self._applied_once = False
 
     @property
-    def document(self) -> Document:
+    def document(self) -> EditedDocument:
         """The document this command edits (alive while its stack holds the command)."""
         document = self._document()
         if document is None:
@@ -172,23 +197,25 @@ def _shown(value: object) -> str:
 # Each only names its undo step; the edit itself is the model's.
 
 
-def rename_device(document: Document, device_id: str, name: str) -> EditCommand:
+def rename_device(document: EditedDocument, device_id: str, name: str) -> EditCommand:
     op = ops.RenameDevice(device_id, name)
     return EditCommand(document, op, f"Rename device to “{_shown(name)}”")
 
 
-def set_device_field(document: Document, device_id: str, field: str, value: str) -> EditCommand:
+def set_device_field(
+    document: EditedDocument, device_id: str, field: str, value: str
+) -> EditCommand:
     """A device's serial, asset tag or role (see :data:`workbench.model.edit.DEVICE_FIELDS`)."""
     what, shown = DEVICE_FIELDS.get(field, field), _shown(value)
     text = f"Set {what} to “{shown}”" if shown else f"Clear {what}"
     return EditCommand(document, ops.SetDeviceField(device_id, field, value), text)
 
 
-def rename_rack(document: Document, rack_id: str, name: str) -> EditCommand:
+def rename_rack(document: EditedDocument, rack_id: str, name: str) -> EditCommand:
     return EditCommand(document, ops.RenameRack(rack_id, name), f"Rename rack to “{_shown(name)}”")
 
 
-def set_rack_cooling(document: Document, rack_id: str, cooling: str) -> EditCommand:
+def set_rack_cooling(document: EditedDocument, rack_id: str, cooling: str) -> EditCommand:
     """The rack's cooling type: its cooling limit follows (unless typed), its power
     budget stays as it is (:mod:`workbench.model.rack_fields`)."""
     op = ops.SetRackFields(rack_id, {"cooling": cooling})
@@ -196,7 +223,7 @@ def set_rack_cooling(document: Document, rack_id: str, cooling: str) -> EditComm
 
 
 def set_rack_fields(
-    document: Document, rack_id: str, changes: Mapping[str, Any], text: str = ""
+    document: EditedDocument, rack_id: str, changes: Mapping[str, Any], text: str = ""
 ) -> EditCommand:
     """Properties of one rack in one step.  A rack model new to the design is first put
     into its catalog snapshot, from the document's catalog, in the same step (and taken
@@ -217,15 +244,15 @@ def set_rack_fields(
     return EditCommand(document, op, text, merge=("rack", rack_id, frozenset(changes)))
 
 
-def add_workload(document: Document, workload: Workload) -> EditCommand:
+def add_workload(document: EditedDocument, workload: Workload) -> EditCommand:
     return EditCommand(document, ops.AddWorkload(workload), f"Add workload “{workload.name}”")
 
 
-def remove_workload(document: Document, workload_id: str) -> EditCommand:
+def remove_workload(document: EditedDocument, workload_id: str) -> EditCommand:
     return EditCommand(document, ops.RemoveWorkload(workload_id), "Remove workload")
 
 
-def update_workload(document: Document, workload_id: str, **changes: Any) -> EditCommand:
+def update_workload(document: EditedDocument, workload_id: str, **changes: Any) -> EditCommand:
     """Fields of a workload; consecutive edits of the same fields of the same workload
     merge, so typing "0.35" in the MFU box is one undo step, not four."""
     op = ops.UpdateWorkload(workload_id, dict(changes))
@@ -233,7 +260,7 @@ def update_workload(document: Document, workload_id: str, **changes: Any) -> Edi
     return EditCommand(document, op, text, merge=("workload", workload_id, frozenset(changes)))
 
 
-def set_cost_inputs(document: Document, values: tuple[tuple[str, Any], ...]) -> EditCommand:
+def set_cost_inputs(document: EditedDocument, values: tuple[tuple[str, Any], ...]) -> EditCommand:
     """The design's cost inputs (the Costs form), as one undo step; ``None`` puts an
     input back to its default (:mod:`workbench.model.cost_ops`)."""
     names = ", ".join(name for name, _v in values)

@@ -95,7 +95,7 @@ class Document(QObject):
         #: The figures every view shows (summary, rack loads, workload results), computed
         #: once per change.  Connected first, so it is invalidated before any view's slot
         #: runs (Qt calls direct connections in the order they were made).
-        self.figures = LiveFigures(self)
+        self.figures = LiveFigures(self, parent=self)
         self.designReplaced.connect(self.figures.invalidate)
         self.changed.connect(self.figures.on_changed)
         self.undo_stack = QUndoStack(self)

@@ -28,7 +28,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -41,9 +41,6 @@ from workbench.model import Change, Design, Device, Rack, Workload
 from workbench.render.safe_figures import counts_only, safe_rack_load
 from workbench.rules import Checker, Finding, RuleContext, Severity, waived_keys
 
-if TYPE_CHECKING:  # the document imports this module; avoid the cycle at run time
-    from workbench.ui.shell.document import Document
-
 
 def _device_types(rack: Rack) -> tuple[str, ...]:
     """What the summary counts of one rack: its devices' types (order kept, cheap).
@@ -53,6 +50,15 @@ def _device_types(rack: Rack) -> tuple[str, ...]:
     return tuple(
         [t if isinstance(t, str) else repr(t) for t in (d.device_type for d in rack.devices)]
     )
+
+
+class FiguresOwner(Protocol):
+    """What the figures read of their owner (the
+    :class:`~workbench.ui.shell.document.Document`, which imports this module: naming
+    the shape instead of the class keeps the two files out of an import circle)."""
+
+    @property
+    def design(self) -> Design: ...
 
 
 class LiveFigures(QObject):
@@ -75,8 +81,8 @@ class LiveFigures(QObject):
     #: Milliseconds of checking per slice: input and repaints get the rest.
     SLICE_MS = 30
 
-    def __init__(self, document: Document):
-        super().__init__(document)
+    def __init__(self, document: FiguresOwner, parent: QObject | None = None):
+        super().__init__(parent)
         self._document = document
         #: How many times each figure was computed (for tests and profiling).
         self.computed = {

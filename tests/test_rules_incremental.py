@@ -151,23 +151,3 @@ def test_figures_cached_by_cabling_follow_every_link_edit(catalog):
     assert same_as_full(checker)
     checker.update(ops.apply(design, gone.inverse).change)
     assert same_as_full(checker)
-
-
-def test_the_plane_graph_is_kept_until_a_device_or_the_cabling_changes(catalog):
-    """The step-time figures and FABRIC-OVERSUB share one compute-plane graph per edit;
-    a device dropped in (numbered in the graph) or a link taken out makes a new one."""
-    from workbench.calc.fabric.graph import plane_graph
-
-    design, _lonely = uncabled_design(catalog)
-    first = plane_graph(design, "compute")
-    assert plane_graph(design, "compute") is first
-    rack = next(r for r in design.iter_racks() if free_ranges(design, r))
-    spot = free_ranges(design, rack)[0].start
-    device = Device(design.index.new_id("device"), "mgmt-new", "generic-mgmt-48p-10g", spot)
-    added = ops.apply(design, ops.AddDevice(rack.id, device))
-    second = plane_graph(design, "compute")
-    assert second is not first and device.id in second.devices.pos
-    ops.apply(design, added.inverse)
-    link = next(iter(plane_graph(design, "compute").structure.links))
-    ops.apply(design, ops.RemoveLink(link.id))
-    assert link not in plane_graph(design, "compute").structure.links

@@ -77,9 +77,7 @@ class DesignIndex:
         self.fabric_version = 0
         #: Derived results keyed by name, valid for :attr:`fabric_version` (the calc
         #: layer's caches; dropped with the index).
-        self.fabric_cache: dict[str, tuple[object, object]] = {}
-        #: Bumped whenever a device comes or goes (figures numbering every device).
-        self.device_version = 0
+        self.fabric_cache: dict[str, tuple[int, object]] = {}
         for site in design.sites:
             self.add_site(site)
             for row in site.rows:
@@ -104,7 +102,6 @@ class DesignIndex:
 
     def add_device(self, rack: Rack, device: Device) -> None:
         self.devices[device.id] = (rack, device)
-        self.device_version += 1
         if self.device_links.get(device.id):
             # A link already named this id (a file's dangling end): what the cabling
             # means changes with the device's type, so figures cached by cabling go.
@@ -115,10 +112,8 @@ class DesignIndex:
     def drop_device(self, device: Device) -> None:
         if self.device_links.get(device.id):
             self.fabric_version += 1  # links left naming it now end on nothing
-        if self.devices.pop(device.id, None) is not None:
-            self.device_version += 1
-            if self._names is not None:
-                self.rename_device(device.name, None)
+        if self.devices.pop(device.id, None) is not None and self._names is not None:
+            self.rename_device(device.name, None)
 
     def rename_device(self, old: str, new: str | None) -> None:
         """Keep :attr:`device_names` in step with a rename (``new`` None: a removal)."""
@@ -152,13 +147,11 @@ class DesignIndex:
         """Say the cabling changed (see :attr:`fabric_version`)."""
         self.fabric_version += 1
 
-    def by_cabling(self, name: str, compute: Callable[[], T], devices: bool = False) -> T:
+    def by_cabling(self, name: str, compute: Callable[[], T]) -> T:
         """``compute()`` once per :attr:`fabric_version` under ``name``: figures read
         off the links alone (each link's plane, each host's storage-plane Gb/s) are
-        then computed once per cabling edit, not once per device drop or rename.
-        ``devices``: the figures also number every device (a plane graph), so they are
-        kept only while no device comes or goes (:attr:`device_version`) as well."""
-        key = (self.fabric_version, self.device_version if devices else -1)
+        then computed once per cabling edit, not once per device drop or rename."""
+        key = self.fabric_version
         cached = self.fabric_cache.get(name)
         if cached is not None and cached[0] == key:
             return cast(T, cached[1])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox
 
 from workbench import store
 from workbench.filenames import portable_stem
@@ -24,7 +24,6 @@ from workbench.ui.shell.document import Document
 if TYPE_CHECKING:
     from workbench.catalog import Catalog
     from workbench.templates.new_hall import HallSpec
-    from workbench.ui.shell.main_window import MainWindow
 
 RECENT_KEY = "recentFiles"
 MAX_RECENT = 8
@@ -37,13 +36,17 @@ class FileActions(QObject):
 
     def __init__(
         self,
-        window: MainWindow,
+        window: QMainWindow,
         document: Document,
         settings: QSettings,
         catalog: Catalog | None = None,
+        document_name: Callable[[], str] | None = None,
     ):
         super().__init__(window)
         self.window = window
+        #: The window's name for the document (its title's), for dialogs and the save
+        #: box's start; given as a call so this module does not import the window back.
+        self.document_name = document_name or (lambda: "Untitled design")
         self.document = document
         self.settings = settings
         self.catalog = catalog
@@ -112,7 +115,7 @@ class FileActions(QObject):
 
     def ask_save_changes(self) -> QMessageBox.StandardButton:
         """Save / Discard / Cancel for unsaved changes."""
-        name = self.window.document_name()
+        name = self.document_name()
         return QMessageBox.question(
             self.window,
             "Unsaved changes",
@@ -401,7 +404,7 @@ class FileActions(QObject):
         if self.document.path is not None:
             start = str(self.document.path)
         else:
-            start = portable_stem(self.window.document_name()) + store.FILE_SUFFIX
+            start = portable_stem(self.document_name()) + store.FILE_SUFFIX
         path, _ = QFileDialog.getSaveFileName(self.window, "Save project as", start, FILE_FILTER)
         if not path:
             return False

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData, QObject, QPoint
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
@@ -20,6 +19,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QMainWindow,
     QMenu,
     QSpinBox,
     QWidget,
@@ -29,11 +29,9 @@ from workbench.model import hall_edits, ops, requests
 from workbench.model.errors import EditError
 from workbench.planning.rack_pdus import with_pdus
 from workbench.ui.commands import EditCommand
+from workbench.ui.racks.view import RackView
 from workbench.ui.shell.document import Document
 from workbench.units import format_count
-
-if TYPE_CHECKING:
-    from workbench.ui.shell.main_window import MainWindow
 
 #: The clipboard format of copied devices.
 DEVICES_MIME = "application/x-workbench-devices"
@@ -95,10 +93,14 @@ class AddRacksDialog(QDialog):
 class HallActions(QObject):
     """Owns the hall-editing actions of one window."""
 
-    def __init__(self, window: MainWindow):
+    def __init__(self, window: QMainWindow, document: Document, rack_view: RackView):
         super().__init__(window)
         self.window = window
-        self.document = window.document
+        self.document = document
+        self.rack_view = rack_view
+        #: The window's Delete (it removes fabric links too, so the window owns it): the
+        #: rack view's context menu offers it once the window has made it.
+        self.delete_action: QAction | None = None
         self.cut_action = self._action("Cu&t", QKeySequence.StandardKey.Cut, self.cut)
         self.copy_action = self._action("&Copy", QKeySequence.StandardKey.Copy, self.copy)
         self.paste_action = self._action("&Paste", QKeySequence.StandardKey.Paste, self.paste)
@@ -218,7 +220,7 @@ class HallActions(QObject):
             self._say("Nothing to paste: copy or cut devices first.")
             return False
         if rack_id is None:
-            target = self.window.rack_view.pointer_target()
+            target = self.rack_view.pointer_target()
             if target is not None:
                 rack_id, u = target
             else:
@@ -226,7 +228,7 @@ class HallActions(QObject):
         if rack_id is None:
             self._say("Point at a rack, or select one, to paste into it.")
             return False
-        face = self.window.rack_view.face
+        face = self.rack_view.face
         done = self._push(
             lambda: hall_edits.paste(
                 self.document.design, self.document.catalog, rack_id, copied, u, face
@@ -248,13 +250,11 @@ class HallActions(QObject):
         if rack_id is None:
             self._say("Select a rack (and a unit) first, then press Enter on a catalog item.")
             return None
-        chosen = self.window.rack_view.chosen_unit
+        chosen = self.rack_view.chosen_unit
         u = None
         if chosen is not None and chosen[0] == rack_id and self.document.selection == rack_id:
             u = chosen[1]
-        placed, message = place_here.place(
-            self.document, rack_id, slug, u, self.window.rack_view.face
-        )
+        placed, message = place_here.place(self.document, rack_id, slug, u, self.rack_view.face)
         self._say(message, 8000)
         if placed is not None:
             self.document.select(placed)
@@ -343,7 +343,7 @@ class HallActions(QObject):
     # -- the rack view's context menu -------------------------------------------------------------
     def context_menu(self, pos: QPoint) -> QMenu:
         """The menu for what is under ``pos`` in the rack view (built for tests too)."""
-        view = self.window.rack_view
+        view = self.rack_view
         hit = view.object_at(pos)
         target = view.rack_and_u_at(pos)
         design = self.document.design
@@ -353,7 +353,8 @@ class HallActions(QObject):
         if hit in design.index.devices:
             menu.addAction(self.cut_action)
             menu.addAction(self.copy_action)
-            menu.addAction(self.window.delete_action)
+            if self.delete_action is not None:
+                menu.addAction(self.delete_action)
             menu.addSeparator()
         if target is not None:
             rack_id, u = target

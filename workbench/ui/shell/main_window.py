@@ -187,8 +187,10 @@ class MainWindow(QMainWindow):
         self._docks_put_away: list[QDockWidget] = []
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
-        self.file_actions = FileActions(self, document, self.settings, catalog)
-        self.hall_actions = HallActions(self)
+        self.file_actions = FileActions(
+            self, document, self.settings, catalog, document_name=self.document_name
+        )
+        self.hall_actions = HallActions(self, document, self.rack_view)
         # Enter (or Place Here) on a catalog item: the keyboard way to place one.
         self.palette_widget.slugActivated.connect(self.hall_actions.place_here)
         self._make_menus()
@@ -275,6 +277,7 @@ class MainWindow(QMainWindow):
         self.delete_action.setStatusTip(
             "Remove the selected devices and racks, or links in the Fabric view (undoable)"
         )
+        self.hall_actions.delete_action = self.delete_action
         edit.addSeparator()
         self.teams_action = self._add(edit, "&Teams…", None, self.show_teams)
         self.teams_action.setStatusTip(

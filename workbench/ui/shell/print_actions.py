@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QMainWindow,
     QMenu,
     QMessageBox,
     QProgressDialog,
@@ -49,9 +49,6 @@ from workbench.render.print_export import (
 )
 from workbench.render.print_layout import PAPER_SIZES, PrintOptions, matching_racks
 from workbench.ui.shell.document import Document
-
-if TYPE_CHECKING:
-    from workbench.ui.shell.main_window import MainWindow
 
 #: Jobs with more pages than this show a progress dialog at once.
 PROGRESS_AFTER_PAGES = 8
@@ -165,7 +162,7 @@ class PrintOptionsDialog(QDialog):
 class PrintActions(QObject):
     """Owns the window's print and export actions."""
 
-    def __init__(self, window: MainWindow, document: Document):
+    def __init__(self, window: QMainWindow, document: Document):
         super().__init__(window)
         self.window = window
         self.document = document

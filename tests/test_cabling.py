@@ -320,3 +320,39 @@ def test_cables_measured_in_chunks_equal_the_whole_measure(catalog):
     chunked = list(iter_cables(design, design.links, chunk=97))
     assert [link.id for link, _c in chunked] == [link.id for link in design.links]
     assert all(cable == whole[link.id] for link, cable in chunked)
+
+
+def test_a_copper_breakout_takes_one_splitter_harness_per_split_port(catalog):
+    """An SN5600 800G port split 2 × 400G feeds two DGX H100 in its own rack: one NVIDIA
+    MCP7Y00 splitter DAC (800G twin-port OSFP to 2 × 400G OSFP) for both lanes, not a
+    400G DAC per lane; a whole 800G port to another SN5600 keeps a plain 800G DAC."""
+    leaf = Device("leaf", "leaf", "nvidia-sn5600", 40)
+    other = Device("spine", "spine", "nvidia-sn5600", 37)
+    nodes = [Device(f"n{i}", f"n{i}", "nvidia-dgx-h100", 1 + 8 * i) for i in range(2)]
+    design = Design(
+        sites=[
+            Site("s", "Hall", [Row("r", "A", [_rack("A1", 0, 1200, "south", leaf, other, *nodes)])])
+        ]
+    )
+    for slug in (RACK, "nvidia-sn5600", "nvidia-dgx-h100"):
+        design.device_types[slug] = catalog[slug]
+    design.links = [
+        Link(f"l{i}", f"n{i}", "compute0", "leaf", f"swp1/{i + 1}", speed_gbps=400)
+        for i in range(2)
+    ]
+    design.links.append(Link("up", "leaf", "swp2", "spine", "swp2", speed_gbps=800))
+    design.reindex()
+    cables = measure_links(design)
+    lanes = [cables[f"l{i}"] for i in range(2)]
+    # Each lane, measured alone, names the harness its own run needs ...
+    for lane in lanes:
+        item = catalog[lane.cable_slug]
+        assert item.part_number.startswith("MCP7Y00-")
+        assert item.props["length_m"] >= lane.length_m
+    # ... and the split port takes one, long enough for its longer lane.
+    longest = max(lanes, key=lambda c: c.length_m)
+    assert cables["up"].media == "dac"
+    assert "breakout_lanes" not in catalog[cables["up"].cable_slug].props
+    counts = cable_counts(design)
+    assert counts.parts == {longest.cable_slug: 1, cables["up"].cable_slug: 1}
+    assert counts.links == 3

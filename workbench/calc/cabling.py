@@ -22,8 +22,10 @@ the choice of media.
 then multimode, then single-mode optics, by reach).  Optics take one module at each
 end (fibre patch cords are not catalog items; they are counted by media and length).  A
 breakout lane's end shares the split port's module, one module at the port's full
-speed, counted once per split port; a copper or AOC breakout is counted as one cable
-per lane (the catalog holds no breakout harnesses yet).
+speed, counted once per split port.  A copper breakout takes one splitter harness per
+split port (a catalog cable with ``props.breakout_lanes``, such as NVIDIA's MCP7Y00 800G
+twin-port OSFP to 2 × 400G OSFP) when one of its speeds, cages and length is stocked;
+otherwise, and for AOC, one cable per lane.
 
 The per-link work is numpy over :mod:`workbench.calc.fabric.graph`'s arrays; parts are
 chosen once per distinct (speed, length, cages, media, lanes) combination.
@@ -248,7 +250,8 @@ class _Runs:
     """Links measured in bulk: per link its raw and stocked length, and which distinct
     combination (:attr:`choices`) it falls in; per combination its choice, its stocked
     length, the modules its whole-port ends take, and the shared module of a split
-    port at each breakout end (``a_module``, ``b_module``; None for none)."""
+    port at each breakout end (``a_module``, ``b_module``; None for none) and the
+    splitter harness of a copper breakout end (``a_harness``, ``b_harness``)."""
 
     links: Sequence[Link]
     devices: DeviceTable
@@ -263,6 +266,10 @@ class _Runs:
     a_module: list[str | None]
     b_module: list[str | None]
     cages: _Cages | None = None
+    a_harness: list[str | None] = field(default_factory=list)
+    b_harness: list[str | None] = field(default_factory=list)
+    #: Harness slug → its length, m.
+    harness_m: dict[str, float] = field(default_factory=dict)
 
     def _unit(self, codes: np.ndarray) -> np.ndarray:
         """The shared unit of each end: its physical port, or (twin-port cage ends) its
@@ -290,12 +297,33 @@ class _Runs:
     def shared_modules(self) -> Counter[str]:
         """Module slug → split ports that take one (each split port once, however many
         of its lanes are cabled)."""
-        names = sorted({m for m in self.a_module + self.b_module if m is not None})
+        names, part, _port = self._split_ports(self.a_module, self.b_module)
+        counts = np.bincount(part, minlength=len(names))
+        return Counter({m: int(counts[i]) for i, m in enumerate(names) if counts[i]})
+
+    def harnesses(self) -> Counter[str]:
+        """Harness slug → split ports that take one: one harness serves all the port's
+        lanes, the longest any of them needs (lanes of different lengths)."""
+        names, part, port = self._split_ports(self.a_harness, self.b_harness)
+        longest: dict[int, int] = {}
+        for p, q in zip(part.tolist(), port.tolist(), strict=True):
+            known = longest.get(q)
+            if known is None or self.harness_m[names[p]] > self.harness_m[names[known]]:
+                longest[q] = p
+        return Counter(names[p] for p in longest.values())
+
+    def _split_ports(
+        self, a_part: list[str | None], b_part: list[str | None]
+    ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The part slugs ``a_part`` and ``b_part`` name (per combination, at that end),
+        and for every distinct (part, split port or twin-port cage) the part's index in
+        them and a key of the port."""
+        names = sorted({m for m in a_part + b_part if m is not None})
         if not names:
-            return Counter()
+            return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         number = {m: i for i, m in enumerate(names)}
-        a_mod = np.array([number.get(m, -1) if m else -1 for m in self.a_module], dtype=np.int64)
-        b_mod = np.array([number.get(m, -1) if m else -1 for m in self.b_module], dtype=np.int64)
+        a_mod = np.array([number.get(m, -1) if m else -1 for m in a_part], dtype=np.int64)
+        b_mod = np.array([number.get(m, -1) if m else -1 for m in b_part], dtype=np.int64)
         ends = self.devices.ends
         width = ends.physical_ports + (len(self.cages.labels) if self.cages is not None else 0)
         mods = np.concatenate([a_mod[self.combo], b_mod[self.combo]])
@@ -308,8 +336,7 @@ class _Runs:
         keep = mods >= 0
         span = len(self.devices) * width
         pairs = distinct(mods[keep] * span + ports[keep])
-        counts = np.bincount(pairs // span, minlength=len(names))
-        return Counter({m: int(counts[i]) for i, m in enumerate(names) if counts[i]})
+        return names, pairs // span, pairs % span
 
 
 def _measure(
@@ -374,10 +401,20 @@ def _measure(
         rows.append(tuple(reversed(row)))
     names = {code: name for name, code in media_codes.items()}
     runs = _Runs(links, devices, arrays, raw, length, combo, counts, [], [], [], [], [], cage_facts)
+    runs.harness_m = {h.slug: h.length_m for h in chooser.harnesses}
     for speed, stock, ca, cb, media, a_split, b_split, a_ways, b_ways in rows:
         stocked = None if stock < 0 else stock
         cages = tuple(sorted({ends.cages[int(c)] for c in (ca, cb) if ends.cages[int(c)]}))
         choice = chooser.choose(None if speed < 0 else speed, stocked, cages, names[int(media)])
+        harness = None
+        # A stocked harness is copper, the first medium tried: it serves whatever a lane
+        # alone would take, unless the link forces another medium.
+        if names[int(media)] in (None, "dac") and speed > 0 and (a_split > 0) != (b_split > 0):
+            harness = chooser.harness(max(a_split, b_split), speed, stocked, cages)
+            if harness is not None:
+                choice = Choice("dac", harness, None)
+        runs.a_harness.append(harness if a_split > 0 else None)
+        runs.b_harness.append(harness if b_split > 0 else None)
         runs.choices.append(choice)
         runs.lengths.append(stocked)
         whole_ends = int(a_split < 0) + int(b_split < 0)
@@ -512,8 +549,8 @@ def count_cables(
         counts.links += n
         counts.by_media[choice.media] += n
         counts.by_length[(choice.media, runs.lengths[number])] += n
-        if choice.cable_slug is not None:
-            counts.parts[choice.cable_slug] += n
+        if choice.cable_slug is not None and not (runs.a_harness[number] or runs.b_harness[number]):
+            counts.parts[choice.cable_slug] += n  # a harness is counted per split port below
         if choice.optic_slug is not None and optics:
             counts.parts[choice.optic_slug] += n * optics
             counts.optics += n * optics
@@ -525,6 +562,8 @@ def count_cables(
     for module, n in runs.shared_modules().items():
         counts.parts[module] += n
         counts.optics += n
+    for harness, n in runs.harnesses().items():
+        counts.parts[harness] += n
     counts.problems = sum(counts.reasons.values())
     return counts
 

@@ -7,7 +7,9 @@ the cheapest medium that reaches first.  A run with an RJ45 end gets a twisted-p
 patch cord.  A part whose form factor matches an end's cage is preferred.  When no part
 reaches, the longest-reaching one is named with the reason; with no part at all at that
 speed the medium follows :data:`TYPICAL_REACH_M`.  A run that could not be measured
-(ends in two halls) gets the farthest-reaching part.
+(ends in two halls) gets the farthest-reaching part.  A cable with
+``props.breakout_lanes`` is a splitter harness (one port into that many): never a plain
+run's, only a split port's (:meth:`PartChooser.harness`).
 
 The parts to choose from are explicit (:class:`PartChooser` takes them); the default is
 the shipped catalog's cables and optics, loaded once, with the design's own snapshot
@@ -20,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeGuard
 
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design
@@ -54,6 +57,8 @@ def as_part(item: CatalogItem) -> Part | None:
     """The :class:`Part` of a catalog cable or optic; None for other items or one
     without a speed and reach."""
     props = item.props
+    if props.get("breakout_lanes"):
+        return None  # a splitter harness: only ever a split port's (see PartChooser.harness)
     speed, reach = props.get("speed_gbps"), props.get("reach_m")
     fiber = str(props.get("fiber", "")).lower()
     form = str(props.get("form_factor", "")).lower()
@@ -71,6 +76,37 @@ def as_part(item: CatalogItem) -> Part | None:
     if item.kind != "cable" or isinstance(length, bool) or not isinstance(length, (int, float)):
         length = reach
     return Part(item.slug, item.kind, media, float(speed), float(reach), form, float(length))
+
+
+@dataclass(frozen=True)
+class Harness:
+    """A splitter (breakout) cable: one port of ``speed_gbps`` into ``lanes`` ports."""
+
+    slug: str
+    speed_gbps: float
+    lanes: int
+    length_m: float
+    form_factor: str
+
+
+def as_harness(item: CatalogItem) -> Harness | None:
+    """The :class:`Harness` of a catalog cable with ``props.breakout_lanes``, else None."""
+    props = item.props
+    lanes, speed, length = (
+        props.get("breakout_lanes"),
+        props.get("speed_gbps"),
+        props.get("length_m"),
+    )
+    if item.kind != "cable" or not isinstance(lanes, int) or isinstance(lanes, bool) or lanes < 2:
+        return None
+    if not (_number(speed) and _number(length)):
+        return None
+    form = str(props.get("form_factor", "")).lower()
+    return Harness(item.slug, float(speed), lanes, float(length), form)
+
+
+def _number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @lru_cache(maxsize=1)
@@ -123,6 +159,29 @@ class PartChooser:
         self.by_slug: dict[str, Part] = {p.slug: p for p in parts}
         for part in sorted(parts, key=lambda p: (p.length_m, p.reach_m, p.slug)):
             self.by_media.setdefault(part.media, []).append(part)
+        #: Splitter harnesses (``props.breakout_lanes``), shortest first.
+        self.harnesses: list[Harness] = sorted(
+            (h for h in (as_harness(i) for i in items) if h is not None),
+            key=lambda h: (h.length_m, h.slug),
+        )
+
+    def harness(
+        self, port_speed: float, lane_speed: float, length: float | None, cages: Sequence[str]
+    ) -> str | None:
+        """The shortest splitter harness from a ``port_speed`` port into lanes of
+        ``lane_speed`` at least ``length`` long, its form factor every one of ``cages``;
+        None when none is (the lanes then take a cable each)."""
+        if length is None or lane_speed <= 0:
+            return None
+        for h in self.harnesses:
+            if (
+                abs(h.speed_gbps - port_speed) < 1e-6
+                and abs(h.speed_gbps / h.lanes - lane_speed) < 1e-6
+                and h.length_m >= length - 1e-9
+                and all(c == h.form_factor for c in cages)
+            ):
+                return h.slug
+        return None
 
     def fitting(
         self, media: str, speed: float, length: float, cages: Sequence[str] = ()

@@ -64,14 +64,7 @@ def _graph(folder: str) -> nx.DiGraph:
     return graph
 
 
-#: ui/ still holds one circle (the fabric view <-> its overlays and interaction helpers;
-#: the floor plan's, the rack view's and document <-> commands <-> live figures ended by
-#: typing the helpers' owner as a Protocol, the main window's by handing its action
-#: modules the parts they use): strict, so the mark must go the day it ends.
-_UI_CIRCLES = pytest.mark.xfail(strict=True, reason="ui/ import circles not yet ended")
-
-
-@pytest.mark.parametrize("folder", ["model", pytest.param("ui", marks=_UI_CIRCLES)])
+@pytest.mark.parametrize("folder", ["model", "ui"])
 def test_no_file_level_import_circle(folder: str) -> None:
     graph = _graph(folder)
     assert graph.number_of_edges() > 20, f"the import graph of {folder}/ looks empty"

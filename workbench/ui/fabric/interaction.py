@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QLineF, QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QPen
@@ -46,7 +46,24 @@ from workbench.render.fabric_layout import UNCABLED, Box
 from workbench.ui.catalog.palette import SLUG_MIME
 
 if TYPE_CHECKING:
-    from workbench.ui.fabric.view import FabricView
+    from PySide6.QtWidgets import QWidget
+
+    from workbench.ui.fabric.scene import FabricScene
+
+
+class FabricView(Protocol):
+    """What a link drag reads of the fabric view (:class:`workbench.ui.fabric.view.FabricView`
+    holds them; naming the shape instead of importing the view, which imports this module,
+    keeps the two files out of an import circle)."""
+
+    fabric: FabricScene
+
+    def viewport(self) -> QWidget: ...
+
+    def mapToScene(self, pos: QPoint) -> QPointF: ...  # noqa: N802 - Qt's name
+
+    def say(self, text: str, timeout_ms: int = 4000) -> None: ...
+
 
 #: The plane a switch not cabled yet serves, by its role.
 ROLE_PLANES: dict[str, str] = {

@@ -17,7 +17,7 @@ out a 32-leaf fabric is zoomed; paper draws them at scene size instead.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QPainter, QPixmap
@@ -41,10 +41,13 @@ from workbench.ui.fabric.asbuilt import (
     bundle_tooltip,
     mark_pen,
 )
-from workbench.ui.zoom_view import ZoomToolbar
+from workbench.ui.zoom_view import ZoomPanView, ZoomToolbar
 
 if TYPE_CHECKING:
-    from workbench.ui.fabric.view import FabricView
+    from PySide6.QtCore import SignalInstance
+
+    from workbench.render.fabric_layout import Box, Bundle
+    from workbench.ui.fabric.scene import FabricScene
 
 #: The plane filter's choices: one plane, or all of them side by side.
 PLANE_CHOICES: dict[str, str] = {
@@ -68,16 +71,38 @@ _OVERLAY_STYLE = (
 LABEL_PX, TITLE_PX = 172, 52
 
 
-class Overlays:
-    """The view's floating widgets and pinned labels."""
+class FabricCanvas(Protocol):
+    """What the overlays read of the fabric view besides its widget
+    (:class:`workbench.ui.fabric.view.FabricView` holds them; naming the shape instead
+    of importing the view, which imports this module, keeps the two out of a circle)."""
 
-    def __init__(self, view: FabricView):
+    fabric: FabricScene
+    generateRequested: SignalInstance  # noqa: N815 - Qt's signal name
+
+    def set_plane(self, plane: str) -> None: ...
+
+    def box_at(self, view_pos: QPoint) -> Box | None: ...
+
+    def bundle_at(self, view_pos: QPoint) -> Bundle | None: ...
+
+    def _tooltip(self, pos: QPoint) -> str: ...
+
+
+class Overlays:
+    """The view's floating widgets and pinned labels.
+
+    ``view`` is the widget they float on and ``canvas`` what they read of the fabric:
+    the fabric view passes itself as both.
+    """
+
+    def __init__(self, view: ZoomPanView, canvas: FabricCanvas):
         self.view = view
+        self.canvas = canvas
         self.filter, self.buttons = self._make_filter()
         self.controls = self._make_controls()
         self.hint = self._make_hint()
         self.legend, self.legend_counts = self._make_legend()
-        view.fabric.marksChanged.connect(self.update_legend)
+        canvas.fabric.marksChanged.connect(self.update_legend)
         self._tips = _TipFilter(self)
         view.viewport().installEventFilter(self._tips)
 
@@ -98,7 +123,7 @@ class Overlays:
             button.setText(text)
             button.setCheckable(True)
             button.setObjectName(f"plane-{plane}")
-            button.clicked.connect(lambda _=False, p=plane: self.view.set_plane(p))
+            button.clicked.connect(lambda _=False, p=plane: self.canvas.set_plane(p))
             group.addButton(button)
             layout.addWidget(button)
             buttons[plane] = button
@@ -111,7 +136,7 @@ class Overlays:
         bar.add_button(
             "Generate fabric…",
             "Generate a plane's switches and links",
-            self.view.generateRequested.emit,
+            self.canvas.generateRequested.emit,
         )
         return bar
 
@@ -172,7 +197,7 @@ class Overlays:
 
     def update_legend(self) -> None:
         """Show the legend with the design's verdict counts, or hide it (no captures)."""
-        cache = self.view.fabric.asbuilt
+        cache = self.canvas.fabric.asbuilt
         if not cache.has_captures:
             self.legend.hide()
             self.place()
@@ -190,15 +215,15 @@ class Overlays:
     def tooltip(self, pos: QPoint) -> str:
         """The view's tooltip with the as-built lines of a marked bundle under ``pos``;
         "" elsewhere (the view answers)."""
-        view = self.view
-        if view.box_at(pos) is not None:
+        canvas = self.canvas
+        if canvas.box_at(pos) is not None:
             return ""
-        bundle = view.bundle_at(pos)
-        counts = view.fabric.marks.get(bundle.key) if bundle is not None else None
+        bundle = canvas.bundle_at(pos)
+        counts = canvas.fabric.marks.get(bundle.key) if bundle is not None else None
         if bundle is None or not counts:
             return ""
-        lines = [view._tooltip(pos)]  # noqa: SLF001 - the view's own text first
-        lines += bundle_tooltip(view.fabric.asbuilt, bundle, counts)
+        lines = [canvas._tooltip(pos)]  # noqa: SLF001 - the view's own text first
+        lines += bundle_tooltip(canvas.fabric.asbuilt, bundle, counts)
         return "<br>".join(lines)
 
     def place(self) -> None:
@@ -214,8 +239,8 @@ class Overlays:
         """Each panel's title above it and its layers' names and figures at its left, at
         a fixed size (readable at any zoom); inside the panel when there is no room."""
         view = self.view
-        layout = view.fabric.layout
-        figures = view.fabric.figures
+        layout = self.canvas.fabric.layout
+        figures = self.canvas.fabric.figures
         viewport = view.viewport().rect()
         top_clear = self.filter.geometry().bottom() + 6
         painter.save()

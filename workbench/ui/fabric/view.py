@@ -90,7 +90,7 @@ class FabricView(ZoomPanView):
         self._clicking = False
         self._layout_due = False
         self._fit_due = True
-        self.overlays = Overlays(self)
+        self.overlays = Overlays(self, self)
         self._buttons = self.overlays.buttons
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self._on_design_replaced)

@@ -92,20 +92,23 @@ def hall(catalog) -> Design:
 def test_lengths_in_one_rack_across_the_row_and_across_the_hall(catalog):
     cables = measure_links(hall(catalog))
     # l1: gpu1 (0.1778) to leaf1 (1.844675) in A1: 1.666875 × 1.1 + 2 × 0.25 = 2.3335625,
-    # stocked 2.5 m; past the 2 m DAC, the shortest stocked AOC that covers it: 3 m (it
-    # was the 10 m AOC, whatever the run, before issue 24).
+    # stocked 2.5 m.  leaf1's p1 and p2 (l1, l2) share cage 1, one twin-port plug: on
+    # copper an MCP7Y00 splitter DAC (800G OSFP to 2 × 400G OSFP), stocked at 2.5 m where
+    # no single 400G DAC is (it was a 3 m AOC before the harnesses, and the 10 m AOC,
+    # whatever the run, before issue 24).
     c = cables["l1"]
     assert c.raw_m == pytest.approx(2.3335625)
     assert (c.length_m, c.media, c.cable_slug, c.optic_slug) == (
         2.5,
-        "aoc",
-        "aoc-400g-osfp-3m",
+        "dac",
+        "dac-800g-osfp-2x400g-osfp-2p5m",
         None,
     )
-    # l2: gpu2 (1.6002) to leaf1: 0.244475 × 1.1 + 0.5 = 0.7689225 → the 1 m DAC.
+    # l2: gpu2 (1.6002) to leaf1: 0.244475 × 1.1 + 0.5 = 0.7689225 → 1 m, the same cage's
+    # harness (measured alone its lane needs the 1 m one; the cage buys the longer).
     c = cables["l2"]
     assert c.raw_m == pytest.approx(0.7689225)
-    assert (c.length_m, c.media, c.cable_slug) == (1.0, "dac", "dac-400g-osfp-1m")
+    assert (c.length_m, c.media, c.cable_slug) == (1.0, "dac", "dac-800g-osfp-2x400g-osfp-1m")
     # l3: leaf1 (A1) to spine1 (A2), both at U42: up 1.8669 − 1.844675 + 0.3 = 0.322225 at
     # each end, 0.6 m along the tray: (0.64445 + 0.6) × 1.1 + 2 × 0.5 = 2.368895 → 2.5 m AOC.
     c = cables["l3"]
@@ -164,13 +167,13 @@ def test_twisted_pair_own_length_own_media_and_other_halls(catalog):
 
 def test_counts_by_media_length_and_part(catalog):
     counts = cable_counts(hall(catalog))
-    # From the two tests above: DAC l2; AOC l1, l3, l4, l8; MMF l5; SMF l6, l9, l10; UTP l7.
+    # From the two tests above: DAC l1, l2; AOC l3, l4, l8; MMF l5; SMF l6, l9, l10; UTP l7.
     assert counts.links == 10
-    assert dict(counts.by_media) == {"dac": 1, "aoc": 4, "mmf": 1, "smf": 3, "utp": 1}
-    assert counts.by_length[("aoc", 2.5)] == 2 and counts.by_length[("smf", None)] == 1
+    assert dict(counts.by_media) == {"dac": 2, "aoc": 3, "mmf": 1, "smf": 3, "utp": 1}
+    assert counts.by_length[("aoc", 2.5)] == 1 and counts.by_length[("smf", None)] == 1
     assert dict(counts.parts) == {
-        "dac-400g-osfp-1m": 1,
-        "aoc-400g-osfp-3m": 2,  # l1, l3
+        "dac-800g-osfp-2x400g-osfp-2p5m": 1,  # l1 and l2: one harness for cage 1
+        "aoc-400g-osfp-3m": 1,  # l3
         "aoc-400g-osfp-5m": 1,  # l4
         "aoc-400g-osfp-7m": 1,  # l8
         "cat6a-3m": 1,
@@ -180,7 +183,7 @@ def test_counts_by_media_length_and_part(catalog):
         "optic-400g-osfp-fr4": 2,  # l10
     }
     assert counts.optics == 8 and counts.problems == 1
-    assert counts.to_json()["by_media"]["aoc"] == 4
+    assert counts.to_json()["by_media"]["aoc"] == 3
     # Per plane: l7 is on no network but its gpu1 mgmt0 end names the management plane.
     assert cable_counts(hall(catalog), "management").links == 1
 
@@ -356,3 +359,24 @@ def test_a_copper_breakout_takes_one_splitter_harness_per_split_port(catalog):
     counts = cable_counts(design)
     assert counts.parts == {longest.cable_slug: 1, cables["up"].cable_slug: 1}
     assert counts.links == 3
+
+
+def test_a_twin_port_cage_to_two_hosts_on_copper_takes_one_harness(catalog):
+    """A QM9700's cage 1 holds ports p1 and p2 (one twin-port plug): cabled on copper to
+    two DGX H100 in its rack, the cage takes one MCP7Y00 splitter DAC, not two cables."""
+    leaf = Device("leaf", "leaf", "nvidia-qm9700", 40)
+    nodes = [Device(f"n{i}", f"n{i}", "nvidia-dgx-h100", 1 + 8 * i) for i in range(2)]
+    design = Design(
+        sites=[Site("s", "Hall", [Row("r", "A", [_rack("A1", 0, 1200, "south", leaf, *nodes)])])]
+    )
+    for slug in (RACK, "nvidia-qm9700", "nvidia-dgx-h100"):
+        design.device_types[slug] = catalog[slug]
+    design.links = [
+        Link(f"l{i}", f"n{i}", "compute0", "leaf", f"p{i + 1}", speed_gbps=400) for i in range(2)
+    ]
+    design.reindex()
+    cables = measure_links(design)
+    assert {c.media for c in cables.values()} == {"dac"}
+    longest = max(cables.values(), key=lambda c: c.length_m)
+    assert catalog[longest.cable_slug].part_number.startswith("MCP7Y00-")
+    assert cable_counts(design).parts == {longest.cable_slug: 1}

@@ -24,8 +24,9 @@ end (fibre patch cords are not catalog items; they are counted by media and leng
 breakout lane's end shares the split port's module, one module at the port's full
 speed, counted once per split port.  A copper breakout takes one splitter harness per
 split port (a catalog cable with ``props.breakout_lanes``, such as NVIDIA's MCP7Y00 800G
-twin-port OSFP to 2 × 400G OSFP) when one of its speeds, cages and length is stocked;
-otherwise, and for AOC, one cable per lane.
+twin-port OSFP to 2 × 400G OSFP) when one of its speeds, cages and length is stocked,
+the longest its lanes need; so does a twin-port cage (a QM9700's) whose ports run on
+copper to hosts, its plug being one.  Otherwise, and for AOC, one cable per lane.
 
 The per-link work is numpy over :mod:`workbench.calc.fabric.graph`'s arrays; parts are
 chosen once per distinct (speed, length, cages, media, lanes) combination.
@@ -409,12 +410,15 @@ def _measure(
         harness = None
         # A stocked harness is copper, the first medium tried: it serves whatever a lane
         # alone would take, unless the link forces another medium.
-        if names[int(media)] in (None, "dac") and speed > 0 and (a_split > 0) != (b_split > 0):
-            harness = chooser.harness(max(a_split, b_split), speed, stocked, cages)
+        # A twin-port cage is split the same way: its ports are lanes of one plug.
+        a_port = a_split if a_split > 0 else speed * a_ways if a_ways > 1 else 0.0
+        b_port = b_split if b_split > 0 else speed * b_ways if b_ways > 1 else 0.0
+        if names[int(media)] in (None, "dac") and speed > 0 and (a_port > 0) != (b_port > 0):
+            harness = chooser.harness(max(a_port, b_port), speed, stocked, cages)
             if harness is not None:
                 choice = Choice("dac", harness, None)
-        runs.a_harness.append(harness if a_split > 0 else None)
-        runs.b_harness.append(harness if b_split > 0 else None)
+        runs.a_harness.append(harness if a_port > 0 else None)
+        runs.b_harness.append(harness if b_port > 0 else None)
         runs.choices.append(choice)
         runs.lengths.append(stocked)
         whole_ends = int(a_split < 0) + int(b_split < 0)

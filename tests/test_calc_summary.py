@@ -14,6 +14,7 @@ from workbench.calc import (
     summarize,
     training_days_curve,
 )
+from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Workload
 
 
@@ -31,8 +32,11 @@ def test_summary_of_128_dgx_h100():
     assert s.gpu_models == {"nvidia-h100-sxm5-80gb": 1024}
     assert s.main_gpu == "nvidia-h100-sxm5-80gb"
     assert s.hbm_tb == pytest.approx(81.92)
-    assert s.pue == DEFAULT_PUE
-    assert s.facility_kw == pytest.approx(s.it_kw * DEFAULT_PUE)
+    # Every rack of the synthetic design is rear-door cooled and no PUE is typed: the
+    # planning PUE of that cooling type (catalog vocabulary), not the air default.
+    assert s.pue == COOLING_TYPES["rear-door"].pue != DEFAULT_PUE
+    assert s.pue_source == "from cooling"
+    assert s.facility_kw == pytest.approx(s.it_kw * s.pue)
     assert s.heat_btu_h == pytest.approx(s.it_kw * 1000 * 3.412)
     assert s.cooling_tons == pytest.approx(s.heat_btu_h / 12_000)
     d = s.to_dict()
@@ -54,8 +58,8 @@ def test_summary_edge_cases():
     design = dgx_design(4)
     design.properties["pue"] = "1.15"
     assert summarize(design).facility_kw == pytest.approx(summarize(design).it_kw * 1.15)
-    design.properties["pue"] = "nonsense"
-    assert summarize(design).pue == DEFAULT_PUE
+    design.properties["pue"] = "nonsense"  # not a PUE: the racks' (rear-door) cooling
+    assert summarize(design).pue == COOLING_TYPES["rear-door"].pue
     # a device whose type is missing from the snapshot is reported, not a crash
     design.sites[0].rows[0].racks[0].devices[0].device_type = "missing-slug"
     s = summarize(design)

@@ -92,7 +92,10 @@ def test_cooling_change_updates_that_racks_limit(document):
     # The power budget is the planner's figure: a cooling change leaves it (issue 19).
     assert figures.rack_loads["r1"].limit_kw == 50.0
     assert figures.rack_loads["r1"] == rack_load(document.design, document.design.find_rack("r1"))
-    assert figures.summary is summary
+    # ... but moves the PUE derived from the racks' cooling (issue 26), and only that.
+    assert figures.summary.pue == calc_summary.design_pue(document.design) != summary.pue
+    moved = {"pue": summary.pue, "facility_kw": summary.facility_kw}
+    assert replace(figures.summary, **moved) == summary
     assert_fresh(document)
     document.push(set_rack_fields(document, "r1", {"cooling": "air", "power_limit_kw": 17.5}))
     assert figures.rack_loads_version > version

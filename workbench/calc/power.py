@@ -17,12 +17,14 @@ Sources and constants:
 from __future__ import annotations
 
 from workbench.calc.errors import InputError, choice, fraction, non_negative, positive
+from workbench.catalog.vocabulary import COOLING_TYPES
 
 #: Default PUE when the design does not state one.  1.3 sits between a liquid-cooled
 #: hall's < 1.2 target (domain brief §5) and the ~1.5-1.6 industry average for
 #: air-cooled rooms (Uptime Institute global survey), i.e. a planning value for a
-#: modern, mostly air-cooled GPU room; the user should replace it with the site's.
-DEFAULT_PUE = 1.3
+#: modern, mostly air-cooled GPU room; the user should replace it with the site's.  It is
+#: the air-cooled figure of the one table of cooling types, so the two never differ.
+DEFAULT_PUE = COOLING_TYPES["air"].pue
 BTU_H_PER_W = 3.412
 BTU_H_PER_TON = 12_000.0
 CFM_PER_W_PER_F = 3.16

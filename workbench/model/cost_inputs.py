@@ -16,7 +16,7 @@ quote.  Their reasons:
   range most sites pay; the seeds name power and cooling as a running cost, without a
   figure.
 * ``pue`` None: the design's own PUE (:func:`workbench.calc.summary.design_pue`, the
-  one home: ``properties["pue"]`` or :data:`workbench.calc.power.DEFAULT_PUE` 1.3).  A
+  one home: ``properties["pue"]``, else the racks' cooling types' planning PUE).  A
   value here overrides it for the cost figures; domain brief §5 targets < 1.2 for
   liquid-cooled halls (rule COST-PUE-LIQUID).
 * ``maintenance_pct`` 8 % of capex per year: vendor support and maintenance contracts

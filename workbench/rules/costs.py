@@ -5,13 +5,15 @@ target PUE below 1.2 for liquid-cooled halls.  A design whose racks are direct l
 cooled but whose cost figures (the Costs form's PUE, or else the design's PUE) plan at
 1.2 or more either misses that target or carries a PUE that is not the site's; either
 way the energy line of the opex is worth a second look.  Only a PUE somebody typed is
-judged: the 1.3 default is a placeholder, not a plan.
+judged: the PUE derived from the racks' cooling types (calc.summary.design_pue) is a
+planning figure, not the site's, so it is never judged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from workbench.calc.summary import stated_design_pue
 from workbench.model import Design
 from workbench.model.cost_inputs import cost_inputs_of
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
@@ -26,12 +28,8 @@ def stated_pue(design: Design) -> tuple[float, str] | None:
     override = cost_inputs_of(design).pue
     if override is not None:
         return override, "the Costs form's PUE"
-    if "pue" in design.properties:
-        try:
-            return float(design.properties["pue"]), "the design's PUE"
-        except ValueError:
-            return None
-    return None
+    typed = stated_design_pue(design)
+    return None if typed is None else (typed, "the design's PUE")
 
 
 @rule(

@@ -436,6 +436,14 @@ class LiveFigures(QObject):
                 racks.add(rack.id)
         if racks and self._counts is not None:
             self._recount(racks)
+        if (
+            change.racks
+            and self._summary is not None
+            and calc_summary.design_pue(self.design) != self._summary.pue
+        ):
+            # A rack's cooling type moves the PUE derived from cooling (a few ms at
+            # 100,000 GPUs); a rename or a limit does not, and keeps the summary.
+            self._summary = None
         if self._loads is not None:
             self._stale_racks.update(racks)
             self._reorder = self._reorder or change.layout

@@ -86,8 +86,10 @@ def summary_parts(
         ),
         (
             "facility",
-            f"{format_power(summary.facility_kw)} facility (PUE {summary.pue:g})",
-            "Facility power = IT power × PUE",
+            f"{format_power(summary.facility_kw)} facility "
+            f"(PUE {summary.pue:g}, {summary.pue_source})",
+            "Facility power = IT power × PUE; the PUE is the design's when one is set, "
+            "else each rack's cooling type's planning PUE weighted by its IT draw",
         ),
     ]
     try:

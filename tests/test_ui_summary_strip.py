@@ -50,3 +50,22 @@ def test_a_long_status_message_is_read_whole_and_the_summary_gives_way(qtbot, tm
     bar.clearMessage()
     qtbot.wait(10)
     assert not window.summary.findChild(QLabel, "summary-more").isVisible()
+
+
+def test_the_facility_figure_says_where_its_pue_comes_from():
+    from workbench.calc.summary import summarize
+    from workbench.catalog.loader import load_catalog
+    from workbench.templates import sample_design
+    from workbench.ui.shell.summary_strip import summary_parts
+
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    design.workloads.clear()  # no training estimate to wait for
+
+    def facility() -> str:
+        return next(
+            p[1] for p in summary_parts(summarize(design), design, None) if p[0] == "facility"
+        )
+
+    assert facility().endswith(", from cooling)")  # rear-door racks: a weighted figure
+    design.properties["pue"] = "1.125"
+    assert facility().endswith("(PUE 1.125, set)")  # a typed figure, as typed

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from workbench.calc.summary import DesignSummary
+from workbench.calc.summary import PUE_SET, DesignSummary
 from workbench.calc.training_estimate import PLAN_SOURCE
 from workbench.model import Design, Workload
 from workbench.render import colors
@@ -87,7 +87,9 @@ def summary_parts(
         (
             "facility",
             f"{format_power(summary.facility_kw)} facility "
-            f"(PUE {summary.pue:g}, {summary.pue_source})",
+            # A typed PUE as typed; one weighted from cooling to planning precision.
+            f"(PUE {summary.pue:{'g' if summary.pue_source == PUE_SET else '.3g'}}, "
+            f"{summary.pue_source})",
             "Facility power = IT power × PUE; the PUE is the design's when one is set, "
             "else each rack's cooling type's planning PUE weighted by its IT draw",
         ),

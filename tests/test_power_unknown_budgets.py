@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from workbench.calc import bom_lines
 from workbench.calc.summary import rack_loads, summarize
 from workbench.catalog import load_file
 from workbench.catalog.item import KINDS, PASSIVE_KINDS, RACKABLE_KINDS
-from workbench.export import bom
 from workbench.export.report import rack_budget_rows
 from workbench.model import Device
 from workbench.render import rack_geometry as geo
@@ -85,7 +85,7 @@ def test_infrastructure_is_a_passive_rackable_kind_everywhere_kinds_are_listed()
     assert "infrastructure" in PASSIVE_KINDS
     enum = json.loads(SCHEMA.read_text())["properties"]["kind"]["enum"]
     assert set(enum) == set(KINDS)  # the schema takes every kind the parser knows
-    assert bom._KIND_CATEGORY["infrastructure"] == "racks_power"
+    assert bom_lines._KIND_CATEGORY["infrastructure"] == "racks_power"
     from workbench.ui.catalog.palette import KIND_LABELS, KIND_ORDER
 
     assert set(KINDS) <= set(KIND_ORDER) and set(KINDS) <= set(KIND_LABELS)

@@ -61,6 +61,7 @@ NOT_FREE_TEXT: dict[str, str] = {
     "workloads.flash_attention": "JSON boolean",
     "workloads.plan_at_30": "JSON boolean",
     "workloads.grad_precision": "a vocabulary (memory.GRADIENT_PRECISIONS)",
+    "storage_tiers.gpudirect_storage": "JSON boolean or null",
     "software_stacks.components": "JSON; each version: software_stacks.components[]",
     "baseline_revisions.versions": "JSON; each version: baseline_revisions.versions[]",
     "observations.layer": "a vocabulary (versions.OBSERVED_KEYS)",

@@ -15,6 +15,12 @@ def _rack(state, name):
     return next(r for r in state["racks"] if r["name"] == name)
 
 
+def _servers(state, name):
+    """The DGX H100s in rack ``name``: the rack also holds the A/B PDUs a new hall's racks
+    come with."""
+    return [d for d in _rack(state, name)["devices"] if d["type"] == DGX]
+
+
 def _rules(state):
     return {f["rule"] for f in state["findings"]}
 
@@ -63,22 +69,24 @@ def test_will_four_dgx_h100_fit(xsession, shots):
     state = x.wait_for("the new hall", lambda s: [r["name"] for r in s["racks"]] == ["A01", "A02"])
     a01 = _rack(state, "A01")
     assert a01["cooling"] == "air" and a01["budgets"]["cooling"]["limit"] == 12.0
+    assert len(a01["devices"]) == 2 and not _servers(state, "A01")  # its A and B PDUs
+    empty_kg = a01["budgets"]["weight"]["used"]
 
     # First drop: green while hovering over free units, 8/42 U, 10.2 kW of 12, 130 kg.
     _drag_from_catalog(x, "A01", 2, hover_checks=[("A01", 20, "fits")])
-    state = x.wait_for("the first DGX", lambda s: len(_rack(s, "A01")["devices"]) == 1)
+    state = x.wait_for("the first DGX", lambda s: len(_servers(s, "A01")) == 1)
     a01 = _rack(state, "A01")
-    assert [(d["name"], d["u"]) for d in a01["devices"]] == [("gpu-server-A01-u2", 2)]
+    assert [(d["name"], d["u"]) for d in _servers(state, "A01")] == [("gpu-server-A01-u2", 2)]
     budgets = a01["budgets"]
     assert (budgets["space"]["used"], budgets["space"]["limit"]) == (8, 42)
     assert round(budgets["power"]["used"], 1) == 10.2 and budgets["power"]["limit"] == 12.0
-    assert round(budgets["weight"]["used"]) == 130
+    assert round(budgets["weight"]["used"] - empty_kg) == 130
 
     # Second drop: red over the first server's units, nothing over the floor between the
     # racks (the drag goes on), then amber at U10; the power and cooling bars turn red,
     # the status bar says why, and Checks lists RACK-COOLING.
     _drag_from_catalog(x, "A01", 10, hover_checks=[("A01", 5, "refused"), ("between", 20, None)])
-    state = x.wait_for("the second DGX", lambda s: len(_rack(s, "A01")["devices"]) == 2)
+    state = x.wait_for("the second DGX", lambda s: len(_servers(s, "A01")) == 2)
     assert "would be 20.4 kW" in state["status"], state["status"]
     budgets = _rack(state, "A01")["budgets"]
     assert budgets["power"]["state"] == "over" and budgets["cooling"]["state"] == "over"
@@ -115,7 +123,7 @@ def test_will_four_dgx_h100_fit(xsession, shots):
     x.click(at(x.ask("menu_item", text="Fill A01 with")))
     x.wait_window("Fill A01")
     x.key("Return")
-    state = x.wait_for("four DGX H100", lambda s: len(_rack(s, "A01")["devices"]) == 4)
+    state = x.wait_for("four DGX H100", lambda s: len(_servers(s, "A01")) == 4)
     budgets = _rack(state, "A01")["budgets"]
     assert round(budgets["power"]["used"], 1) == 40.8
     assert round(budgets["failover"]["used"], 1) == 40.8 and budgets["failover"]["state"] != "over"
@@ -134,8 +142,6 @@ def test_will_four_dgx_h100_fit(xsession, shots):
     x.move((plan["x"] + 3, a02[1]), steps=20)
     x.move(a02)
     x.release()
-    state = x.wait_for("a drop on the floor plan", lambda s: _rack(s, "A02")["devices"])
-    assert [(d["name"], d["u"]) for d in _rack(state, "A02")["devices"]] == [
-        ("gpu-server-A02-u1", 1)
-    ]
+    state = x.wait_for("a drop on the floor plan", lambda s: _servers(s, "A02"))
+    assert [(d["name"], d["u"]) for d in _servers(state, "A02")] == [("gpu-server-A02-u1", 1)]
     x.screenshot(shots / "journey-floor-drop.png")

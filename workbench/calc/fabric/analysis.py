@@ -105,7 +105,9 @@ def tier_figures(graph: PlaneGraph) -> list[TierFigures]:
     depth = graph.depth
     pos = graph.devices.pos
     for tier in range(1, depth + 1):
-        switches = graph.structure.switches_in(tier)
+        # A link may name a switch the design no longer holds (a damaged or foreign
+        # file): it has no row in the device table, so it has no figures either.
+        switches = [s for s in graph.structure.switches_in(tier) if s in pos]
         at = np.array([pos[s] for s in switches], dtype=np.int64)
         down, up = graph.down[at], graph.up[at]
         with_up = np.flatnonzero(up > 0)

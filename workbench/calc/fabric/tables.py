@@ -203,6 +203,22 @@ class LinkArrays:
     speed: np.ndarray
 
 
+def _given_speeds(given: Sequence[object]) -> np.ndarray:
+    """Typed link speeds as floats; NaN where none is given or the stored value is not a
+    number (a hand-edited or foreign file), so such a link falls back to its ports' speed
+    instead of failing every figure that counts links."""
+    try:
+        return np.array(given, dtype=float)
+    except (TypeError, ValueError):
+        return np.array(
+            [
+                v if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+                for v in given
+            ],
+            dtype=float,
+        )
+
+
 def link_arrays(devices: DeviceTable, links: Sequence[Link]) -> LinkArrays:
     """The :class:`LinkArrays` of ``links``."""
     pos, missing = devices.pos, devices.missing
@@ -216,7 +232,7 @@ def link_arrays(devices: DeviceTable, links: Sequence[Link]) -> LinkArrays:
         [codes.get(link.b_device, unknown)[link.b_port] for link in links], dtype=np.int64
     )
     given = [link.speed_gbps for link in links]
-    own = np.array(given, dtype=float) if any(given) else np.full(len(links), math.nan)
+    own = _given_speeds(given) if any(given) else np.full(len(links), math.nan)
     ends = devices.ends
     end_speed_, known = ends.column("speed"), ends.column("item")
     with np.errstate(invalid="ignore"):

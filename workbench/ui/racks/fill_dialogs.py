@@ -226,7 +226,10 @@ class FillRackDialog(_PlacementDialog):
         self.rack_id, self.face = rack_id, face
         if rack is not None:
             selected = [self._type_of(i) for i in document.selected]
-            common = Counter(d.device_type for d in rack.devices).most_common()
+            # What the rack holds in its units: the zero-U PDUs every new rack comes
+            # with would otherwise tie with (and beat) the first servers placed.
+            mounted = (d.device_type for d in rack.devices if d.position is not None)
+            common = Counter(mounted).most_common()
             self._default_slug([s for s in selected if s] + [slug for slug, _n in common])
             self.count.setValue(self._fitting(rack_height(document.design, rack)))
         self._connect_preview()

@@ -99,11 +99,16 @@ class ScenariosPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split, 1)
         layout.addWidget(self.message)
-        document.pathChanged.connect(lambda _p: self.refresh())
+        document.pathChanged.connect(self._on_path_changed)
         document.designReplaced.connect(self.refresh)
         self._update_buttons()
 
     # -- the list --------------------------------------------------------------------
+    def _on_path_changed(self, _path: object) -> None:
+        """A bound slot, not a lambda: Qt drops it with the panel, where a lambda held by
+        the document's signal would keep the panel, and through it the document, alive."""
+        self.refresh()
+
     def refresh(self) -> None:
         """Re-read the design's folder for scenarios, now if seen, else when exposed."""
         if not is_seen(self):

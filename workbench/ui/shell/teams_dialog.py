@@ -99,13 +99,18 @@ class TeamsDialog(QDialog):
         layout.addLayout(form)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
-        document.changed.connect(lambda _change: self.refresh())
+        document.changed.connect(self._on_changed)
         document.designReplaced.connect(self.refresh)
         document.editRefused.connect(self.refused)
         self.resize(520, 420)
         self.refresh()
 
     # -- showing ----------------------------------------------------------------------------
+    def _on_changed(self, _change: object) -> None:
+        """A bound slot, not a lambda, so the document's signal does not keep the dialog
+        (and the document with it) alive once it is closed."""
+        self.refresh()
+
     def refresh(self) -> None:
         """Fill the table from the design (after any edit, undo or redo)."""
         teams = self.document.design.teams

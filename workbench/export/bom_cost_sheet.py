@@ -118,8 +118,15 @@ def write_cost_sheet(book: Book, costs: CostSummary, grand_total_ref: str) -> No
             f"{cur} per GPU-hour (runs add their own energy)",
         ),
     ]
+    money = [c.number_format for c in COLUMNS]
+    money[1] = MONEY
     for label, value, unit in rows:
-        sheet.append([label, value, unit])
+        # A figure in the currency reads as money (two decimals); tariffs, PUE, shares
+        # and years keep the column's finer format.
+        sheet.append(
+            [label, value, unit],
+            money if unit.startswith(cur) and unit != f"{cur} per kWh" else None,
+        )
     if costs.unpriced_lines:
         sheet.append(
             [

@@ -163,16 +163,17 @@ class SheetWriter:
         letter = get_column_letter(column + 1)
         return f"{self.cell_ref(column, first)}:${letter}${last}"
 
-    def append(self, values: Sequence[Any]) -> None:
+    def append(self, values: Sequence[Any], formats: Sequence[str | None] | None = None) -> None:
         """Write one data row (at most one value per column).
 
         ``str`` is always literal text (quote-prefixed when a spreadsheet would take it
-        for a formula), :class:`Formula` a formula, numbers get their column's format.
+        for a formula), :class:`Formula` a formula, numbers get their column's format,
+        or ``formats``' where a sheet mixes units down one column (money and ratios).
         """
         stream = self._stream
         row = str(stream.next_row)
         widths = self._widths
-        formats = self._formats
+        formats = self._formats if formats is None else formats
         cells: list[str] = []
         lines = 1
         for i, value in enumerate(values):

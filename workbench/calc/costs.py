@@ -60,6 +60,16 @@ __all__ = ["CostInputs", "CostSummary", "RunCost", "cost_inputs_of", "design_cos
 #: installation).
 CAPEX_CATEGORIES: tuple[str, ...] = (*CATEGORIES, "spares", "installation")
 OPEX_ITEMS: tuple[str, ...] = ("energy", "maintenance", "space", "staffing")
+#: What a person reads for each capex category and opex item (tables, plots, the PDF).
+COST_LABELS: dict[str, str] = {
+    **CATEGORIES,
+    "spares": "Spares",
+    "installation": "Installation",
+    "energy": "Energy",
+    "maintenance": "Maintenance and support",
+    "space": "Space",
+    "staffing": "Staffing",
+}
 
 
 @dataclass(frozen=True)

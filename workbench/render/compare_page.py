@@ -19,6 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QLineF, QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter
 
+from workbench.calc.costs import COST_LABELS
 from workbench.render import colors
 from workbench.store.atomic import replace_atomically
 
@@ -189,7 +190,7 @@ def _paint_bars(painter: QPainter, rect: QRectF, page: ComparePage, k: float) ->
         painter.drawText(
             QRectF(lx + 4 * k, yy, plot.width() / 2 - 5 * k, 4.2 * k),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            category.replace("_", " "),
+            COST_LABELS.get(category, category),
         )
 
 

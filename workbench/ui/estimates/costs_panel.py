@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.calc.costs import CostSummary, cost_inputs_of, design_costs
+from workbench.calc.costs import COST_LABELS, CostSummary, cost_inputs_of, design_costs
 from workbench.model.cost_inputs import BOUNDS, FIELDS, CostInputs, as_text, check_cost_value
 from workbench.model.errors import EditError
 from workbench.ui.commands import set_cost_inputs
@@ -46,19 +46,6 @@ TITLES: dict[str, str] = {
     "amortisation_years": "Amortisation",
     "utilisation": "Utilisation",
 }
-_CATEGORY = {
-    "compute": "Compute",
-    "network": "Network",
-    "optics_cables": "Optics and cables",
-    "storage": "Storage",
-    "racks_power": "Racks and power",
-    "spares": "Spares",
-    "installation": "Installation",
-    "energy": "Energy",
-    "maintenance": "Maintenance and support",
-    "space": "Space",
-    "staffing": "Staffing",
-}
 
 
 def _shown(value: Any) -> str:
@@ -71,14 +58,14 @@ def summary_text(costs: CostSummary) -> str:
     """The Costs box's text (also what the journey test reads)."""
     cur = costs.currency
     lines = [f"Capex: {costs.capex_total:,.0f} {cur}"]
-    lines += [f"  {_CATEGORY[k]}: {v:,.0f}" for k, v in costs.capex_by_category.items()]
+    lines += [f"  {COST_LABELS[k]}: {v:,.0f}" for k, v in costs.capex_by_category.items()]
     if costs.unpriced_lines:
         lines.append(
             f"  {costs.unpriced_lines} line(s) without a price not counted "
             f"(capex is a lower bound): {'; '.join(costs.unpriced[:3])}"
         )
     lines.append(f"Opex: {costs.opex_per_year:,.0f} {cur} per year at PUE {costs.pue:g}")
-    lines += [f"  {_CATEGORY[k]}: {v:,.0f}" for k, v in costs.opex_by_item.items()]
+    lines += [f"  {COST_LABELS[k]}: {v:,.0f}" for k, v in costs.opex_by_item.items()]
     cph = costs.cost_per_gpu_hour
     i = costs.inputs
     lines.append(

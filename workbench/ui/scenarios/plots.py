@@ -10,6 +10,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
+from workbench.calc.costs import COST_LABELS
 from workbench.planning.scenarios import CompareTable
 
 #: One colour per capex category, in order of first appearance.
@@ -67,7 +68,7 @@ class ComparePlots(QWidget):
                 y0=bottoms,
                 width=0.6,
                 brush=PALETTE[n % len(PALETTE)],
-                name=category,
+                name=COST_LABELS.get(category, category),
             )
             self.bars.addItem(bar)
             bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]

@@ -36,7 +36,7 @@ from workbench.calc.storage import (
     checkpoint_overhead,
     checkpoint_write_seconds,
 )
-from workbench.model import Design
+from workbench.model import Design, StorageTier
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
 from workbench.rules.storage import (
@@ -49,6 +49,16 @@ from workbench.rules.storage import (
     workload_tier,
 )
 from workbench.units import short_number
+
+
+def _judged_dataset_tiers(ctx: RuleContext, design: Design) -> tuple[int, list[StorageTier]]:
+    """The design's GPU count and the dataset tiers the seeds' planning rules judge: none
+    at or below the hot-tier threshold, where one node's local disks can feed the jobs."""
+    gpus = ctx.summary.gpus
+    if gpus <= HOT_TIER_RULE_ABOVE_GPUS:
+        return gpus, []
+    wanted = set(dataset_tiers(design))
+    return gpus, [tier for tier in design.storage_tiers if tier.id in wanted]
 
 
 @rule(
@@ -90,12 +100,9 @@ def storage_capacity(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
     ),
 )
 def storage_metadata(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
-    gpus = ctx.summary.gpus
-    if gpus <= HOT_TIER_RULE_ABOVE_GPUS:
-        return
-    wanted = set(dataset_tiers(design))
-    for tier in design.storage_tiers:
-        if tier.id in wanted and not tier.metadata_servers:
+    gpus, tiers = _judged_dataset_tiers(ctx, design)
+    for tier in tiers:
+        if not tier.metadata_servers:
             yield me.finding(
                 f"Tier {tier.name} feeds {gpus:,} GPUs' datasets but states no dedicated "
                 "metadata servers: small files load the metadata service before the "
@@ -118,12 +125,9 @@ def storage_metadata(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
     ),
 )
 def storage_gds(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
-    gpus = ctx.summary.gpus
-    if gpus <= HOT_TIER_RULE_ABOVE_GPUS:
-        return
-    wanted = set(dataset_tiers(design))
-    for tier in design.storage_tiers:
-        if tier.id not in wanted or tier.gpudirect_storage:
+    gpus, tiers = _judged_dataset_tiers(ctx, design)
+    for tier in tiers:
+        if tier.gpudirect_storage:
             continue
         said = (
             "is read without GPUDirect Storage"

@@ -4,6 +4,9 @@ and topology, each rebuilt with the racks re-packed and checked with the rules, 
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 from cli_helpers import digest, run
 
@@ -13,7 +16,17 @@ from workbench.model.rack_fields import built_cooling, built_limit_kw
 from workbench.store import open_design
 from workbench.templates.builder import TemplateError
 from workbench.templates.bundled import bundled_sample
-from workbench.templates.variants import VariantRequest, broken_rules, make_variant
+from workbench.templates.variants import (
+    MAX_VARIANTS,
+    TOPOLOGIES,
+    TooManyVariants,
+    VariantChoices,
+    VariantRequest,
+    broken_rules,
+    make_variant,
+    plan_variants,
+    variant_paths,
+)
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +88,17 @@ def test_unknown_choices_are_refused_by_name(sample, catalog):
         make_variant(sample, VariantRequest(topology="torus"), catalog)
 
 
-def test_cli_scenario_writes_a_sibling_and_leaves_the_design(tmp_path):
+@pytest.fixture
+def base(tmp_path):
+    """The sample saved as ``hall.dcwb`` in a folder of its own."""
     from workbench.store import save_design
 
-    base = tmp_path / "hall.dcwb"
-    save_design(bundled_sample(), base)
+    path = tmp_path / "hall.dcwb"
+    save_design(bundled_sample(), path)
+    return path
+
+
+def test_cli_scenario_writes_a_sibling_and_leaves_the_design(tmp_path, base):
     before = digest(base)
     proc = run("scenario", str(base), "--node-type", "nvidia-dgx-b200", "--cooling", "liquid")
     assert proc.returncode == 0, proc.stderr
@@ -93,3 +112,143 @@ def test_cli_scenario_writes_a_sibling_and_leaves_the_design(tmp_path):
     bad = run("scenario", str(base), "--node-type", "nope", "-o", str(tmp_path / "x.dcwb"))
     assert bad.returncode == 2 and "nope" in bad.stderr
     assert not (tmp_path / "x.dcwb").exists()
+
+
+# -- several variants in one step ---------------------------------------------------------
+
+
+def test_several_choices_plan_one_variant_per_combination(sample, catalog, tmp_path):
+    choices = VariantChoices(node_types=("nvidia-dgx-b200",), coolings=("air", "liquid"))
+    requests = plan_variants(sample, choices, catalog)
+    assert requests == [
+        VariantRequest(node_type="nvidia-dgx-b200", cooling="air"),
+        VariantRequest(node_type="nvidia-dgx-b200", cooling="liquid"),
+    ]
+    paths = variant_paths(tmp_path / "hall.dcwb", requests)
+    assert [p.name for p in paths] == [
+        "hall.scenario-dgx-b200-air.dcwb",
+        "hall.scenario-dgx-b200-liquid.dcwb",
+    ]
+    # A scenario of the design names its siblings from the design's name, not its own.
+    again = variant_paths(tmp_path / "hall.scenario-old.dcwb", requests)
+    assert again == paths
+
+
+def test_repeated_values_count_once_and_blank_choices_ask_for_nothing(sample, catalog):
+    choices = VariantChoices(coolings=("air", "air", " ", "liquid"))
+    assert choices.count() == 2
+    assert [r.cooling for r in plan_variants(sample, choices, catalog)] == ["air", "liquid"]
+    assert VariantChoices(coolings=("",)).count() == 0
+    with pytest.raises(TemplateError, match="say what to change"):
+        plan_variants(sample, VariantChoices(), catalog)
+
+
+def test_more_than_the_cap_is_refused_with_how_the_count_comes_about(sample, catalog):
+    coolings = ("air", "rear-door", "liquid")
+    choices = VariantChoices(coolings=coolings, topologies=tuple(TOPOLOGIES))
+    assert choices.count() == len(coolings) * len(TOPOLOGIES) <= MAX_VARIANTS
+    assert len(plan_variants(sample, choices, catalog)) == choices.count()
+    switches = [i.slug for i in catalog if i.kind == "switch"][:2]
+    too_many = dataclasses.replace(choices, switches=tuple(switches))
+    assert too_many.count() > MAX_VARIANTS
+    with pytest.raises(TooManyVariants) as caught:
+        plan_variants(sample, too_many, catalog)
+    message = str(caught.value)
+    assert f"{too_many.count()} variants" in message and f"at most {MAX_VARIANTS}" in message
+    assert "3 coolings × 2 switches × 2 topologies" in message
+
+
+def test_a_bad_value_anywhere_in_the_plan_is_named_before_anything_is_built(sample, catalog):
+    choices = VariantChoices(coolings=("air", "immersion"))
+    with pytest.raises(TemplateError, match="immersion"):
+        plan_variants(sample, choices, catalog)
+
+
+def test_two_variants_saved_under_one_name_are_refused(tmp_path):
+    # The label drops the vendor prefix, so these two would share a file.
+    twins = [VariantRequest(node_type="nvidia-dgx-b200"), VariantRequest(node_type="dgx-b200")]
+    with pytest.raises(TemplateError, match="both be saved as"):
+        variant_paths(tmp_path / "hall.dcwb", twins)
+
+
+def test_each_planned_variant_lists_what_its_rules_find(sample, catalog):
+    choices = VariantChoices(node_types=("nvidia-dgx-b200",), coolings=("air", "liquid"))
+    variants = [make_variant(sample, r, catalog) for r in plan_variants(sample, choices, catalog)]
+    for variant in variants:
+        assert variant.broken == broken_rules(variant.design)
+        brief = variant.brief()
+        heads = [line.partition(":")[0] for line in variant.broken]
+        # One line per rule, each saying how often a repeated rule was found.
+        assert len(brief) == len(dict.fromkeys(heads))
+        for head in dict.fromkeys(heads):
+            n = heads.count(head)
+            line = next(b for b in brief if b.startswith(head))
+            assert (f"({n} times)" in line) == (n > 1)
+    air, liquid = variants
+    assert not air.passes  # a B200 node draws more than an air rack's limit
+    assert any("RACK-COOLING" in line for line in air.brief())
+
+
+def test_cli_scenario_makes_one_file_per_combination(tmp_path, base):
+    import json
+
+    before = digest(base)
+    proc = run("scenario", str(base), "--node-type", "nvidia-dgx-b200", "--cooling", "air,liquid")
+    assert proc.returncode == 0, proc.stderr
+    made = [
+        tmp_path / "hall.scenario-dgx-b200-air.dcwb",
+        tmp_path / "hall.scenario-dgx-b200-liquid.dcwb",
+    ]
+    for out in made:
+        assert f"wrote {out}" in proc.stdout
+        assert set(summarize(open_design(out)).gpu_servers) == {"nvidia-dgx-b200"}
+    assert "RACK-COOLING" in proc.stdout and "passes the rules" in proc.stdout
+    assert digest(base) == before
+    sums = {out: digest(out) for out in made}
+    # Repeated options mean the same as a comma list; one existing file refuses them all.
+    refused = run(
+        "scenario", str(base), "--node-type", "nvidia-dgx-b200",
+        "--cooling", "liquid", "--cooling", "rear-door",
+    )  # fmt: skip
+    assert refused.returncode == 2 and "--force" in refused.stderr
+    assert "hall.scenario-dgx-b200-liquid.dcwb" in refused.stderr
+    assert not (tmp_path / "hall.scenario-dgx-b200-rear-door.dcwb").exists()
+    assert {out: digest(out) for out in made} == sums
+    forced = run(
+        "scenario", str(base), "--node-type", "nvidia-dgx-b200",
+        "--cooling", "liquid", "--cooling", "rear-door", "--force", "--json",
+    )  # fmt: skip
+    assert forced.returncode == 0, forced.stderr
+    out = json.loads(forced.stdout)
+    assert [v["cooling"] for v in out["variants"]] == ["liquid", "rear-door"]
+    assert all(Path(v["file"]).exists() for v in out["variants"])
+    assert all(isinstance(v["findings"], list) for v in out["variants"])
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--cooling", "air,water"], "water"),
+        (["--topology", "torus"], "torus"),
+        (["--node-type", "nvidia-dgx-b200,nope"], "nope"),
+        (
+            [
+                "--cooling",
+                "air,rear-door,liquid",
+                "--topology",
+                "two-tier,rail-optimized",
+                "--switch",
+                "nvidia-qm9700,nvidia-q3400-ra",
+            ],
+            "at most",
+        ),  # fmt: skip
+        (["--cooling", "air,liquid", "-o", "x.dcwb"], "single variant"),
+        (["--cooling", ","], "say what to change"),
+    ],
+)
+def test_cli_scenario_bad_values_exit_2_and_write_nothing(tmp_path, base, args, says):
+    proc = run("scenario", str(base), *args)
+    assert proc.returncode == 2
+    assert says in proc.stderr and "Traceback" not in proc.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["hall.dcwb"]

@@ -13,25 +13,40 @@ then checked with the rules, and what breaks is listed.
 
 What a rebuild does not carry: hand edits to the base design beyond its jobs (moved
 devices, renamed racks, waivers).  A variant is a proposal to compare, not a merge.
+
+Several variants in one step (:class:`VariantChoices`, :func:`plan_variants`): the
+wizard and ``workbench scenario`` take several values per building block and make one
+variant per combination.  The plan is checked before anything is built (every value
+known, at most :data:`MAX_VARIANTS`, no two variants saved under one name), since each
+rebuild of a 100,000-GPU design takes seconds and a plan that fails half-way would
+leave half a set of files.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from workbench.calc.summary import summarize
 from workbench.catalog import Catalog, load_catalog
 from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design
 from workbench.model.rack_fields import built_cooling
+from workbench.planning.scenarios import scenario_path
 from workbench.rules.engine import REGISTRY, Severity, check_design, waived_keys
 from workbench.templates.builder import TemplateError, build_spec
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
 
 #: The topologies a variant can ask for (None keeps the template's choice).
 TOPOLOGIES = {"rail-optimized": True, "two-tier": False}
+
+#: The most variants one step makes: each is a full rebuild and rule check (seconds on
+#: a 100,000-GPU design), and a comparison takes at most four at a time anyway.
+MAX_VARIANTS = 8
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,120 @@ class Variant:
     def passes(self) -> bool:
         """True when no unwaived error is left (warnings are listed, not failing)."""
         return not any(line.startswith("error") for line in self.broken)
+
+    def brief(self) -> list[str]:
+        """:attr:`broken` with one line per rule: an air variant of a dense design
+        breaks the cooling rule in every rack, and 128 like lines hide the other rules.
+        A rule found more than once reads "error RACK-COOLING (128 times): first…"."""
+        groups: dict[str, list[str]] = {}
+        for line in self.broken:
+            head, _sep, _rest = line.partition(":")
+            groups.setdefault(head, []).append(line)
+        out = []
+        for head, lines in groups.items():
+            if len(lines) == 1:
+                out.append(lines[0])
+            else:
+                out.append(f"{head} ({len(lines)} times), first:{lines[0].partition(':')[2]}")
+        return out
+
+
+class TooManyVariants(TemplateError):
+    """More combinations asked for than :data:`MAX_VARIANTS`."""
+
+
+def _unique(values: Iterable[str]) -> tuple[str, ...]:
+    """``values`` without blanks and repeats, in the order given."""
+    return tuple(dict.fromkeys(v.strip() for v in values if v and v.strip()))
+
+
+@dataclass(frozen=True)
+class VariantChoices:
+    """Several values per building block; an empty one keeps the base design's."""
+
+    node_types: tuple[str, ...] = ()
+    coolings: tuple[str, ...] = ()
+    switches: tuple[str, ...] = ()
+    topologies: tuple[str, ...] = ()
+
+    def axes(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(what it is, its values) of each building block asked to change."""
+        named = [
+            ("node type", _unique(self.node_types)),
+            ("cooling", _unique(self.coolings)),
+            ("switch", _unique(self.switches)),
+            ("topology", _unique(self.topologies)),
+        ]
+        return [(what, values) for what, values in named if values]
+
+    def count(self) -> int:
+        """How many variants the choices ask for (0 when nothing is to change)."""
+        axes = self.axes()
+        total = 1
+        for _what, values in axes:
+            total *= len(values)
+        return total if axes else 0
+
+    def requests(self) -> list[VariantRequest]:
+        """One request per combination, node type varying slowest (unchecked)."""
+        if not self.axes():
+            return []
+        keep: tuple[str | None, ...] = (None,)
+        return [
+            VariantRequest(*combo)
+            for combo in itertools.product(
+                _unique(self.node_types) or keep,
+                _unique(self.coolings) or keep,
+                _unique(self.switches) or keep,
+                _unique(self.topologies) or keep,
+            )
+        ]
+
+    def describe(self) -> str:
+        """How the count comes about, for messages ("2 node types × 3 coolings")."""
+        return " × ".join(
+            f"{len(values)} " + (what if len(values) == 1 else _PLURAL.get(what, what + "s"))
+            for what, values in self.axes()
+        )
+
+
+_PLURAL = {"switch": "switches", "topology": "topologies"}
+
+
+def plan_variants(
+    design: Design, choices: VariantChoices, catalog: Catalog | None = None
+) -> list[VariantRequest]:
+    """The requests ``choices`` ask for, every value checked against the catalog and
+    the builder before anything is built; TemplateError for nothing to change or an
+    unknown value, TooManyVariants past :data:`MAX_VARIANTS`."""
+    n = choices.count()
+    if n == 0:
+        raise TemplateError("say what to change: a node type, cooling, switch or topology")
+    if n > MAX_VARIANTS:
+        raise TooManyVariants(
+            f"{n} variants asked for ({choices.describe()}); at most {MAX_VARIANTS} are "
+            "made in one step: choose fewer"
+        )
+    catalog = catalog if catalog is not None else load_catalog(include_user=False, strict=True)
+    spec = base_spec(design)
+    requests = choices.requests()
+    for request in requests:
+        variant_spec(spec, request, catalog)
+    return requests
+
+
+def variant_paths(design_path: Path, requests: Sequence[VariantRequest]) -> list[Path]:
+    """The sibling file each request's variant is saved as (from the design's name and
+    the variant's label); TemplateError when two would share one file."""
+    paths = [scenario_path(design_path, r.label()) for r in requests]
+    seen: dict[Path, VariantRequest] = {}
+    for path, request in zip(paths, requests, strict=True):
+        if path in seen:
+            raise TemplateError(
+                f"{seen[path].label()!r} and {request.label()!r} would both be saved as {path.name}"
+            )
+        seen[path] = request
+    return paths
 
 
 def base_spec(design: Design) -> TemplateSpec:

@@ -13,6 +13,7 @@ design's path changes and re-reads the folder when its tab is raised (``on_expos
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -37,10 +38,12 @@ from workbench.planning.scenarios import (
 from workbench.planning.scenarios.figures import figures_of_file
 from workbench.planning.scenarios.files import scenario_label
 from workbench.store import ProjectFileError
-from workbench.ui.scenarios.plots import ComparePlots
 from workbench.ui.scenarios.table import CompareTableWidget
 from workbench.ui.seen import is_seen
 from workbench.ui.shell.document import Document
+
+if TYPE_CHECKING:  # pyqtgraph (0.1 s to import, numpy's plotting stack) loads on first use
+    from workbench.ui.scenarios.plots import ComparePlots
 
 
 class ScenariosPanel(QWidget):
@@ -74,7 +77,10 @@ class ScenariosPanel(QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.grid = CompareTableWidget()
-        self.plots = ComparePlots()
+        #: The plots, made by :attr:`plots` on the first comparison; until then an empty
+        #: stand-in holds their place, so starting the window never imports pyqtgraph.
+        self._plots: ComparePlots | None = None
+        self._plots_place = QWidget()
 
         left = QWidget()
         side = QVBoxLayout(left)
@@ -87,9 +93,9 @@ class ScenariosPanel(QWidget):
         side.addLayout(buttons)
         side.addWidget(self.save_button)
         side.addWidget(self.wizard_button)
-        right = QSplitter(Qt.Orientation.Horizontal)
+        right = self._right = QSplitter(Qt.Orientation.Horizontal)
         right.addWidget(self.grid)
-        right.addWidget(self.plots)
+        right.addWidget(self._plots_place)
         right.setSizes([520, 520])
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
@@ -102,6 +108,19 @@ class ScenariosPanel(QWidget):
         document.pathChanged.connect(self._on_path_changed)
         document.designReplaced.connect(self.refresh)
         self._update_buttons()
+
+    @property
+    def plots(self) -> ComparePlots:
+        """The comparison plots, made (and pyqtgraph imported) when first asked for."""
+        if self._plots is None:
+            from workbench.ui.scenarios.plots import ComparePlots
+
+            self._plots = ComparePlots()
+            sizes = self._right.sizes()
+            self._right.replaceWidget(self._right.indexOf(self._plots_place), self._plots)
+            self._plots_place.deleteLater()
+            self._right.setSizes(sizes)
+        return self._plots
 
     # -- the list --------------------------------------------------------------------
     def _on_path_changed(self, _path: object) -> None:

@@ -1,0 +1,104 @@
+"""What the window does before its first drawn frame (issue 21, cold start).
+
+A fresh process starts the window as ``workbench`` does (``run_app`` on the bundled
+sample) and reports, at its first paint, which heavy libraries it had imported, how often
+the catalog folder was read and whether the full rule check had already run.  The
+libraries named here load on first use only: importing them is a tenth of a second or
+more each, paid by every start although most sessions never export a workbook, compare
+scenarios or validate a catalog file that changed.  Timings are not asserted here (see
+``tests/benchmarks/bench_cold_start.py``); what is asserted could regress silently with one
+top-level import.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: Loaded on first use, never by starting the window on the sample.
+DEFERRED = ("networkx", "openpyxl", "jsonschema", "pyqtgraph", "sqlite_utils", "reportlab")
+
+CHILD = r"""
+import json, os, sys
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+import workbench.catalog.loader as loader
+
+reads = []
+original = loader._load_folder
+def counting(folder, catalog):
+    reads.append(str(folder))
+    return original(folder, catalog)
+loader._load_folder = counting
+
+app = QApplication(sys.argv[:1])
+done = []
+
+def report():
+    window = next(w for w in app.topLevelWidgets() if isinstance(w, QMainWindow))
+    deferred = sys.argv[1].split(",")
+    print("REPORT " + json.dumps({
+        "imported": sorted({m.split(".")[0] for m in sys.modules} & set(deferred)),
+        "catalog_reads": reads,
+        "checked": bool(window.document.figures.checked),
+    }), flush=True)
+    os._exit(0)
+
+class FirstPaint(QObject):
+    def eventFilter(self, obj, event):
+        if not done and event.type() == QEvent.Type.Paint:
+            window = obj.window() if hasattr(obj, "window") else None
+            if isinstance(window, QMainWindow):
+                done.append(True)
+                QTimer.singleShot(0, report)
+        return False
+
+spy = FirstPaint()
+app.installEventFilter(spy)
+QTimer.singleShot(90_000, lambda: os._exit(3))  # no frame: fail, do not hang
+from workbench.ui.shell.app import run_app
+sys.exit(run_app(None))
+"""
+
+
+def _start(tmp_path: Path) -> dict:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = dict(os.environ)
+    env.update(
+        QT_QPA_PLATFORM="offscreen",
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),  # no saved layout, no recovery offer
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_CACHE_HOME=str(home / "cache"),
+    )
+    root = Path(__file__).resolve().parents[1]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    # The catalog's schema verdicts are cached by file digest: the first start of a
+    # fresh account validates (and imports jsonschema), every later one does not.
+    warm = "from workbench.catalog import load_catalog; load_catalog()"
+    subprocess.run([sys.executable, "-c", warm], env=env, check=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, ",".join(DEFERRED)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    for line in done.stdout.splitlines():
+        if line.startswith("REPORT "):
+            return json.loads(line.removeprefix("REPORT "))
+    raise AssertionError(f"no first frame (exit {done.returncode}):\n{done.stderr[-3000:]}")
+
+
+def test_the_first_frame_imports_no_deferred_library_reads_the_catalog_once_and_checks_later(
+    tmp_path: Path,
+) -> None:
+    found = _start(tmp_path)
+    assert found["imported"] == [], f"imported before the first frame: {found['imported']}"
+    assert len(found["catalog_reads"]) == 1, found["catalog_reads"]
+    assert not found["checked"], "the full rule check ran before the first frame"

@@ -1,6 +1,7 @@
 """The Scenarios panel in the window: Save as Scenario writes a sibling, the wizard's
-variant is saved and its findings listed, two ticked scenarios are compared with the
-best and worst marked, and a panel behind another tab reads nothing until raised."""
+ticks make one variant per combination (listed before, under a cancellable progress
+dialog, findings listed, the made files ticked), two ticked scenarios are compared with
+the best and worst marked, and a panel behind another tab reads nothing until raised."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from qt_helpers import open_window
 
+from workbench.calc.summary import rack_loads
 from workbench.catalog import load_catalog
-from workbench.planning.scenarios import compare, figures_of
+from workbench.model.rack_fields import built_cooling
+from workbench.planning.scenarios import compare, figures_of, scenario_path
 from workbench.store import open_design, save_design
 from workbench.templates.bundled import bundled_sample
-from workbench.templates.variants import VariantRequest
+from workbench.templates.variants import MAX_VARIANTS, TOPOLOGIES, VariantChoices, VariantRequest
 from workbench.ui.scenarios.table import BEST, WORST
 
 
@@ -27,11 +30,13 @@ def window(qtbot, tmp_path):
 
 
 class _Wizard:
-    def __init__(self, request: VariantRequest) -> None:
-        self._request = request
+    """The wizard as closed with ``choices`` ticked."""
 
-    def request(self) -> VariantRequest:
-        return self._request
+    def __init__(self, choices: VariantChoices) -> None:
+        self._choices = choices
+
+    def choices(self) -> VariantChoices:
+        return self._choices
 
 
 def test_a_hidden_panel_reads_no_folder_until_raised(window):
@@ -54,10 +59,12 @@ def test_save_as_scenario_and_variant_then_compare(window, tmp_path, qtbot):
     actions.ask_label = lambda: "as is"
     saved = actions.save_as_scenario()
     assert saved == tmp_path / "hall.scenario-as-is.dcwb" and saved.exists()
-    actions.run_wizard = lambda: _Wizard(VariantRequest(node_type="nvidia-dgx-b200"))
+    actions.run_wizard = lambda: _Wizard(VariantChoices(node_types=("nvidia-dgx-b200",)))
     actions.tell = lambda _title, text: setattr(actions, "last_message", text)
-    variant = actions.new_variant()
+    [variant] = actions.new_variant()
     assert variant == tmp_path / "hall.scenario-dgx-b200.dcwb"
+    # One variant is ticked with the design, ready to compare.
+    assert actions.panel.ticked() == [tmp_path / "hall.dcwb", variant]
     assert "passes the rules" in actions.last_message or "errors" in actions.last_message
     panel = actions.panel
     assert panel.files.count() == 3
@@ -90,19 +97,119 @@ def test_save_as_scenario_needs_a_saved_design(qtbot, tmp_path):
     assert "Save the design first" in actions.last_message
 
 
-def test_the_wizard_dialog_asks_for_what_it_offers(qtbot):
-    from workbench.ui.scenarios.wizard import KEEP, ScenarioWizard
+def test_the_wizard_dialog_offers_the_catalogs_choices_and_lists_the_plan(qtbot, tmp_path):
+    from workbench.ui.scenarios.wizard import ScenarioWizard
 
     catalog = load_catalog(include_user=False, strict=True)
-    dialog = ScenarioWizard(catalog)
+    dialog = ScenarioWizard(catalog, bundled_sample(), tmp_path / "hall.dcwb")
     qtbot.addWidget(dialog)
-    assert dialog.request() == VariantRequest()
-    offered = [dialog.node.itemText(i) for i in range(dialog.node.count())]
-    assert offered[0] == KEEP and "nvidia-dgx-b200" in offered
-    assert all(catalog[s].gpu_count for s in offered[1:])
-    dialog.node.setCurrentText("nvidia-dgx-b200")
-    dialog.cooling.setCurrentText("liquid")
-    assert dialog.request() == VariantRequest(node_type="nvidia-dgx-b200", cooling="liquid")
+    assert dialog.requests() == [] and not dialog.make_button.isEnabled()
+    offered = [dialog.node.item(i).text() for i in range(dialog.node.count())]
+    assert "nvidia-dgx-b200" in offered and all(catalog[s].gpu_count for s in offered)
+    dialog.tick(dialog.node, ["nvidia-dgx-b200"])
+    dialog.tick(dialog.cooling, ["air", "rear-door", "liquid"])
+    wanted = [
+        VariantRequest(node_type="nvidia-dgx-b200", cooling=c)
+        for c in ("air", "liquid", "rear-door")  # the list's order
+    ]
+    assert dialog.requests() == wanted
+    assert dialog.make_button.isEnabled() and dialog.make_button.text() == "Make 3 Variants"
+    plan = dialog.plan.toPlainText()
+    for request in wanted:
+        assert scenario_path(tmp_path / "hall.dcwb", request.label()).name in plan
+    # Past the cap the plan says why and nothing can be made.
+    dialog.tick(dialog.topology, list(TOPOLOGIES))
+    switches = [dialog.switch.item(i).text() for i in range(2)]
+    dialog.tick(dialog.switch, switches)
+    assert dialog.choices().count() == 12 > MAX_VARIANTS
+    assert dialog.requests() == [] and not dialog.make_button.isEnabled()
+    assert f"at most {MAX_VARIANTS}" in dialog.plan.toPlainText()
+
+
+def test_the_wizards_ticks_make_those_variants_ticked_in_the_dock(window, tmp_path, qtbot):
+    from workbench.ui.scenarios.wizard import ScenarioWizard
+
+    actions = window.scenario_actions
+    actions.dock.raise_()
+    QApplication.processEvents()
+    made_dialogs = []
+
+    def run_wizard():
+        dialog = ScenarioWizard(actions.catalog, window.document.design, window.document.path)
+        qtbot.addWidget(dialog)
+        dialog.tick(dialog.cooling, ["air", "liquid"])
+        dialog.tick(dialog.topology, ["two-tier"])
+        made_dialogs.append(dialog)
+        return dialog
+
+    shown = []
+    real_progress = actions.progress_dialog
+
+    def progress_dialog(count):
+        dialog = real_progress(count)
+        shown.append((count, dialog))
+        return dialog
+
+    actions.run_wizard = run_wizard
+    actions.progress_dialog = progress_dialog
+    actions.tell = lambda _title, text: setattr(actions, "last_message", text)
+    made = actions.new_variant()
+    expected = [
+        tmp_path / "hall.scenario-air-two-tier.dcwb",
+        tmp_path / "hall.scenario-liquid-two-tier.dcwb",
+    ]
+    assert made == expected and all(p.exists() for p in made)
+    assert [c for c, _ in shown] == [2]
+    for path, cooling in zip(made, ("air", "liquid"), strict=True):
+        design = open_design(path)
+        racks = [design.find_rack(rack_id) for rack_id in rack_loads(design)]
+        compute = [r for r in racks if any(d.device_type == "nvidia-dgx-h100" for d in r.devices)]
+        assert compute
+        assert {built_cooling(design.device_types.get(r.rack_type)) for r in compute} == {cooling}
+        assert path.name in actions.last_message
+    assert actions.last_message.startswith("Made 2 of 2 variants.")
+    assert actions.panel.ticked() == made
+    assert actions.panel.compare_button.isEnabled()
+
+
+def test_cancel_stops_between_variants_and_keeps_the_ones_made(window, tmp_path, qtbot):
+    actions = window.scenario_actions
+    actions.dock.raise_()
+    QApplication.processEvents()
+    actions.run_wizard = lambda: _Wizard(VariantChoices(coolings=("air", "liquid", "rear-door")))
+    actions.tell = lambda _title, text: setattr(actions, "last_message", text)
+    real_save = actions._save
+
+    def save_then_cancel(design, target, refresh=True):
+        saved = real_save(design, target, refresh)
+        actions._progress.cancel()  # the user presses Cancel while the first is made
+        return saved
+
+    real_progress = actions.progress_dialog
+
+    def progress_dialog(count):
+        actions._progress = real_progress(count)
+        return actions._progress
+
+    actions.progress_dialog = progress_dialog
+    actions._save = save_then_cancel
+    made = actions.new_variant()
+    assert made == [tmp_path / "hall.scenario-air.dcwb"]
+    assert not (tmp_path / "hall.scenario-liquid.dcwb").exists()
+    assert "Made 1 of 3 variants (cancelled)" in actions.last_message
+
+
+def test_existing_variants_are_replaced_only_when_the_user_says_so(window, tmp_path):
+    actions = window.scenario_actions
+    actions.run_wizard = lambda: _Wizard(VariantChoices(coolings=("air", "liquid")))
+    actions.tell = lambda _title, text: setattr(actions, "last_message", text)
+    old = tmp_path / "hall.scenario-liquid.dcwb"
+    old.write_bytes(b"kept")
+    asked = []
+    actions.confirm_replace_all = lambda paths: asked.append(paths) or False
+    assert actions.new_variant() == []
+    assert asked == [[old]] and old.read_bytes() == b"kept"
+    assert not (tmp_path / "hall.scenario-air.dcwb").exists()
 
 
 def test_the_panel_writes_the_comparison_pdf(window, tmp_path):

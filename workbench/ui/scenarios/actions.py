@@ -3,8 +3,11 @@
 Save as Scenario writes the open design, as it is now, to a sibling file
 (:func:`~workbench.planning.scenarios.scenario_path`) through the store's atomic save;
 the window keeps editing the design it had.  A sibling that exists is only replaced
-after the user says so.  New Scenario Variant opens the wizard, makes the variant with
-the Qt-free planning function and saves it the same way.
+after the user says so.  New Scenario Variant opens the wizard, makes one variant per
+combination ticked with the Qt-free planning functions, under a progress dialog that can
+cancel between variants (each rebuild of a 100,000-GPU design takes seconds; the ones
+made stay), saves each the same way, lists what the rules find on each, and ticks the
+made files in the Scenarios dock, ready to compare.
 """
 
 from __future__ import annotations
@@ -13,12 +16,26 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMenu, QMessageBox
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QInputDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressDialog,
+)
 
-from workbench.planning.scenarios import scenario_path
+from workbench.planning.scenarios import MAX_SCENARIOS, scenario_path
 from workbench.store import ProjectFileError, save_design
 from workbench.templates.builder import TemplateError
-from workbench.templates.variants import make_variant
+from workbench.templates.variants import (
+    Variant,
+    VariantRequest,
+    make_variant,
+    plan_variants,
+    variant_paths,
+)
 from workbench.ui.scenarios.page import write_table_pdf
 from workbench.ui.scenarios.panel import ScenariosPanel
 from workbench.ui.scenarios.wizard import ScenarioWizard
@@ -63,13 +80,31 @@ class ScenarioActions:
         answer = QMessageBox.question(self.window, "Save as Scenario", f"Replace {path.name}?")
         return answer == QMessageBox.StandardButton.Yes
 
+    def confirm_replace_all(self, paths: list[Path]) -> bool:
+        names = "\n".join(f"  {p.name}" for p in paths)
+        answer = QMessageBox.question(
+            self.window,
+            "New Scenario Variants",
+            f"These scenarios exist:\n{names}\n\nReplace them?",
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
     def tell(self, title: str, text: str) -> None:
         self.last_message = text
         QMessageBox.information(self.window, title, text)
 
     def run_wizard(self) -> ScenarioWizard | None:
-        dialog = ScenarioWizard(self.catalog, self.window)
+        dialog = ScenarioWizard(
+            self.catalog, self.document.design, self.document.path, parent=self.window
+        )
         return dialog if dialog.exec() else None
+
+    def progress_dialog(self, count: int) -> QProgressDialog:
+        dialog = QProgressDialog("Making variants…", "Cancel", 0, count, self.window)
+        dialog.setWindowTitle("New Scenario Variants")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(0)
+        return dialog
 
     # -- the actions ---------------------------------------------------------------------
     def _target(self, label: str) -> Path | None:
@@ -90,33 +125,74 @@ class ScenarioActions:
             return None
         return self._save(self.document.design, target)
 
-    def new_variant(self) -> Path | None:
-        """Make a variant with the wizard and save it beside the design."""
+    def new_variant(self) -> list[Path]:
+        """Make the variants ticked in the wizard and save each beside the design; the
+        files saved (those made before a Cancel included)."""
+        base = self.document.path
+        if base is None:
+            self.tell(
+                "New Scenario Variants", "Save the design first: scenarios are saved beside it."
+            )
+            return []
         dialog = self.run_wizard()
         if dialog is None:
-            return None
-        request = dialog.request()
+            return []
         try:
-            variant = make_variant(self.document.design, request, self.catalog)
+            requests = plan_variants(self.document.design, dialog.choices(), self.catalog)
+            targets = variant_paths(base, requests)
         except TemplateError as exc:
-            self.tell("New Scenario Variant", str(exc))
-            return None
-        target = self._target(request.label())
-        if target is None:
-            return None
-        saved = self._save(variant.design, target)
-        verdict = "passes the rules" if variant.passes else "has rule errors"
-        lines = "\n".join(variant.broken) or "no findings"
-        self.tell("New Scenario Variant", f"{target.name} {verdict}.\n\n{lines}")
-        return saved
+            self.tell("New Scenario Variants", str(exc))
+            return []
+        there = [t for t in targets if t.exists()]
+        if there and not self.confirm_replace_all(there):
+            return []
+        made, cancelled = self._make_all(list(zip(requests, targets, strict=True)))
+        if made:
+            files = [target for target, _variant in made]
+            self.panel.refresh(tick=files if len(files) >= 2 else [base, *files])
+            self.dock.raise_()
+        self.tell("New Scenario Variants", _report(made, len(requests), cancelled))
+        return [target for target, _variant in made]
 
-    def _save(self, design, target: Path) -> Path | None:  # noqa: ANN001
+    def _make_all(
+        self, plan: list[tuple[VariantRequest, Path]]
+    ) -> tuple[list[tuple[Path, Variant]], bool]:
+        """Make and save each planned variant under a progress dialog; what was saved,
+        and whether the user cancelled (checked between variants: a rebuild cannot stop
+        half-way, and a half-made variant is never saved)."""
+        progress = self.progress_dialog(len(plan))
+        made: list[tuple[Path, Variant]] = []
+        try:
+            for n, (request, target) in enumerate(plan):
+                progress.setValue(n)
+                progress.setLabelText(
+                    f"Making {target.name} ({n + 1} of {len(plan)})…\n"
+                    "Rebuilding the racks and the fabric, then checking the rules."
+                )
+                QApplication.processEvents()
+                if progress.wasCanceled():
+                    return made, True
+                try:
+                    variant = make_variant(self.document.design, request, self.catalog)
+                except TemplateError as exc:
+                    self.tell("New Scenario Variants", f"{request.label()}: {exc}")
+                    return made, False
+                if self._save(variant.design, target, refresh=False) is None:
+                    return made, False
+                made.append((target, variant))
+            progress.setValue(len(plan))
+            return made, False
+        finally:
+            progress.close()
+
+    def _save(self, design, target: Path, refresh: bool = True) -> Path | None:  # noqa: ANN001
         try:
             save_design(design, target)
         except ProjectFileError as exc:
             self.tell("Save as Scenario", str(exc))
             return None
-        self.panel.refresh()
+        if refresh:
+            self.panel.refresh()
         self.window.statusBar().showMessage(f"Saved scenario {target.name}", 5000)
         return target
 
@@ -154,3 +230,16 @@ class ScenarioActions:
             return None
         self.window.statusBar().showMessage(f"Wrote {target.name}", 5000)
         return target
+
+
+def _report(made: list[tuple[Path, Variant]], asked: int, cancelled: bool) -> str:
+    """What the wizard made and what the rules find on each, one line per rule."""
+    head = f"Made {len(made)} of {asked} variants" + (" (cancelled)." if cancelled else ".")
+    if len(made) > MAX_SCENARIOS:
+        head += f" Untick all but {MAX_SCENARIOS} of them to compare."
+    parts = [head]
+    for target, variant in made:
+        verdict = "passes the rules" if variant.passes else "has rule errors"
+        lines = "\n".join(f"  {line}" for line in variant.brief()) or "  no findings"
+        parts.append(f"{target.name} {verdict}:\n{lines}")
+    return "\n\n".join(parts)

@@ -60,6 +60,8 @@ class ScenariosPanel(QWidget):
         self.catalog = catalog
         self.table: CompareTable | None = None
         self._stale = True
+        #: Files to tick when the list is next read (None: keep what is ticked).
+        self._to_tick: set[Path] | None = None
         #: How many times the folder was read (tests check a hidden panel reads none).
         self.refreshes = 0
         self.files = QListWidget()
@@ -128,14 +130,20 @@ class ScenariosPanel(QWidget):
         the document's signal would keep the panel, and through it the document, alive."""
         self.refresh()
 
-    def refresh(self) -> None:
-        """Re-read the design's folder for scenarios, now if seen, else when exposed."""
+    def refresh(self, tick: list[Path] | None = None) -> None:
+        """Re-read the design's folder for scenarios, now if seen, else when exposed;
+        ``tick``: the files to tick then (the wizard's variants), else those ticked."""
+        if tick is not None:
+            self._to_tick = {Path(f).resolve() for f in tick}
         if not is_seen(self):
             self._stale = True
             return
         self._stale = False
         self.refreshes += 1
-        ticked = set(self.ticked())
+        if self._to_tick is not None:
+            ticked, self._to_tick = self._to_tick, None
+        else:
+            ticked = {f.resolve() for f in self.ticked()}
         self.files.blockSignals(True)
         self.files.clear()
         path = self.document.path
@@ -144,7 +152,8 @@ class ScenariosPanel(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, str(file))
             item.setToolTip(str(file))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if file in ticked else Qt.CheckState.Unchecked)
+            on = file.resolve() in ticked
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
             self.files.addItem(item)
         self.files.blockSignals(False)
         if path is None:

@@ -305,3 +305,18 @@ def test_ports_and_the_catalog_read_a_types_speed_alike(netbox):
     speed = interface_speed_gbps(netbox)
     assert (kind.speed_gbps if kind else None) == speed
     assert speed is None or speed < 10_000_000  # a stranger's digits stay bounded
+
+
+def test_ports_of_follows_the_item_kind_when_two_items_share_their_interfaces(catalog):
+    """ports_of remembers ports by the interfaces' identity: a switch and a server built
+    on one tuple of interfaces still get their own planes."""
+    from dataclasses import replace
+
+    server = catalog["nvidia-dgx-h100"]
+    switch = replace(server, slug="test-switch", kind="switch")
+    assert switch.interfaces is server.interfaces
+    server_planes = {p.name: p.plane for p in ports_of(server)}
+    assert server_planes["compute0"] == "compute" and server_planes["bmc"] == "oob"
+    switch_planes = {p.name: p.plane for p in ports_of(switch)}
+    assert switch_planes["compute0"] is None and switch_planes["bmc"] == "oob"
+    assert {p.name: p.plane for p in ports_of(server)} == server_planes

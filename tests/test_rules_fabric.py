@@ -105,22 +105,24 @@ def test_a_port_the_device_does_not_have(catalog):
     assert finding.objects == ("L1", "H1", "l1")
 
 
+def doubled_links() -> list[Link]:
+    """Links from H1 and H2 onto an SN5600 L1: swp1 twice, swp2 whole and as a lane,
+    lane swp3/2 twice, and two distinct lanes of swp4 (fine)."""
+    return [
+        link(1, "H1", "compute0", "L1", "swp1"),
+        link(2, "H2", "compute0", "L1", "swp1"),  # swp1 twice
+        link(3, "H1", "compute1", "L1", "swp2", speed_gbps=400),
+        link(4, "H2", "compute1", "L1", "swp2/1", speed_gbps=400),  # whole and a lane
+        link(5, "H1", "compute2", "L1", "swp3/2", speed_gbps=400),
+        link(6, "H2", "compute2", "L1", "swp3/2", speed_gbps=400),  # a lane twice
+        link(7, "H1", "compute3", "L1", "swp4/1", speed_gbps=400),
+        link(8, "H2", "compute3", "L1", "swp4/2", speed_gbps=400),  # two lanes: fine
+    ]
+
+
 def test_a_port_or_lane_cabled_twice(catalog):
     devices = {"H1": "nvidia-dgx-h100", "H2": "nvidia-dgx-h100", "L1": "nvidia-sn5600"}
-    design = design_of(
-        catalog,
-        devices,
-        [
-            link(1, "H1", "compute0", "L1", "swp1"),
-            link(2, "H2", "compute0", "L1", "swp1"),  # swp1 twice
-            link(3, "H1", "compute1", "L1", "swp2", speed_gbps=400),
-            link(4, "H2", "compute1", "L1", "swp2/1", speed_gbps=400),  # whole and a lane
-            link(5, "H1", "compute2", "L1", "swp3/2", speed_gbps=400),
-            link(6, "H2", "compute2", "L1", "swp3/2", speed_gbps=400),  # a lane twice
-            link(7, "H1", "compute3", "L1", "swp4/1", speed_gbps=400),
-            link(8, "H2", "compute3", "L1", "swp4/2", speed_gbps=400),  # two lanes: fine
-        ],
-    )
+    design = design_of(catalog, devices, doubled_links())
     messages = sorted(f.message for f in findings(design, "FABRIC-PORT"))
     assert messages == [
         "L1: swp1 is cabled 2 times (links l1, l2).",

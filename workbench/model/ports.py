@@ -130,9 +130,25 @@ class Port:
     plane: str | None = None
 
 
+#: (kind, interfaces) by the interfaces' identity → the ports: ``ports_of`` is asked per
+#: link end (a million times in a 100,000-GPU check), and hashing a tuple of 70
+#: interfaces for the ``lru_cache`` each time cost more than the lookups it saved.  The
+#: entry holds the tuple itself, so its id cannot be reused while the entry lives.
+_BY_IDENTITY: dict[int, tuple[str, tuple[Interface, ...], tuple[Port, ...]]] = {}
+_BY_IDENTITY_MAX = 256
+
+
 def ports_of(item: CatalogItem) -> tuple[Port, ...]:
     """The item's data ports, in catalog order (power ports and unknown types left out)."""
-    return _ports(item.kind, item.interfaces)
+    interfaces = item.interfaces
+    hit = _BY_IDENTITY.get(id(interfaces))
+    if hit is not None and hit[1] is interfaces and hit[0] == item.kind:
+        return hit[2]
+    ports = _ports(item.kind, interfaces)
+    if len(_BY_IDENTITY) >= _BY_IDENTITY_MAX:
+        _BY_IDENTITY.clear()  # a few catalogs' worth; starting over is cheap
+    _BY_IDENTITY[id(interfaces)] = (item.kind, interfaces, ports)
+    return ports
 
 
 @lru_cache(maxsize=256)

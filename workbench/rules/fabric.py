@@ -11,7 +11,8 @@ re-runs them after edits:
 * FABRIC-PORT is a device rule: an edit of a link re-checks the two devices at its
   ends, not the fabric.  A problem between two ports is reported once, under the
   link's ``a`` end (so a new catalog snapshot of the ``b`` end's item alone shows in the
-  next full check).
+  next full check).  A full check asks it only about the devices
+  :mod:`workbench.rules.port_suspects` finds suspect in one pass over all the links.
 * FABRIC-UNCABLED reads each GPU server's own links, stopping at the first compute one.
 * FABRIC-OVERSUB reads the whole compute plane (a few hundred milliseconds at 100,000
   GPUs) and so looks at links only, not at every device move.
@@ -31,6 +32,7 @@ from workbench.model.change import edited_types
 from workbench.model.design import PLANES
 from workbench.model.ports import link_problem, ports_of, split_lane
 from workbench.rules.engine import KINDS, Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.port_suspects import port_suspects
 
 #: A network edit should re-run the plane rules; the engine offers the kind once it
 #: knows it (``Change.networks``), until then a full check does.
@@ -52,6 +54,7 @@ def _name(design: Design, device_id: str) -> str:
         "a port or breakout lane takes one cable; the ports' NetBox interface types set "
         "the speeds, cages and breakouts a link may use (workbench.model.ports)"
     ),
+    suspects=lambda ctx: port_suspects(ctx.design),
 )
 def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     design = ctx.design

@@ -19,7 +19,7 @@ from workbench.calc.costs import design_costs
 from workbench.calc.summary import summarize
 from workbench.model.design import Design
 from workbench.planning.scenarios.files import scenario_label
-from workbench.rules.engine import check_design, count, waived_keys
+from workbench.rules.engine import RuleContext, check_design, count, waived_keys
 from workbench.store import open_design
 from workbench.store.reader import SlugLookup
 
@@ -113,10 +113,13 @@ def figures_of_file(path: Path, catalog: SlugLookup | None = None) -> ScenarioFi
 
 def _compute(design: Design, name: str) -> ScenarioFigures:
     summary = summarize(design)
-    counts = count(check_design(design), waived_keys(design))
+    ctx = RuleContext(design, summary=lambda: summary)
+    counts = count(check_design(design, ctx), waived_keys(design))
     # The cost core evaluates every training job once (days, then the run's cost), so
-    # the days come from its runs rather than from a second evaluation here.
-    costs = design_costs(design)
+    # the days come from its runs rather than from a second evaluation here; the
+    # compute plane's figures the rules already read are handed on, not recomputed.
+    training = any(w.kind == "training" for w in design.workloads)
+    costs = design_costs(design, fabric=ctx.fabric if training else None)
     jobs = {run.name: JobFigures(days=run.days, cost=run.cost) for run in costs.runs}
     return ScenarioFigures(
         name=name,

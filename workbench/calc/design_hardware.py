@@ -20,12 +20,12 @@ them must say where a figure came from or that a documented default stood in for
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.calc.fabric.analysis import oversubscription, tier_figures
+from workbench.calc.fabric.analysis import TierFigures, oversubscription, tier_figures
 from workbench.calc.fabric.graph import PlaneGraph, plane_graph
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.catalog.netbox import interface_speed_gbps
@@ -44,6 +44,34 @@ class FabricFigures:
     source: str = ""
 
 
+@dataclass(frozen=True)
+class ComputePlane:
+    """The compute plane's tier figures and what the step-time model reads of them,
+    from one build of its graph."""
+
+    tiers: tuple[TierFigures, ...] = ()
+    fabric: FabricFigures = field(default_factory=FabricFigures)
+
+
+def compute_plane(design: Design) -> ComputePlane:
+    """:class:`ComputePlane` of ``design``, kept until the cabling changes
+    (:meth:`~workbench.model.index.DesignIndex.by_cabling`).
+
+    Why kept: FABRIC-OVERSUB, the training estimates (STORAGE-CHECKPOINT through them)
+    and the status strip all read the compute plane after a cabling edit, and each
+    built its graph (~130 ms at 100,000 GPUs); the figures are a few numbers, so
+    keeping them costs nothing where keeping the graph cost 260 MB at 1,000,000."""
+    return design.index.by_cabling("compute_plane", lambda: _compute_plane(design))
+
+
+def _compute_plane(design: Design) -> ComputePlane:
+    if not design.links:
+        return ComputePlane()
+    graph = plane_graph(design, "compute")
+    tiers = tuple(tier_figures(graph))
+    return ComputePlane(tiers, _fabric_figures(graph, tiers))
+
+
 def fabric_figures(design: Design) -> FabricFigures:
     """Oversubscription and the full-bandwidth group of the compute plane.
 
@@ -52,23 +80,22 @@ def fabric_figures(design: Design) -> FabricFigures:
     spines joined below the lowest oversubscribed tier: 3,072 GPUs between 1:7 pods in
     the Llama 3 clusters) when a higher tier is; the ring crosses the oversubscribed
     uplinks only between groups.  A 100,000-GPU plane takes about half a second, so
-    callers that refresh live cache the result until the links change
-    (:mod:`workbench.ui.shell.live_figures`)."""
-    if not design.links:
-        return FabricFigures()
-    graph = plane_graph(design, "compute")
+    the result is kept until the links change (:func:`compute_plane`)."""
+    return compute_plane(design).fabric
+
+
+def _fabric_figures(graph: PlaneGraph, tiers: Sequence[TierFigures]) -> FabricFigures:
+    """:func:`fabric_figures` from the plane's graph and its :func:`tier_figures`."""
     structure = graph.structure
     if not structure.host_links or not structure.tiers:
         return FabricFigures()
-    ratios = oversubscription(graph)
+    ratios = oversubscription(tiers)
     worst = max(ratios.values(), default=1.0)
     leaves = sum(1 for tier in structure.tiers.values() if tier == 1)
     per_leaf = max(1, round(len(structure.host_links) / leaves)) if leaves else None
     shown = ", ".join(f"{tier} {ratio:.2f}:1" for tier, ratio in ratios.items()) or "one tier"
     group, where = per_leaf, f"{per_leaf} host ports per leaf"
-    lowest = next(
-        (t for t in tier_figures(graph) if t.ratio is not None and t.ratio > 1.0 + 1e-6), None
-    )
+    lowest = next((t for t in tiers if t.ratio is not None and t.ratio > 1.0 + 1e-6), None)
     if lowest is not None and lowest.tier > 1:
         pod = full_bandwidth_group(graph, lowest.tier)
         if pod:

@@ -15,7 +15,9 @@ re-runs them after edits:
   :mod:`workbench.rules.port_suspects` finds suspect in one pass over all the links.
 * FABRIC-UNCABLED reads each GPU server's own links, stopping at the first compute one.
 * FABRIC-OVERSUB reads the whole compute plane (a few hundred milliseconds at 100,000
-  GPUs) and so looks at links only, not at every device move.
+  GPUs) and so looks at links only, not at every device move; its tier figures are
+  kept by cabling with the step-time model's (:func:`~workbench.calc.design_hardware.
+  compute_plane`), so a cabling edit builds the plane's graph once, not twice.
 * FABRIC-MTU reads the design's few networks.
 """
 
@@ -23,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from workbench.calc.fabric.analysis import MTU_SOURCE, mtu_problems, tier_figures
-from workbench.calc.fabric.graph import plane_graph
+from workbench.calc.design_hardware import compute_plane
+from workbench.calc.fabric.analysis import MTU_SOURCE, mtu_problems
 from workbench.calc.fabric.planes import plane_structure, tier_name
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model import Change, Design, Device
@@ -252,11 +254,9 @@ def fabric_uncabled(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Find
     ),
 )
 def fabric_oversub(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
-    structure = plane_structure(design, "compute")
-    if structure.depth < 2:
+    if plane_structure(design, "compute").depth < 2:
         return
-    graph = plane_graph(design, "compute", structure)
-    for tier in tier_figures(graph):
+    for tier in compute_plane(design).tiers:
         if tier.ratio is None or tier.ratio <= 1 + 1e-9:
             continue
         worst = ""

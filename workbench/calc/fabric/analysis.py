@@ -29,7 +29,7 @@ formulas, and why each is exact or a bound:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -132,9 +132,11 @@ def tier_figures(graph: PlaneGraph) -> list[TierFigures]:
     return out
 
 
-def oversubscription(graph: PlaneGraph) -> dict[str, float]:
-    """Tier name → Σ down / Σ up, for every tier below the top that has uplinks."""
-    return {t.name: t.ratio for t in tier_figures(graph) if t.ratio is not None}
+def oversubscription(graph: PlaneGraph | Sequence[TierFigures]) -> dict[str, float]:
+    """Tier name → Σ down / Σ up, for every tier below the top that has uplinks (from
+    the plane's graph, or its :func:`tier_figures` when the caller has them)."""
+    tiers = tier_figures(graph) if isinstance(graph, PlaneGraph) else graph
+    return {t.name: t.ratio for t in tiers if t.ratio is not None}
 
 
 def bisection_gbps(graph: PlaneGraph) -> float:

@@ -151,3 +151,56 @@ def test_figures_cached_by_cabling_follow_every_link_edit(catalog):
     assert same_as_full(checker)
     checker.update(ops.apply(design, gone.inverse).change)
     assert same_as_full(checker)
+
+
+def test_each_everyday_edit_and_its_undo_leave_the_findings_of_a_full_check(catalog):
+    """The six edits bench_edits.py times (drop a GPU node, move one to another rack,
+    rename one, remove a cabled one, and the undos), on a generated cabled design:
+    after each, the incremental findings equal a full check, so the figures kept by
+    cabling (compute plane, storage bandwidth) follow every edit."""
+    from workbench.catalog.item import is_gpu_server
+    from workbench.model import requests
+    from workbench.model.hall_edits import move_devices
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    checker = Checker(design)
+    assert same_as_full(checker)
+    assert not any(f.rule == "FABRIC-UNCABLED" for f in checker.findings())
+    types = design.device_types
+    nodes = [d.id for _r, d in design.iter_devices() if is_gpu_server(types[d.device_type])]
+    cabled = [n for n in nodes if design.index.device_links.get(n)]
+    assert len(cabled) >= 3
+    height = int(types[design.find_device(nodes[0])[1].device_type].u_height)
+    spots = [
+        (rack.id, run.start)
+        for rack in design.iter_racks()
+        for run in free_ranges(design, rack)
+        if len(run) >= height
+    ]
+    assert len(spots) >= 2
+
+    def step(op: ops.Op, what: str) -> ops.Op:
+        applied = ops.apply(design, op)
+        checker.update(applied.change)
+        assert same_as_full(checker), what
+        return applied.inverse
+
+    rack_id, u = spots[0]
+    undo_drop = step(requests.place_new(design, catalog, rack_id, NODE_SLUG, u), "drop")
+    # The new node is on no fabric yet: the edits make findings come and go.
+    assert any(f.rule == "FABRIC-UNCABLED" for f in checker.findings())
+    step(undo_drop, "undo the drop")
+    mover = cabled[0]
+    home = design.index.rack_of(mover).id
+    rack_id, u = next((r, u) for r, u in spots if r != home)
+    undo_move = step(move_devices(design, rack_id, [(mover, u, "front")]), "move")
+    step(undo_move, "undo the move")
+    step(ops.RenameDevice(cabled[1], "renamed-node"), "rename")
+    before = Counter(f.rule for f in checker.findings())
+    undo_remove = step(requests.delete(design, [cabled[2]]), "remove a cabled node")
+    step(undo_remove, "undo the removal")
+    assert Counter(f.rule for f in checker.findings()) == before
+
+
+NODE_SLUG = "nvidia-dgx-h100"

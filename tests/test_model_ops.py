@@ -269,3 +269,33 @@ def test_fresh_ids_are_checked_without_walking_the_id_tables(tiny_design) -> Non
     device = Device("fresh-1", "fresh-1", "mgmt-48", position=30)
     ops.apply(tiny_design, ops.AddDevice("r2", device))
     assert len(index.new_ids("link", 3)) == 3
+
+
+def test_the_link_tables_wait_for_their_first_read_and_hold_what_came_before(design):
+    """Issue 21: the first frame of a 100,000-GPU design reads racks and devices only,
+    so its 440,000 links are indexed when something first asks for them."""
+    index = design.index
+    assert design.find_rack("r1") is not None and design.find_device("d1") is not None
+    assert not index.links_indexed
+    version = index.fabric_version
+    design.links.append(Link("l3", "d1", "eth1", "s1", "eth3"))  # an edit: the list first
+    index.add_link(design.links[-1])
+    assert index.fabric_version == version + 1 and not index.links_indexed
+    assert index.links_of("s1") == {"l1", "l2", "l3"} and index.links_indexed
+    assert index_problems(design) == []
+
+
+def test_a_device_that_a_link_names_changes_the_cabling_before_the_link_tables_exist(design):
+    """A file's dangling link end gains its device: the figures read off the cabling
+    must be read again, as when the link tables were built with the index."""
+    design.links.append(Link("l9", "d9", "eth0", "s1", "eth9"))
+    design.reindex()
+    index = design.index
+    rack = design.find_rack("r2")
+    version = index.fabric_version
+    assert not index.links_indexed
+    for device in (Device("d10", "other", "mgmt-48", 3), Device("d9", "new", "mgmt-48", 1)):
+        rack.devices.append(device)  # as an edit does: the list first, then the index
+        index.add_device(rack, device)
+    assert index.fabric_version == version + 1  # d9 is news, d10 (no link names it) is not
+    assert index_problems(design) == []

@@ -359,7 +359,8 @@ class Inspector(QWidget):
         if rack is not None:
             self._show_rack(rack)
             return
-        links = self.design.index.links
+        # Nothing selected asks nothing of the link table (not built before it is needed).
+        links = self.design.index.links if selected is not None else {}
         if selected is not None and selected in links:
             ids = [i for i in self.document.selected if i in links]
             self.title.setText(self.link_page.show_links(ids))

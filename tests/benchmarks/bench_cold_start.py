@@ -10,7 +10,11 @@ the catalog, the docks as a person has them (Cables and Storage tabbed behind Ch
     .venv/bin/python tests/benchmarks/bench_cold_start.py [--runs 5] [--gpus 100000]
 
 ``--gpus N`` also times opening a design of N GPUs made by ``workbench new`` (untimed),
-``--file F`` opening a design already made.
+``--file F`` opening a design already made.  ``--against TREE`` times every workbench
+row a second time from another checkout (an unpacked ``git archive`` of the baseline
+commit), so a change and its baseline are measured in the same run.  The runs are
+interleaved (one of each row per round), so a load that comes and goes while the
+benchmark runs falls on every row alike.
 Not collected by the default pytest run: timings are not unit-test assertions.
 """
 
@@ -68,11 +72,16 @@ else:
 """
 
 
-def one_run(kind: str, path: str | None, env: dict[str, str]) -> tuple[float, bool]:
-    """Seconds from spawn to the first drawn frame, and whether the check had run."""
+def one_run(
+    kind: str, path: str | None, env: dict[str, str], tree: str | None = None
+) -> tuple[float, bool]:
+    """Seconds from spawn to the first drawn frame, and whether the check had run.
+
+    ``tree``: the checkout whose workbench runs (the child's working folder comes first
+    on its import path); None, the current folder."""
     args = [sys.executable, "-c", CHILD, kind] + ([path] if path else [])
     start = time.time()
-    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300, cwd=tree)
     for line in done.stdout.splitlines():
         if line.startswith("FRAME "):
             _tag, when, checked = line.split()
@@ -80,12 +89,24 @@ def one_run(kind: str, path: str | None, env: dict[str, str]) -> tuple[float, bo
     raise SystemExit(f"{kind}: no frame reported\n{done.stdout}\n{done.stderr}")
 
 
-def series(kind: str, path: str | None, runs: int, env: dict[str, str]) -> list[float]:
-    one_run(kind, path, env)  # warm the file cache: the numbers are of a second start
-    found = [one_run(kind, path, env) for _ in range(runs)]
-    if any(checked for _s, checked in found):
-        print(f"  note: {kind} {path or ''} ran its full check before the first frame")
-    return [s for s, _c in found]
+#: One row of the table: its name, "bare" or "app", the design (None: the sample) and
+#: the checkout to run (None: this one).
+Row = tuple[str, str, str | None, str | None]
+
+
+def interleaved(rows: list[Row], runs: int, env: dict[str, str]) -> list[list[float]]:
+    """``runs`` timings per row, taken round by round (each row once per round) after
+    one warm-up start of each (the numbers are of a second start: files cached)."""
+    for _name, kind, path, tree in rows:
+        one_run(kind, path, env, tree)
+    found: list[list[tuple[float, bool]]] = [[] for _ in rows]
+    for _ in range(runs):
+        for at, (_name, kind, path, tree) in enumerate(rows):
+            found[at].append(one_run(kind, path, env, tree))
+    for (name, *_rest), timings in zip(rows, found, strict=True):
+        if any(checked for _s, checked in timings):
+            print(f"  note: {name} ran its full check before the first frame")
+    return [[s for s, _c in timings] for timings in found]
 
 
 def main() -> int:
@@ -93,6 +114,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--gpus", type=int, nargs="*", default=[])
     parser.add_argument("--file", nargs="*", default=[], help="also time opening these designs")
+    parser.add_argument("--against", help="also run every workbench row from this checkout")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ)
@@ -102,8 +124,7 @@ def main() -> int:
         env["XDG_STATE_HOME"] = str(Path(tmp) / "state")
         env["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # no saved layout or recovery
         env["HOME"] = tmp
-        rows = [("bare PySide6 window", series("bare", None, args.runs, env))]
-        rows.append(("workbench, sample", series("app", None, args.runs, env)))
+        designs: list[tuple[str, str | None]] = [("sample", None)]
         for gpus in args.gpus:
             path = str(Path(tmp) / f"design-{gpus}.dcwb")
             subprocess.run(
@@ -112,12 +133,23 @@ def main() -> int:
                 check=True,
                 capture_output=True,
             )
-            rows.append((f"workbench, {gpus:,} GPUs", series("app", path, args.runs, env)))
-        for given in args.file:
-            rows.append((f"workbench, {Path(given).name}", series("app", given, args.runs, env)))
-    print(f"\ncold start to the first drawn frame ({args.runs} runs after one warm-up)")
-    for name, values in rows:
-        print(f"  {name:28s} min {min(values):6.2f} s   median {statistics.median(values):6.2f} s")
+            designs.append((f"{gpus:,} GPUs", path))
+        designs += [(Path(given).name, str(Path(given).resolve())) for given in args.file]
+        trees: list[tuple[str, str | None]] = [("", None)]
+        if args.against:
+            trees.append((f" ({Path(args.against).name})", str(Path(args.against).resolve())))
+        rows: list[Row] = [("bare PySide6 window", "bare", None, None)]
+        rows += [
+            (f"workbench, {what}{label}", "app", path, tree)
+            for what, path in designs
+            for label, tree in trees
+        ]
+        timings = interleaved(rows, args.runs, env)
+    print(
+        f"\ncold start to the first drawn frame ({args.runs} runs after one warm-up, interleaved)"
+    )
+    for (name, *_rest), values in zip(rows, timings, strict=True):
+        print(f"  {name:36s} min {min(values):6.2f} s   median {statistics.median(values):6.2f} s")
     return 0
 
 

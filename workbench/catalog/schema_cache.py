@@ -27,10 +27,16 @@ _passed: set[str] = set()
 _loaded_from: Path | None = None
 
 
+def user_cache_folder() -> Path:
+    """The workbench's folder in the user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``):
+    what is kept there can be deleted at any time and is only ever recomputed."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "workbench"
+
+
 def cache_file() -> Path:
     """Where the digests of passing files are kept (XDG cache folder)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "workbench" / "catalog-schema-passed.txt"
+    return user_cache_folder() / "catalog-schema-passed.txt"
 
 
 @lru_cache(maxsize=1)

@@ -5,8 +5,10 @@ Each figure is taken from its one home: counts, kW and PFLOPS from
 capex, opex, cost per GPU-hour and each training job's days and cost per run from the
 cost core (:func:`workbench.calc.costs.design_costs`, which evaluates every job with
 :func:`workbench.calc.workload.evaluate_workload`).  Computing them costs seconds on a
-100,000-GPU design (the rules and the fabric figures), so :func:`figures_of_file` keeps
-them per file version: the table is then built from the cache.
+100,000-GPU design (reading the file, the rules and the fabric figures), so
+:func:`figures_of_file` keeps them per file version, in memory and in the user's cache
+folder (:mod:`~workbench.planning.scenarios.figures_cache`): the table is then built
+from the cache, in this process and the next.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from workbench.calc.costs import design_costs
 from workbench.calc.summary import summarize
 from workbench.model.design import Design
+from workbench.planning.scenarios import figures_cache
 from workbench.planning.scenarios.files import scenario_label
 from workbench.rules.engine import RuleContext, check_design, count, waived_keys
 from workbench.store import open_design
@@ -81,6 +84,64 @@ class ScenarioFigures:
             "jobs": {name: {"days": job.days, "cost": job.cost} for name, job in self.jobs.items()},
         }
 
+    @classmethod
+    def from_dict(cls, data: object, name: str) -> ScenarioFigures:
+        """The figures :meth:`to_dict` gave, named ``name`` (the kept copy of a file's
+        figures, :mod:`~workbench.planning.scenarios.figures_cache`); ValueError when any
+        value is missing or of the wrong type, so a damaged copy is never shown."""
+        got = _Fields(data)
+        findings = _Fields(got.take("findings", dict))
+        jobs: dict[str, JobFigures] = {}
+        for job, value in got.take("jobs", dict).items():
+            one = _Fields(value)
+            jobs[job] = JobFigures(days=one.number("days", True), cost=one.number("cost", True))
+        categories = _Fields(got.take("capex_by_category", dict))
+        return cls(
+            name=name,
+            gpus=got.integer("gpus"),
+            peak_pflops=got.number("peak_pflops"),
+            it_kw=got.number("it_kw"),
+            facility_kw=got.number("facility_kw"),
+            racks=got.integer("racks"),
+            cables=got.integer("cables"),
+            errors=findings.integer("errors"),
+            warnings=findings.integer("warnings"),
+            infos=findings.integer("info"),
+            jobs=jobs,
+            capex=got.number("capex", True),
+            opex_per_year=got.number("opex_per_year", True),
+            cost_per_gpu_hour=got.number("cost_per_gpu_hour", True),
+            currency=got.take("currency", str),
+            capex_by_category={k: categories.number(k) for k in categories.data},
+            unpriced_lines=got.integer("unpriced_lines"),
+        )
+
+
+class _Fields:
+    """Typed reads of one JSON object for :meth:`ScenarioFigures.from_dict`."""
+
+    def __init__(self, data: object):
+        if not isinstance(data, dict):
+            raise ValueError("not a mapping")
+        self.data = data
+
+    def take(self, key: str, kind: type) -> Any:
+        value = self.data.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"{key}: not a {kind.__name__}")
+        return value
+
+    def integer(self, key: str) -> int:
+        return int(self.take(key, int))
+
+    def number(self, key: str, optional: bool = False) -> Any:
+        value = self.data.get(key)
+        if value is None and optional:
+            return None
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ValueError(f"{key}: not a number")
+        return value
+
 
 #: How many files' figures are kept (a few scenarios of a few designs).
 CACHE_FILES = 16
@@ -94,21 +155,52 @@ def figures_of(design: Design, name: str | None = None) -> ScenarioFigures:
     return _compute(design, name or design.name)
 
 
-def figures_of_file(path: Path, catalog: SlugLookup | None = None) -> ScenarioFigures:
-    """The figures of the design in ``path``, computed once per version of the file
-    (its modification time and size): the Scenarios panel and a repeated comparison
-    then build the table from the cache.  ProjectFileError when it cannot be read."""
+def figures_of_file(
+    path: Path, catalog: SlugLookup | None = None, *, disk_cache: bool = True
+) -> ScenarioFigures:
+    """The figures of the design in ``path``, computed once per version of the file:
+    in this process per modification time and size, and across runs per content in the
+    user's cache folder (:mod:`~workbench.planning.scenarios.figures_cache`; not with
+    ``disk_cache`` False), so the Scenarios panel and a repeated ``workbench compare``
+    build the table without reading the design again.  ProjectFileError when it cannot
+    be read."""
+    return figures_of_file_noting(path, catalog, disk_cache=disk_cache)[0]
+
+
+def figures_of_file_noting(
+    path: Path, catalog: SlugLookup | None = None, *, disk_cache: bool = True
+) -> tuple[ScenarioFigures, bool]:
+    """:func:`figures_of_file`, and whether the figures came from the user's cache
+    folder (what ``workbench compare`` says it did)."""
     path = Path(path).resolve()
     stat = path.stat()
     key = (stat.st_mtime_ns, stat.st_size)
     hit = _FILE_CACHE.get(path)
     if hit is not None and hit[0] == key:
-        return hit[1]
-    figures = _compute(open_design(path, catalog=catalog), scenario_label(path))
+        return hit[1], False
+    name = scenario_label(path)
+    kept = figures_cache.entry_key(path, catalog) if disk_cache else None
+    figures = _kept_figures(kept, name) if kept is not None else None
+    from_disk = figures is not None
+    if figures is None:
+        figures = _compute(open_design(path, catalog=catalog), name)
+        if kept is not None:
+            figures_cache.store(kept, figures.to_dict())
     if len(_FILE_CACHE) >= CACHE_FILES:
         _FILE_CACHE.pop(next(iter(_FILE_CACHE)))  # the oldest entry
     _FILE_CACHE[path] = (key, figures)
-    return figures
+    return figures, from_disk
+
+
+def _kept_figures(key: str, name: str) -> ScenarioFigures | None:
+    """The figures kept on disk under ``key``; None when absent or damaged."""
+    data = figures_cache.load(key)
+    if data is None:
+        return None
+    try:
+        return ScenarioFigures.from_dict(data, name)
+    except (ValueError, TypeError):
+        return None
 
 
 def _compute(design: Design, name: str) -> ScenarioFigures:

@@ -1,0 +1,194 @@
+"""Scenario figures kept in the user's cache folder between runs: the same figures back,
+keyed by the file's bytes, the catalog and the program, nothing trusted that is damaged
+or foreign, and never a byte written into the project file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import digest, run
+
+from workbench.catalog import load_catalog
+from workbench.planning.scenarios import figures as figures_module
+from workbench.planning.scenarios import figures_cache
+from workbench.planning.scenarios.figures import (
+    ScenarioFigures,
+    figures_of,
+    figures_of_file,
+    figures_of_file_noting,
+)
+from workbench.store import save_design
+from workbench.templates.builder import build_template
+from workbench.templates.bundled import bundled_sample
+
+
+@pytest.fixture(scope="module")
+def sample_figures() -> ScenarioFigures:
+    """The figures of the bundled sample saved as ``hall.dcwb``."""
+    return figures_of(bundled_sample(), "hall")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    """An empty cache folder of this test's own, and no figures kept in memory."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+    return tmp_path / "cache" / "workbench" / "figures"
+
+
+@pytest.fixture
+def saved(tmp_path) -> Path:
+    path = tmp_path / "projects" / "hall.dcwb"
+    path.parent.mkdir()
+    save_design(bundled_sample(), path)
+    return path
+
+
+def new_process(monkeypatch) -> list[Path]:
+    """Forget the figures kept in memory (as a new process would) and count the files
+    that are opened from now on."""
+    monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+    opened: list[Path] = []
+    real = figures_module.open_design
+
+    def counting(path, catalog=None):
+        opened.append(Path(path))
+        return real(path, catalog=catalog)
+
+    monkeypatch.setattr(figures_module, "open_design", counting)
+    return opened
+
+
+def test_figures_come_back_exactly_from_their_dict(sample_figures):
+    data = json.loads(json.dumps(sample_figures.to_dict()))
+    assert ScenarioFigures.from_dict(data, "hall") == sample_figures
+    assert ScenarioFigures.from_dict(data, "other").name == "other"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d.pop("gpus"),
+        lambda d: d.update(gpus="100"),
+        lambda d: d.update(racks=True),
+        lambda d: d.update(capex="lots"),
+        lambda d: d.update(findings=[0, 1, 2]),
+        lambda d: d.update(jobs={"x": {"days": "ten"}}),
+        lambda d: d.update(capex_by_category={"compute": None}),
+    ],
+)
+def test_a_figure_of_the_wrong_type_is_refused(sample_figures, damage):
+    data = sample_figures.to_dict()
+    damage(data)
+    with pytest.raises(ValueError):
+        ScenarioFigures.from_dict(data, "hall")
+
+
+def test_a_new_process_reads_the_kept_figures_instead_of_the_design(
+    cache, saved, sample_figures, monkeypatch
+):
+    before = digest(saved)
+    first, from_disk = figures_of_file_noting(saved)
+    assert not from_disk and first == sample_figures
+    assert len(list(cache.glob("*.json"))) == 1
+    opened = new_process(monkeypatch)
+    again, from_disk = figures_of_file_noting(saved)
+    assert from_disk and again == first and opened == []
+    assert digest(saved) == before
+    assert [p.name for p in saved.parent.iterdir()] == ["hall.dcwb"]  # nothing beside it
+
+
+def test_a_copy_under_another_name_shares_the_entry_but_takes_its_own_name(
+    cache, saved, monkeypatch
+):
+    figures_of_file(saved)
+    copy = saved.with_name("hall.scenario-copy.dcwb")
+    copy.write_bytes(saved.read_bytes())
+    opened = new_process(monkeypatch)
+    figures, from_disk = figures_of_file_noting(copy)
+    assert from_disk and opened == [] and figures.name == "copy"
+
+
+def test_other_bytes_another_catalog_or_no_cache_recompute(cache, saved, monkeypatch):
+    figures_of_file(saved)
+    opened = new_process(monkeypatch)
+    catalog = load_catalog(include_user=False, strict=True)
+    figures_of_file(saved, catalog=catalog)  # another catalog: another key
+    assert opened == [saved.resolve()]
+    new_process(monkeypatch)
+    figures_of_file(saved, catalog=catalog)
+    assert len(list(cache.glob("*.json"))) == 2
+    save_design(build_template("dgx-b200-liquid", gpus=64), saved)  # other bytes
+    opened = new_process(monkeypatch)
+    other = figures_of_file(saved)
+    assert opened == [saved.resolve()] and other.gpus == 64
+    opened = new_process(monkeypatch)
+    figures_of_file(saved, disk_cache=False)
+    assert opened == [saved.resolve()]
+    assert len(list(cache.glob("*.json"))) == 3  # --no-cache keeps nothing
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        b"",
+        b"\x80\x81 not utf-8",
+        b"{not json",
+        b"[1, 2, 3]",
+        b'{"format": 1, "key": "someone else", "figures": {}}',
+        b'{"format": 999, "key": "KEY", "figures": {}}',
+        b'{"format": 1, "key": "KEY", "figures": {"gpus": "many"}}',
+        b'{"format": 1, "key": "KEY", "figures": ' + b"[" * 100_000 + b"}",
+    ],
+)
+def test_a_damaged_or_foreign_entry_is_ignored_and_rewritten(
+    cache, saved, sample_figures, monkeypatch, entry
+):
+    figures_of_file(saved)
+    (kept,) = cache.glob("*.json")
+    kept.write_bytes(entry.replace(b"KEY", kept.stem.encode()))
+    opened = new_process(monkeypatch)
+    figures, from_disk = figures_of_file_noting(saved)
+    assert not from_disk and opened == [saved.resolve()] and figures == sample_figures
+    assert json.loads(kept.read_bytes())["figures"] == sample_figures.to_dict()
+
+
+def test_an_oversized_entry_is_not_read(cache, saved, monkeypatch):
+    figures_of_file(saved)
+    (kept,) = cache.glob("*.json")
+    kept.write_bytes(b" " * (figures_cache.MAX_ENTRY_BYTES + 1))
+    opened = new_process(monkeypatch)
+    assert not figures_of_file_noting(saved)[1] and opened == [saved.resolve()]
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_nothing_but_time(
+    tmp_path, saved, sample_figures, monkeypatch
+):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+    assert figures_of_file(saved) == sample_figures
+
+
+def test_old_entries_are_pruned(cache, monkeypatch):
+    monkeypatch.setattr(figures_cache, "MAX_ENTRIES", 3)
+    for n in range(5):
+        assert figures_cache.store(f"{n:064d}", {"n": n})
+    assert len(list(cache.glob("*.json"))) == 3
+
+
+def test_cli_compare_says_what_it_read_from_the_cache(cache, saved, tmp_path):
+    variant = saved.with_name("hall.scenario-b200.dcwb")
+    save_design(build_template("dgx-b200-liquid", gpus=64), variant)
+    fresh = run("compare", str(saved), str(variant), "--json", "--no-cache")
+    assert fresh.returncode == 0, fresh.stderr
+    assert not cache.exists()  # --no-cache keeps nothing
+    first = run("compare", str(saved), str(variant), "--json")
+    again = run("compare", str(saved), str(variant), "--json")
+    assert first.returncode == again.returncode == 0
+    assert "as kept in" not in first.stderr
+    assert "as kept in" in again.stderr and "--no-cache" in again.stderr
+    assert json.loads(again.stdout) == json.loads(first.stdout) == json.loads(fresh.stdout)

@@ -3,7 +3,12 @@ sibling-file naming, and ``workbench compare`` (exit codes, JSON shape)."""
 
 from __future__ import annotations
 
+import html
 import json
+import math
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -172,3 +177,52 @@ def test_file_figures_are_kept_until_the_file_changes(tmp_path, h100, b200):
     save_design(b200, path)  # a rewrite: another size or modification time
     again = figures_of_file(path)
     assert again is not first and again.peak_pflops == summarize(b200).peak_pflops["bf16"]
+
+
+def _words(pdf: Path) -> list[tuple[float, float, str]]:
+    """Every word of the PDF's first page as (x, y, text), from ``pdftotext -bbox``."""
+    boxes = subprocess.run(
+        ["pdftotext", "-bbox", "-f", "1", "-l", "1", str(pdf), "-"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    found = re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)</word>', boxes)
+    return [(float(x), float(y), html.unescape(text)) for x, y, text in found]
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed")
+def test_cli_compare_pdf_draws_cost_per_run_against_days(files, tmp_path):
+    base, variant = files
+    out = tmp_path / "budget.pdf"
+    proc = run("compare", str(base), str(variant), "--pdf", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr
+    table = json.loads(proc.stdout)
+    money = table["scenarios"][0]["currency"]
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "Cost per run against days" in text
+    assert "Training days" in text and f"Cost per run ({money})" in text
+    words = _words(out)
+    # The scatter's legend, below its title and right of the table, names every scenario
+    # (the table's header and the bars' labels sit above the title, the notes to the left).
+    y0 = next(y for x, y, w in words if w == "against")
+    left = min(x for x, y, w in words if w == "Cost" and abs(y - y0) < 1)
+    legend = {w for x, y, w in words if y > y0 + 1 and x >= left - 1}
+    for label in table["columns"]:
+        assert label in legend, (label, sorted(legend))
+    jobs = {j for s in table["scenarios"] for j in s["jobs"]}
+    assert jobs
+    for job in jobs:
+        assert job.split()[0] in legend
+
+
+def test_axis_ticks_are_round_and_reach_the_largest_value():
+    from workbench.render.compare_page import nice_ticks
+
+    for value in (0.004, 1, 9.3, 51, 100, 208, 14_480_518, 79_348_378):
+        ticks = nice_ticks(value)
+        step = ticks[1]
+        assert ticks[0] == 0 and ticks[-1] >= value > ticks[-2]
+        assert len(ticks) <= 6
+        mantissa = step / 10 ** math.floor(math.log10(step))
+        assert round(mantissa, 6) in (1, 2, 2.5, 5)

@@ -13,7 +13,9 @@ from workbench.planning.scenarios.table import (
     MIN_SCENARIOS,
     CompareRow,
     CompareTable,
+    RunPoint,
     compare,
+    run_points,
 )
 
 __all__ = [
@@ -21,9 +23,11 @@ __all__ = [
     "MIN_SCENARIOS",
     "CompareRow",
     "CompareTable",
+    "RunPoint",
     "ScenarioFigures",
     "compare",
     "figures_of",
+    "run_points",
     "scenario_path",
     "sibling_scenarios",
 ]

@@ -64,6 +64,28 @@ class CompareTable:
         }
 
 
+@dataclass(frozen=True)
+class RunPoint:
+    """One training run of one scenario, a point of "cost per run against days"."""
+
+    scenario: int  # the column of the table
+    job: str
+    days: float
+    cost: float
+
+
+def run_points(table: CompareTable) -> list[RunPoint]:
+    """Each scenario's training runs with both days and a cost, scenario by scenario:
+    the points the window's plot and the PDF page draw (a run without a cost, or
+    without a prediction, has no place on the plot and is left out, not put at 0)."""
+    return [
+        RunPoint(n, name, float(job.days), float(job.cost))
+        for n, s in enumerate(table.scenarios)
+        for name, job in s.jobs.items()
+        if job.days is not None and job.cost is not None
+    ]
+
+
 def _row(label: str, unit: str, values: Sequence[float | None], better: str) -> CompareRow:
     known = [(v, i) for i, v in enumerate(values) if v is not None]
     differs = len({v for v, _ in known}) > 1 or (0 < len(known) < len(values))

@@ -11,10 +11,8 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from workbench.calc.costs import COST_LABELS
-from workbench.planning.scenarios import CompareTable
-
-#: One colour per capex category, in order of first appearance.
-PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
+from workbench.planning.scenarios import CompareTable, run_points
+from workbench.render.compare_page import PALETTE, SCATTER_TITLE, SCATTER_X, SCATTER_Y
 
 
 class ComparePlots(QWidget):
@@ -27,9 +25,9 @@ class ComparePlots(QWidget):
         self.bars = pg.PlotWidget(background="w")
         self.bars.setTitle("Capex by category", color="k")
         self.scatter = pg.PlotWidget(background="w")
-        self.scatter.setTitle("Cost per run against days", color="k")
-        self.scatter.setLabel("bottom", "days")
-        self.scatter.setLabel("left", "cost per run")
+        self.scatter.setTitle(SCATTER_TITLE, color="k")
+        self.scatter.setLabel("bottom", SCATTER_X)
+        self.scatter.setLabel("left", SCATTER_Y)
         self.bars_legend = self.bars.addLegend(offset=(-4, 4), labelTextColor="k")
         self.scatter_legend = self.scatter.addLegend(offset=(4, 4), labelTextColor="k")
         self.scatter.getViewBox().setDefaultPadding(0.2)
@@ -78,30 +76,25 @@ class ComparePlots(QWidget):
         self.bars_note = f"{len(categories)} categories"
 
     def _draw_scatter(self, table: CompareTable) -> None:
-        points = [
-            (job.days, job.cost, n)
-            for n, s in enumerate(table.scenarios)
-            for job in s.jobs.values()
-            if job.days is not None and job.cost is not None
-        ]
+        points = run_points(table)
         if not points:
             self.scatter_note = "costs not available"
             self.scatter.addItem(_note("costs not available"))
             return
         for n, name in enumerate(table.names):
-            mine = [(d, c) for d, c, i in points if i == n]
+            mine = [p for p in points if p.scenario == n]
             if mine:
                 self.scatter.addItem(
                     pg.ScatterPlotItem(
-                        x=[d for d, _ in mine],
-                        y=[c for _, c in mine],
+                        x=[p.days for p in mine],
+                        y=[p.cost for p in mine],
                         brush=PALETTE[n % len(PALETTE)],
                         size=12,
                         name=name,
                     )
                 )
         money = table.scenarios[0].currency or None
-        self.scatter.setLabel("left", "cost per run", units=money)
+        self.scatter.setLabel("left", SCATTER_Y, units=money)
         self.scatter_note = f"{len(points)} runs"
 
 

@@ -15,7 +15,7 @@ from workbench.model.placement import free_ranges
 from workbench.rules import REGISTRY, Checker, check_design
 from workbench.templates import sample_design
 
-DESIGN_RULES = ("STORAGE-HOT-TIER", "STORAGE-CLIENT", "FABRIC-UNCABLED", "STORAGE-CHECKPOINT")
+DESIGN_RULES = ("STORAGE-HOT-TIER", "STORAGE-CLIENT", "STORAGE-CHECKPOINT")
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +66,11 @@ def test_a_rename_reruns_a_design_rule_only_when_a_finding_names_the_object(cata
     edit.rename_device(design, other.id, "renamed-node")
     checker.update(Change(devices=frozenset({other.id}), labels=frozenset({other.id})))
     assert not set(DESIGN_RULES) & set(calls), calls
+    # FABRIC-UNCABLED is a device rule: asked about the renamed node alone.
+    assert calls["FABRIC-UNCABLED"] == 1
     assert same_as_full(checker)
     # The node a finding names: that rule runs again and its message says the new name.
+    calls.clear()
     edit.rename_device(design, lonely.id, "the-lonely-node")
     checker.update(Change(devices=frozenset({lonely.id}), labels=frozenset({lonely.id})))
     assert calls["FABRIC-UNCABLED"] == 1
@@ -85,12 +88,16 @@ def test_a_switch_dropped_into_a_rack_leaves_storage_and_fabric_rules_alone(cata
     calls.clear()
     applied = ops.apply(design, ops.AddDevice(rack.id, device))
     checker.update(applied.change)
-    assert not {"STORAGE-HOT-TIER", "STORAGE-CLIENT", "FABRIC-UNCABLED"} & set(calls), calls
+    assert not {"STORAGE-HOT-TIER", "STORAGE-CLIENT"} & set(calls), calls
+    # FABRIC-UNCABLED (a device rule) is asked about the new switch, not the design.
+    assert calls["FABRIC-UNCABLED"] == 1
     assert same_as_full(checker)
     # Undoing the drop takes a switch out: the removal says what it was.
     checker.update(ops.apply(design, applied.inverse).change)
-    assert not {"STORAGE-HOT-TIER", "STORAGE-CLIENT", "FABRIC-UNCABLED"} & set(calls), calls
+    assert not {"STORAGE-HOT-TIER", "STORAGE-CLIENT"} & set(calls), calls
+    assert calls["FABRIC-UNCABLED"] == 1
     assert same_as_full(checker)
+    calls.clear()
     # A GPU server dropped in does reach them.
     server = Device(design.index.new_id("device"), "gpu-new", "nvidia-dgx-h100", 1)
     target = next(
@@ -102,8 +109,11 @@ def test_a_switch_dropped_into_a_rack_leaves_storage_and_fabric_rules_alone(cata
     checker.update(added.change)
     assert calls["FABRIC-UNCABLED"] == 1
     assert same_as_full(checker)
+    assert any(f.object_id == server.id for f in checker.findings())
+    # Its removal drops its finding; nothing else is asked.
     checker.update(ops.apply(design, added.inverse).change)
-    assert calls["FABRIC-UNCABLED"] == 2
+    assert calls["FABRIC-UNCABLED"] == 1
+    assert not any(f.object_id == server.id for f in checker.findings())
     assert same_as_full(checker)
 
 
@@ -204,3 +214,34 @@ def test_each_everyday_edit_and_its_undo_leave_the_findings_of_a_full_check(cata
 
 
 NODE_SLUG = "nvidia-dgx-h100"
+
+
+def test_removing_a_server_re_checks_the_server_cabled_to_it_back_to_back(catalog):
+    """A server whose only compute link runs to another server loses the fabric when
+    that server goes: the removal names its links' far ends, so FABRIC-UNCABLED (a
+    device rule) re-checks it, and undoing the removal clears the finding again."""
+    from workbench.model import Link
+
+    design, lonely = uncabled_design(catalog)
+    other = next(
+        d
+        for _r, d in design.iter_devices()
+        if d.device_type == "nvidia-dgx-h100" and d is not lonely
+    )
+    compute = next(n.id for n in design.networks if n.plane == "compute")
+    link = Link(design.index.new_id("link"), lonely.id, "compute0", other.id, "compute0", compute)
+    checker = Checker(design)
+    checker.update(ops.apply(design, ops.AddLink(link)).change)
+    assert not any(
+        f.object_id == lonely.id for f in checker.findings() if f.rule == "FABRIC-UNCABLED"
+    )
+    assert same_as_full(checker)
+    removed = ops.apply(design, ops.RemoveDevice(other.id))
+    checker.update(removed.change)
+    assert any(f.object_id == lonely.id for f in checker.findings() if f.rule == "FABRIC-UNCABLED")
+    assert same_as_full(checker)
+    checker.update(ops.apply(design, removed.inverse).change)
+    assert not any(
+        f.object_id == lonely.id for f in checker.findings() if f.rule == "FABRIC-UNCABLED"
+    )
+    assert same_as_full(checker)

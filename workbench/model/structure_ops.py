@@ -189,6 +189,13 @@ def _reattach(design: Design, detached: Detached) -> None:
             tier.device_ids.insert(i, device_id)
 
 
+def _link_ends(detached: Detached) -> frozenset[str]:
+    """Both ends of the links taken out with (or put back with) some devices: a switch
+    whose port a removed server's link held is touched too (its port is free again, a
+    server cabled back to back may now be on no fabric), so its device rules re-run."""
+    return frozenset(e for _, link in detached.links for e in (link.a_device, link.b_device))
+
+
 def _subtree_change(
     racks: Sequence[Rack], rows: Sequence[Row], detached: Detached, *, added: bool
 ) -> Change:
@@ -199,7 +206,7 @@ def _subtree_change(
     tiers = frozenset(t for t, _, _ in detached.tiers)
     return Change(
         racks=rack_ids,
-        devices=devices,
+        devices=devices | _link_ends(detached),
         links=links,
         tiers=tiers,
         added=ids | links if added else frozenset(),
@@ -339,7 +346,7 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
     links = frozenset(link.id for _, link in op.detached.links)
     change = Change(
         racks=frozenset({rack.id}),
-        devices=frozenset({op.device.id}),
+        devices=frozenset({op.device.id}) | _link_ends(op.detached),
         links=links,
         tiers=frozenset(t for t, _, _ in op.detached.tiers),
         added=frozenset({op.device.id}) | links,
@@ -359,7 +366,7 @@ def _remove_device(design: Design, op: RemoveDevice) -> Applied:
     links = frozenset(link.id for _, link in detached.links)
     change = Change(
         racks=frozenset({rack.id}),
-        devices=frozenset({device.id}),
+        devices=frozenset({device.id}) | _link_ends(detached),
         links=links,
         tiers=frozenset(t for t, _, _ in detached.tiers),
         removed=frozenset({device.id}) | links,

@@ -110,6 +110,10 @@ class Rule:
     #: spares asking it about 30,000 devices one by one when a few numpy passes over the
     #: links show that all but a handful are clean.
     suspects: Callable[[RuleContext], AbstractSet[str] | None] | None = None
+    #: For a rack or device rule whose verdict also reads one design-wide fact (is
+    #: there a compute fabric at all?): whether a change can move that fact, so the
+    #: rule re-runs on every object; otherwise only on the objects the change names.
+    everywhere: Callable[[Design, Change], bool] | None = None
 
     def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
         """A finding of this rule (at its own severity unless told otherwise)."""
@@ -131,6 +135,7 @@ def rule(
     per_type: bool = False,
     depends: Callable[[Design, Change], bool] | None = None,
     suspects: Callable[[RuleContext], AbstractSet[str] | None] | None = None,
+    everywhere: Callable[[Design, Change], bool] | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -147,7 +152,17 @@ def rule(
         if rule_id in REGISTRY:
             raise ValueError(f"rule {rule_id} is registered twice")
         made = Rule(
-            rule_id, title, severity, scope, kinds, source, check, per_type, depends, suspects
+            rule_id,
+            title,
+            severity,
+            scope,
+            kinds,
+            source,
+            check,
+            per_type,
+            depends,
+            suspects,
+            everywhere,
         )
         REGISTRY[rule_id] = made
         return made
@@ -467,6 +482,9 @@ class Checker:
         differs = False
         for registered in self.rules.values():
             table = self._by_rule.setdefault(registered.id, {})
+            if registered.everywhere is not None and registered.everywhere(self.design, change):
+                differs |= self._rerun_all(registered, table)
+                continue
             if not touched_kinds & registered.looks_at:
                 continue
             # Whether the change reaches what a design-wide verdict depends on.

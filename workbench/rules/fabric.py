@@ -13,7 +13,11 @@ re-runs them after edits:
   link's ``a`` end (so a new catalog snapshot of the ``b`` end's item alone shows in the
   next full check).  A full check asks it only about the devices
   :mod:`workbench.rules.port_suspects` finds suspect in one pass over all the links.
-* FABRIC-UNCABLED reads each GPU server's own links, stopping at the first compute one.
+* FABRIC-UNCABLED is a device rule: it reads each GPU server's own links, stopping at
+  the first compute one, so a server dropped, removed or re-cabled re-checks that
+  server (and the devices at its links' far ends), not the plane.  Only whether the
+  design has a compute fabric at all is design-wide: re-checked everywhere when a
+  network or catalog type changes, or while the design has no compute network.
 * FABRIC-OVERSUB reads the whole compute plane (a few hundred milliseconds at 100,000
   GPUs) and so looks at links only, not at every device move; its tier figures are
   kept by cabling with the step-time model's (:func:`~workbench.calc.design_hardware.
@@ -24,13 +28,13 @@ re-runs them after edits:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from workbench.calc.design_hardware import compute_plane
 from workbench.calc.fabric.analysis import MTU_SOURCE, mtu_problems
-from workbench.calc.fabric.planes import plane_structure, tier_name
+from workbench.calc.fabric.planes import link_plane, network_planes, plane_structure, tier_name
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model import Change, Design, Device
-from workbench.model.change import edited_types
 from workbench.model.design import PLANES
 from workbench.model.ports import link_problem, ports_of, split_lane
 from workbench.rules.engine import KINDS, Finding, Rule, RuleContext, Severity, rule
@@ -181,64 +185,88 @@ def fabric_mtu(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
             yield me.finding(problem.message, problem.network_id)
 
 
-def gpu_servers_touched(design: Design, change: Change) -> bool:
-    """Whether ``change`` can move FABRIC-UNCABLED: links, networks, the catalog snapshot
-    or the design changed, or a GPU server came, went or was edited (a switch dropped
-    into a rack, or a server moved to another unit, cannot)."""
-    if change.everything or change.links or change.networks or change.types or change.design:
-        return True
-    kinds = edited_types(design, change)
-    if kinds is None:
-        return True
-    types = design.device_types
-    return any(slug not in types or is_gpu_server(types[slug]) for slug in kinds)
+def _planes(ctx: RuleContext) -> dict[str, str]:
+    """Network id → plane, once per check."""
+    return cast(dict[str, str], ctx.memo("network-planes", "", lambda: network_planes(ctx.design)))
 
 
-def _compute_ends(design: Design) -> frozenset[str]:
-    """Ids of the devices at either end of a compute-plane link, off the plane's cached
-    structure: FABRIC-UNCABLED reads it once per cabling edit, not per device drop."""
+def _on_compute_plane(ctx: RuleContext, device_id: str) -> bool:
+    """Whether one of the device's own links is on the compute plane (a link's plane as
+    :func:`~workbench.calc.fabric.planes.plane_structures` files it)."""
+    design = ctx.design
+    index, planes = design.index, _planes(ctx)
+    for link_id in index.device_links.get(device_id, ()):
+        link = index.links.get(link_id)
+        if link is not None and link_plane(design, link, planes) == "compute":
+            return True
+    return False
+
+
+def _has_compute_fabric(ctx: RuleContext) -> bool:
+    """A compute network, or a GPU server cabled onto the compute plane: until then
+    there is no fabric to be missing from."""
+
+    def compute() -> bool:
+        if "compute" in _planes(ctx).values():
+            return True
+        types = ctx.design.device_types
+        return any(
+            is_gpu_server(types.get(device.device_type)) and _on_compute_plane(ctx, device.id)
+            for _rack, device in ctx.design.iter_devices()
+        )
+
+    return bool(ctx.memo("has-compute-fabric", "", compute))
+
+
+def compute_fabric_may_appear(design: Design, change: Change) -> bool:
+    """Whether ``change`` can decide if the design has a compute fabric at all
+    (:func:`_has_compute_fabric`), which every GPU server's FABRIC-UNCABLED verdict
+    reads: networks or catalog types changed, or the design has no compute network,
+    so a cabling or device edit may be the one that cables the first server."""
+    if change.everything or change.networks or change.types or change.design:
+        return True
+    if not (change.links or change.devices or change.racks):
+        return False
+    return all(network.plane != "compute" for network in design.networks)
+
+
+def _uncabled_suspects(ctx: RuleContext) -> frozenset[str]:
+    """For a full check: the GPU servers at no end of a compute-plane link, off the
+    plane's structure the full check reads anyway (kept by cabling)."""
+    design = ctx.design
     links = plane_structure(design, "compute").links
-    return frozenset(e for link in links for e in (link.a_device, link.b_device))
+    ends = {e for link in links for e in (link.a_device, link.b_device)}
+    types = design.device_types
+    return frozenset(
+        device_id
+        for device_id, (_rack, device) in design.index.devices.items()
+        if device_id not in ends and is_gpu_server(types.get(device.device_type))
+    )
 
 
 @rule(
     "FABRIC-UNCABLED",
     title="A GPU server is not on the compute fabric",
     severity=Severity.WARNING,
-    scope="design",
+    scope="device",
     looks_at={"device", "link", "design"} | _NETWORKS,
-    depends=gpu_servers_touched,
+    everywhere=compute_fabric_may_appear,
+    suspects=_uncabled_suspects,
     source=(
         "domain brief §3: the compute (parameter) plane carries gradient sync at "
         "≥ 200 Gb/s per GPU rail, GPU i of every node on rail leaf i"
     ),
 )
-def fabric_uncabled(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
-    planes = {n.id: n.plane for n in design.networks}
-    has_fabric = "compute" in planes.values()
-    on_fabric = design.index.by_cabling("compute_ends", lambda: _compute_ends(design))
-    types = design.device_types
-    servers: dict[str, bool] = {}
-    lonely: list[Device] = []
-    for _rack, device in design.iter_devices():
-        slug = device.device_type
-        server = servers.get(slug)
-        if server is None:
-            server = servers[slug] = is_gpu_server(types.get(slug))
-        if not server:
-            continue
-        if device.id in on_fabric:
-            has_fabric = True
-        else:
-            lonely.append(device)
-    if not has_fabric:
-        return  # no compute fabric drawn yet: nothing to be missing from
-    for device in lonely:
-        yield me.finding(
-            f"{device.name} has no link on the compute plane: its GPUs cannot take part "
-            "in collectives with the rest of the cluster.",
-            device.id,
-        )
+def fabric_uncabled(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
+    if not is_gpu_server(ctx.design.device_types.get(device.device_type)):
+        return
+    if _on_compute_plane(ctx, device.id) or not _has_compute_fabric(ctx):
+        return
+    yield me.finding(
+        f"{device.name} has no link on the compute plane: its GPUs cannot take part "
+        "in collectives with the rest of the cluster.",
+        device.id,
+    )
 
 
 @rule(

@@ -22,7 +22,7 @@ from pathlib import Path
 DEFERRED = ("networkx", "openpyxl", "jsonschema", "pyqtgraph", "sqlite_utils", "reportlab")
 
 CHILD = r"""
-import json, os, sys
+import gc, json, os, sys
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
@@ -38,14 +38,25 @@ loader._load_folder = counting
 app = QApplication(sys.argv[:1])
 done = []
 
+found = {}
+
 def report():
     window = next(w for w in app.topLevelWidgets() if isinstance(w, QMainWindow))
     deferred = sys.argv[1].split(",")
-    print("REPORT " + json.dumps({
-        "imported": sorted({m.split(".")[0] for m in sys.modules} & set(deferred)),
-        "catalog_reads": reads,
-        "checked": bool(window.document.figures.checked),
-    }), flush=True)
+    found.update(
+        imported=sorted({m.split(".")[0] for m in sys.modules} & set(deferred)),
+        catalog_reads=reads,
+        checked=bool(window.document.figures.checked),
+    )
+    settled(window)
+
+def settled(window):
+    # Once the checks are let go (after the first frame), is the collector back?
+    if window.document.figures.held:
+        QTimer.singleShot(10, lambda: settled(window))
+        return
+    found["collector_back"] = gc.isenabled()
+    print("REPORT " + json.dumps(found), flush=True)
     os._exit(0)
 
 class FirstPaint(QObject):
@@ -102,3 +113,4 @@ def test_the_first_frame_imports_no_deferred_library_reads_the_catalog_once_and_
     assert found["imported"] == [], f"imported before the first frame: {found['imported']}"
     assert len(found["catalog_reads"]) == 1, found["catalog_reads"]
     assert not found["checked"], "the full rule check ran before the first frame"
+    assert found["collector_back"], "the garbage collector stayed off after the first frame"

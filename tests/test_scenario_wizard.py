@@ -187,6 +187,11 @@ def test_each_planned_variant_lists_what_its_rules_find(sample, catalog):
     air, liquid = variants
     assert not air.passes  # a B200 node draws more than an air rack's limit
     assert any("RACK-COOLING" in line for line in air.brief())
+    cooling = sum(1 for line in air.broken if line.startswith("error RACK-COOLING:"))
+    assert air.verdict().startswith(f"breaks RACK-COOLING ×{cooling}")
+    assert liquid.passes and liquid.verdict().startswith("passes the rules")
+    warned = {line.split(":")[0].split()[1] for line in liquid.broken}
+    assert all(rule in liquid.verdict() for rule in warned)
 
 
 def test_cli_scenario_makes_one_file_per_combination(tmp_path, base):

@@ -29,6 +29,15 @@ def window(qtbot, tmp_path):
     return win
 
 
+def _keep_message(actions):
+    """``tell`` that keeps the message (and its details) instead of showing a box."""
+
+    def tell(_title: str, text: str, details: str = "") -> None:
+        actions.last_message = f"{text}\n\n{details}" if details else text
+
+    return tell
+
+
 class _Wizard:
     """The wizard as closed with ``choices`` ticked."""
 
@@ -60,7 +69,7 @@ def test_save_as_scenario_and_variant_then_compare(window, tmp_path, qtbot):
     saved = actions.save_as_scenario()
     assert saved == tmp_path / "hall.scenario-as-is.dcwb" and saved.exists()
     actions.run_wizard = lambda: _Wizard(VariantChoices(node_types=("nvidia-dgx-b200",)))
-    actions.tell = lambda _title, text: setattr(actions, "last_message", text)
+    actions.tell = _keep_message(actions)
     [variant] = actions.new_variant()
     assert variant == tmp_path / "hall.scenario-dgx-b200.dcwb"
     # One variant is ticked with the design, ready to compare.
@@ -92,7 +101,7 @@ def test_save_as_scenario_needs_a_saved_design(qtbot, tmp_path):
     win = open_window(qtbot, tmp_path, bundled_sample())
     actions = win.scenario_actions
     actions.ask_label = lambda: "x"
-    actions.tell = lambda _title, text: setattr(actions, "last_message", text)
+    actions.tell = _keep_message(actions)
     assert actions.save_as_scenario() is None
     assert "Save the design first" in actions.last_message
 
@@ -152,7 +161,7 @@ def test_the_wizards_ticks_make_those_variants_ticked_in_the_dock(window, tmp_pa
 
     actions.run_wizard = run_wizard
     actions.progress_dialog = progress_dialog
-    actions.tell = lambda _title, text: setattr(actions, "last_message", text)
+    actions.tell = _keep_message(actions)
     made = actions.new_variant()
     expected = [
         tmp_path / "hall.scenario-air-two-tier.dcwb",
@@ -166,7 +175,10 @@ def test_the_wizards_ticks_make_those_variants_ticked_in_the_dock(window, tmp_pa
         compute = [r for r in racks if any(d.device_type == "nvidia-dgx-h100" for d in r.devices)]
         assert compute
         assert {built_cooling(design.device_types.get(r.rack_type)) for r in compute} == {cooling}
-        assert path.name in actions.last_message
+        # One line per variant with its verdict, the findings behind it.
+        verdict = next(x for x in actions.last_message.splitlines() if x.startswith(path.name))
+        assert verdict.split(": ", 1)[1].startswith(("passes the rules", "breaks "))
+        assert f"{path.name}:\n  " in actions.last_message
     assert actions.last_message.startswith("Made 2 of 2 variants.")
     assert actions.panel.ticked() == made
     assert actions.panel.compare_button.isEnabled()
@@ -177,7 +189,7 @@ def test_cancel_stops_between_variants_and_keeps_the_ones_made(window, tmp_path,
     actions.dock.raise_()
     QApplication.processEvents()
     actions.run_wizard = lambda: _Wizard(VariantChoices(coolings=("air", "liquid", "rear-door")))
-    actions.tell = lambda _title, text: setattr(actions, "last_message", text)
+    actions.tell = _keep_message(actions)
     real_save = actions._save
 
     def save_then_cancel(design, target, refresh=True):
@@ -202,7 +214,7 @@ def test_cancel_stops_between_variants_and_keeps_the_ones_made(window, tmp_path,
 def test_existing_variants_are_replaced_only_when_the_user_says_so(window, tmp_path):
     actions = window.scenario_actions
     actions.run_wizard = lambda: _Wizard(VariantChoices(coolings=("air", "liquid")))
-    actions.tell = lambda _title, text: setattr(actions, "last_message", text)
+    actions.tell = _keep_message(actions)
     old = tmp_path / "hall.scenario-liquid.dcwb"
     old.write_bytes(b"kept")
     asked = []

@@ -83,21 +83,41 @@ class Variant:
         """True when no unwaived error is left (warnings are listed, not failing)."""
         return not any(line.startswith("error") for line in self.broken)
 
-    def brief(self) -> list[str]:
-        """:attr:`broken` with one line per rule: an air variant of a dense design
-        breaks the cooling rule in every rack, and 128 like lines hide the other rules.
-        A rule found more than once reads "error RACK-COOLING (128 times): first…"."""
+    def _groups(self) -> dict[str, list[str]]:
+        """:attr:`broken` by "severity RULE", in its order (errors first)."""
         groups: dict[str, list[str]] = {}
         for line in self.broken:
             head, _sep, _rest = line.partition(":")
             groups.setdefault(head, []).append(line)
+        return groups
+
+    def brief(self) -> list[str]:
+        """:attr:`broken` with one line per rule: an air variant of a dense design
+        breaks the cooling rule in every rack, and 128 like lines hide the other rules.
+        A rule found more than once reads "error RACK-COOLING (128 times), first: …"."""
         out = []
-        for head, lines in groups.items():
+        for head, lines in self._groups().items():
             if len(lines) == 1:
                 out.append(lines[0])
             else:
                 out.append(f"{head} ({len(lines)} times), first:{lines[0].partition(':')[2]}")
         return out
+
+    def verdict(self) -> str:
+        """One line: "passes the rules", with the warnings' rules, or "breaks RACK-COOLING
+        ×128, RACK-POWER ×128" (the rules and how often, errors first)."""
+
+        def rules(severity: str) -> str:
+            return ", ".join(
+                head.split(" ", 1)[1] + (f" ×{len(lines)}" if len(lines) > 1 else "")
+                for head, lines in self._groups().items()
+                if head.startswith(severity + " ")
+            )
+
+        errors, warnings = rules("error"), rules("warning")
+        if errors:
+            return f"breaks {errors}" + (f"; warnings: {warnings}" if warnings else "")
+        return "passes the rules" + (f" (warnings: {warnings})" if warnings else "")
 
 
 class TooManyVariants(TemplateError):

@@ -89,9 +89,15 @@ class ScenarioActions:
         )
         return answer == QMessageBox.StandardButton.Yes
 
-    def tell(self, title: str, text: str) -> None:
-        self.last_message = text
-        QMessageBox.information(self.window, title, text)
+    def tell(self, title: str, text: str, details: str = "") -> None:
+        """Say ``text``; ``details`` (long findings) behind the box's Show Details…."""
+        self.last_message = f"{text}\n\n{details}" if details else text
+        box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=self.window)
+        if details:
+            box.setDetailedText(details)
+            # A line per variant: wide enough that a rule name is not broken at its hyphen.
+            box.setStyleSheet("QLabel#qt_msgbox_label { min-width: 44em; }")
+        box.exec()
 
     def run_wizard(self) -> ScenarioWizard | None:
         dialog = ScenarioWizard(
@@ -151,7 +157,7 @@ class ScenarioActions:
             files = [target for target, _variant in made]
             self.panel.refresh(tick=files if len(files) >= 2 else [base, *files])
             self.dock.raise_()
-        self.tell("New Scenario Variants", _report(made, len(requests), cancelled))
+        self.tell("New Scenario Variants", *_report(made, len(requests), cancelled))
         return [target for target, _variant in made]
 
     def _make_all(
@@ -232,14 +238,15 @@ class ScenarioActions:
         return target
 
 
-def _report(made: list[tuple[Path, Variant]], asked: int, cancelled: bool) -> str:
-    """What the wizard made and what the rules find on each, one line per rule."""
+def _report(made: list[tuple[Path, Variant]], asked: int, cancelled: bool) -> tuple[str, str]:
+    """What the wizard made, one line per variant with its verdict; and the details:
+    what the rules find on each, one line per rule."""
     head = f"Made {len(made)} of {asked} variants" + (" (cancelled)." if cancelled else ".")
     if len(made) > MAX_SCENARIOS:
         head += f" Untick all but {MAX_SCENARIOS} of them to compare."
-    parts = [head]
+    summary = [head, ""] + [f"{target.name}: {variant.verdict()}" for target, variant in made]
+    details = []
     for target, variant in made:
-        verdict = "passes the rules" if variant.passes else "has rule errors"
         lines = "\n".join(f"  {line}" for line in variant.brief()) or "  no findings"
-        parts.append(f"{target.name} {verdict}:\n{lines}")
-    return "\n\n".join(parts)
+        details.append(f"{target.name}:\n{lines}")
+    return "\n".join(summary), "\n\n".join(details)

@@ -245,3 +245,46 @@ def test_removing_a_server_re_checks_the_server_cabled_to_it_back_to_back(catalo
         f.object_id == lonely.id for f in checker.findings() if f.rule == "FABRIC-UNCABLED"
     )
     assert same_as_full(checker)
+
+
+def test_host_name_clashes_follow_renames_moves_removals_and_undos(catalog):
+    """NODE-HOSTNAME is a device rule reading the other servers of one host name: a
+    rename onto another server's host name (the model refuses only equal names) shows
+    at once, a move that changes which server comes first re-words it, and a removal
+    or undo re-checks the server left alone (a full check agrees after each)."""
+    from workbench.catalog.item import is_gpu_server
+    from workbench.model.hall_edits import move_devices
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=256, catalog=catalog)
+    checker = Checker(design)
+    types = design.device_types
+    first, second = [d for _r, d in design.iter_devices() if is_gpu_server(types[d.device_type])][
+        :2
+    ]
+
+    def clashes() -> list[tuple[str, ...]]:
+        return [f.objects for f in checker.findings() if f.rule == "NODE-HOSTNAME"]
+
+    def step(op: ops.Op) -> ops.Op:
+        applied = ops.apply(design, op)
+        checker.update(applied.change)
+        assert same_as_full(checker), op
+        return applied.inverse
+
+    assert clashes() == []
+    undo_rename = step(ops.RenameDevice(first.id, second.name.upper()))
+    assert clashes() == [(first.id, second.id)]
+    # Moved behind the other server, the renamed one is now the second holder.
+    later = list(design.iter_racks())[-1]
+    spot = next(run.start for run in free_ranges(design, later) if len(run) >= 8)
+    undo_move = step(move_devices(design, later.id, [(first.id, spot, "front")]))
+    assert clashes() == [(second.id, first.id)]
+    step(undo_move)
+    assert clashes() == [(first.id, second.id)]
+    undo_remove = step(ops.RemoveDevice(second.id))
+    assert clashes() == []
+    step(undo_remove)
+    assert clashes() == [(first.id, second.id)]
+    step(undo_rename)
+    assert clashes() == []

@@ -114,6 +114,11 @@ class Rule:
     #: there a compute fabric at all?): whether a change can move that fact, so the
     #: rule re-runs on every object; otherwise only on the objects the change names.
     everywhere: Callable[[Design, Change], bool] | None = None
+    #: For a device rule whose verdict on one device reads others (GPU servers whose
+    #: names map to one host name): the other devices whose verdicts the given ones
+    #: can move.  After an edit those are re-checked too, and so is every device whose
+    #: findings of the rule name a device the edit touched or removed.
+    related: Callable[[RuleContext, AbstractSet[str]], AbstractSet[str]] | None = None
 
     def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
         """A finding of this rule (at its own severity unless told otherwise)."""
@@ -136,6 +141,7 @@ def rule(
     depends: Callable[[Design, Change], bool] | None = None,
     suspects: Callable[[RuleContext], AbstractSet[str] | None] | None = None,
     everywhere: Callable[[Design, Change], bool] | None = None,
+    related: Callable[[RuleContext, AbstractSet[str]], AbstractSet[str]] | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -163,6 +169,7 @@ def rule(
             depends,
             suspects,
             everywhere,
+            related,
         )
         REGISTRY[rule_id] = made
         return made
@@ -240,11 +247,18 @@ class RuleContext:
 
     def memo(self, what: str, object_id: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per check for (``what``, ``object_id``): several rules of a
-        rack read the same budgets."""
+        rack read the same budgets.  A ``what`` starting with ``names:`` is read off
+        the devices' names and places (who holds a host name first), which every edit
+        may move, a rename too: it is forgotten before each re-check."""
         key = (what, object_id)
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]
+
+    def forget_names(self) -> None:
+        """Drop what ``memo`` keeps under a ``names:`` key (see :meth:`memo`)."""
+        for key in [k for k in self._memo if k[0].startswith("names:")]:
+            del self._memo[key]
 
     def load(self, rack: Rack) -> RackLoad:
         if self._load_source is not None:
@@ -472,6 +486,7 @@ class Checker:
             types=change.design or bool(change.types),
             only_workloads=touched_kinds == {"workload"} and not change.types,
         )
+        self.ctx.forget_names()
         index = self.design.index
         racks = set(change.racks)
         for device_id in change.devices:
@@ -514,7 +529,7 @@ class Checker:
                     device_ids |= {
                         d.id for rid in racks if (r := index.racks.get(rid)) for d in r[1].devices
                     }
-                ids = device_ids
+                ids = self._with_related(registered, table, device_ids, gone)
             for object_id in gone:
                 if table.pop(object_id, None) is not None:
                     differs = True
@@ -539,6 +554,7 @@ class Checker:
         labelled = change.labels
         differs = False
         forgotten = False
+        self.ctx.forget_names()
         for registered in self.rules.values():
             table = self._by_rule.setdefault(registered.id, {})
             if registered.scope in ("rack", "device"):
@@ -551,6 +567,8 @@ class Checker:
                     ids |= {
                         d.id for i in labelled if (r := index.racks.get(i)) for d in r[1].devices
                     }
+                if registered.scope == "device":
+                    ids = set(self._with_related(registered, table, ids, frozenset()))
                 for object_id in ids:
                     obj = self._object(registered.scope, object_id)
                     old = table.pop(object_id, None)
@@ -570,6 +588,25 @@ class Checker:
         if differs:
             self.version += 1
         return differs
+
+    def _with_related(
+        self,
+        registered: Rule,
+        table: dict[str, list[Finding]],
+        ids: AbstractSet[str],
+        gone: AbstractSet[str],
+    ) -> AbstractSet[str]:
+        """``ids`` and, for a rule with :attr:`Rule.related`, the devices whose verdicts
+        they can move and those whose findings name one of them or a removed one."""
+        if registered.related is None:
+            return ids
+        assert self.ctx is not None
+        touched = set(ids) | set(gone)
+        out = set(ids) | set(registered.related(self.ctx, ids))
+        for object_id, found in table.items():
+            if any(not touched.isdisjoint(f.objects) for f in found):
+                out.add(object_id)
+        return out
 
     def _rerun_all(self, registered: Rule, table: dict[str, list[Finding]]) -> bool:
         assert self.ctx is not None

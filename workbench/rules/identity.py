@@ -10,9 +10,11 @@ design over a name), so ``workbench check`` and the window's Checks list them he
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
+from typing import cast
 
 from workbench.catalog.item import is_gpu_server
-from workbench.model import Design
+from workbench.model import Design, Device
 from workbench.model.unique import clashes
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.text_rules import HOSTNAME_MAPPING_WORDS, node_hostname
@@ -40,39 +42,79 @@ def name_duplicate(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Findi
         )
 
 
+def _holders(ctx: RuleContext) -> dict[str, list[Device]]:
+    """Host name → the GPU servers mapping to it, in design order, for the host names
+    more than one device's name maps to (none, usually: then nothing is walked)."""
+
+    def walk() -> dict[str, list[Device]]:
+        design = ctx.design
+        shared = {host for host, count in design.index.host_names.items() if count > 1}
+        holders: dict[str, list[Device]] = {}
+        if not shared:
+            return holders
+        types = design.device_types
+        for _rack, device in design.iter_devices():
+            host = node_hostname(device.name)
+            if host in shared and is_gpu_server(types.get(device.device_type)):
+                holders.setdefault(host, []).append(device)
+        return holders
+
+    return cast(dict[str, list[Device]], ctx.memo("names:host-holders", "", walk))
+
+
+def _same_host(ctx: RuleContext, device_ids: AbstractSet[str]) -> set[str]:
+    """The GPU servers whose names map to the host name of one of ``device_ids``."""
+    index = ctx.design.index
+    counts = index.host_names
+    out: set[str] = set()
+    for device_id in device_ids:
+        found = index.devices.get(device_id)
+        host = node_hostname(found[1].name) if found is not None else None
+        if host is not None and counts.get(host, 0) > 1:
+            out.update(d.id for d in _holders(ctx).get(host, ()))
+    return out
+
+
 @rule(
     "NODE-HOSTNAME",
     title="A GPU server's name maps to no host name, or to another server's",
     severity=Severity.WARNING,
-    scope="design",
-    looks_at={"device", "design"},
+    scope="device",
+    # "rack": a move changes which of two servers comes first in the design.
+    looks_at={"device", "rack", "design"},
+    everywhere=lambda _design, change: change.everything or bool(change.types),
+    related=_same_host,
     source="slurm.conf(5) NodeName; Kubernetes object names (RFC 1123 DNS subdomain)",
 )
-def node_hostname_rule(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
+def node_hostname_rule(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
+    """A device rule: the index counts the devices per host name, so a server whose
+    host name is its own is done in one look-up; the servers sharing one are
+    re-checked together (:attr:`~workbench.rules.engine.Rule.related`)."""
     # The exports map names with text_rules.node_hostname; this warns where they refuse.
-    first: dict[str, tuple[str, str]] = {}
-    for _rack, device in design.iter_devices():
-        if not is_gpu_server(design.device_types.get(device.device_type)):
-            continue
-        host = node_hostname(device.name)
-        if host is None:
-            yield me.finding(
-                f"{device.name!r} is the name of a GPU server, but no host name carries it "
-                f"({HOSTNAME_MAPPING_WORDS}), so the Slurm and Kubernetes exports refuse it: "
-                "rename it to the node's real host name.",
-                device.id,
-            )
-        elif host in first:
-            other_id, other_name = first[host]
-            yield me.finding(
-                f"GPU servers {other_name!r} and {device.name!r} both become the host name "
-                f"{host!r} ({HOSTNAME_MAPPING_WORDS}), so the Slurm and Kubernetes exports "
-                "refuse them: rename one.",
-                other_id,
-                device.id,
-            )
-        else:
-            first[host] = (device.id, device.name)
+    design = ctx.design
+    if not is_gpu_server(design.device_types.get(device.device_type)):
+        return
+    host = node_hostname(device.name)
+    if host is None:
+        yield me.finding(
+            f"{device.name!r} is the name of a GPU server, but no host name carries it "
+            f"({HOSTNAME_MAPPING_WORDS}), so the Slurm and Kubernetes exports refuse it: "
+            "rename it to the node's real host name.",
+            device.id,
+        )
+        return
+    if design.index.host_names.get(host, 0) < 2:
+        return
+    holders = _holders(ctx).get(host, [])
+    first = holders[0] if holders else device
+    if first.id != device.id:
+        yield me.finding(
+            f"GPU servers {first.name!r} and {device.name!r} both become the host name "
+            f"{host!r} ({HOSTNAME_MAPPING_WORDS}), so the Slurm and Kubernetes exports "
+            "refuse them: rename one.",
+            first.id,
+            device.id,
+        )
 
 
 @rule(

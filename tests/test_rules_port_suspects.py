@@ -62,6 +62,8 @@ def broken(catalog) -> Design:
 
 def test_a_clean_fabric_has_no_suspects(catalog):
     design = leaf_spine(catalog)
+    assert check_design(design, rules=[RULE]) == []
+    assert not design.index.links_indexed  # no device asked: no link index built
     assert port_suspects(design) == set()
     assert same_as_asking_every_device(design) == []
 
@@ -78,6 +80,13 @@ def test_every_kind_of_port_problem_is_found_as_before(catalog):
 def test_an_unknown_item_is_not_asked_and_changes_nothing(catalog):
     design = broken(catalog)
     design.device_types.pop("nvidia-qm9700")
+    same_as_asking_every_device(design)
+
+
+def test_two_links_with_one_id_change_nothing(catalog):
+    design = broken(catalog)
+    design.links.insert(0, link(12, "C1", "p77", "H1", "compute7"))  # l12 twice
+    design.reindex()
     same_as_asking_every_device(design)
 
 

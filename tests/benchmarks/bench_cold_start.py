@@ -5,7 +5,10 @@ window has finished its first paint (a zero-length timer queued by the first pai
 of the main window fires after that paint pass).  The baseline is the same harness on a
 bare ``QMainWindow`` with a label: what importing and starting Qt itself costs here, the
 floor under any window.  The window is measured as shipped: the sample design (or FILE),
-the catalog, the docks as a person has them (Cables and Storage tabbed behind Checks).
+the catalog, the docks as a person has them (Cables and Storage tabbed behind Checks),
+started as the ``workbench`` command starts it (``workbench.cli.main.main``: what
+``python -m workbench`` and the console script run), or with ``--direct`` by calling
+the window's ``run_app`` (the command's dispatch left out).
 
     .venv/bin/python tests/benchmarks/bench_cold_start.py [--runs 5] [--gpus 100000]
 
@@ -63,6 +66,10 @@ if sys.argv[1] == "bare":
     window.resize(1600, 1000)
     window.show()
     sys.exit(app.exec())
+elif sys.argv[1] == "command":  # as `workbench [FILE]` starts: through the CLI's dispatch
+    from workbench.cli.main import main
+
+    sys.exit(main(sys.argv[2:]))
 else:
     try:
         from workbench.ui.shell.app import run_app
@@ -115,6 +122,7 @@ def main() -> int:
     parser.add_argument("--gpus", type=int, nargs="*", default=[])
     parser.add_argument("--file", nargs="*", default=[], help="also time opening these designs")
     parser.add_argument("--against", help="also run every workbench row from this checkout")
+    parser.add_argument("--direct", action="store_true", help="call run_app, not the command")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ)
@@ -140,7 +148,7 @@ def main() -> int:
             trees.append((f" ({Path(args.against).name})", str(Path(args.against).resolve())))
         rows: list[Row] = [("bare PySide6 window", "bare", None, None)]
         rows += [
-            (f"workbench, {what}{label}", "app", path, tree)
+            (f"workbench, {what}{label}", "app" if args.direct else "command", path, tree)
             for what, path in designs
             for label, tree in trees
         ]

@@ -5,7 +5,8 @@ The list is the design file and its ``NAME.scenario-LABEL.dcwb`` siblings
 (:func:`~workbench.planning.scenarios.sibling_scenarios`).  Ticking two to four and
 pressing Compare builds the table from each file's cached figures
 (:func:`~workbench.planning.scenarios.figures.figures_of_file`: a file is read and
-checked once per version).  The panel does no work while it is not seen
+checked once per version, and its figures kept in the user's cache folder, so the
+first comparison of a later session does not read a 100,000-GPU file again).  The panel does no work while it is not seen
 (:func:`~workbench.ui.seen.is_seen`): a covered panel marks itself stale when the
 design's path changes and re-reads the folder when its tab is raised (``on_exposed``).
 """

@@ -56,6 +56,10 @@ def settled(window):
         QTimer.singleShot(10, lambda: settled(window))
         return
     found["collector_back"] = gc.isenabled()
+    found["frozen"] = gc.get_freeze_count()
+    from workbench.model import Design
+    window.document.replace_design(Design(), None)  # another design: the start thaws
+    found["frozen_after_replace"] = gc.get_freeze_count()
     print("REPORT " + json.dumps(found), flush=True)
     os._exit(0)
 
@@ -114,3 +118,5 @@ def test_the_first_frame_imports_no_deferred_library_reads_the_catalog_once_and_
     assert len(found["catalog_reads"]) == 1, found["catalog_reads"]
     assert not found["checked"], "the full rule check ran before the first frame"
     assert found["collector_back"], "the garbage collector stayed off after the first frame"
+    # What the start made is set aside from later passes, until the design is replaced.
+    assert found["frozen"] > 0 and found["frozen_after_replace"] == 0

@@ -78,19 +78,30 @@ def start_without_file(window: MainWindow, catalog=None) -> None:
 
 
 def collector_off_until_first_frame(window: MainWindow) -> None:
-    """Pause Python's cyclic garbage collector until ``window`` has drawn its first frame.
+    """Pause Python's cyclic garbage collector until ``window`` has drawn its first frame,
+    then set what the start made aside from its passes.
 
     Everything a start allocates (the window's widgets, the catalog, the design: half a
     million objects at 100,000 GPUs) lives on, so the collections that so much allocation
     sets off find nothing to free, and each walks every object made so far: about a
-    tenth of a second per full pass at 100,000 GPUs, several times over before the first
-    frame.  The collector comes back when the checks are released (first paint, or the
-    window never shown); reference counting frees everything meanwhile, as always.
+    tenth of a second per pass at 100,000 GPUs, several times over before the first
+    frame, and again after it (a 0.2 s pass just after the first frame, and one now and
+    then during edits).  When the checks are released (first paint, or the window never
+    shown) the collector comes back with those objects frozen (:func:`gc.freeze`): later
+    passes walk only what was made since.  Reference counting frees frozen objects as
+    always; only a reference cycle among them waits, until the design is replaced, when
+    they are unfrozen and the collector sees them all again.
     """
     if not gc.isenabled():
         return
     gc.disable()
-    window.document.figures.released.connect(gc.enable)
+    window.document.figures.released.connect(_collector_back)
+    window.document.designReplaced.connect(gc.unfreeze)
+
+
+def _collector_back() -> None:
+    gc.freeze()
+    gc.enable()
 
 
 def run_app(path: str | None) -> int:

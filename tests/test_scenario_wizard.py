@@ -84,6 +84,8 @@ def test_unknown_choices_are_refused_by_name(sample, catalog):
         make_variant(sample, VariantRequest(node_type="nvidia-qm9700"), catalog)
     with pytest.raises(TemplateError, match="immersion"):
         make_variant(sample, VariantRequest(cooling="immersion"), catalog)
+    with pytest.raises(TemplateError, match="generic-mgmt-48p-10g"):
+        make_variant(sample, VariantRequest(compute_switch="generic-mgmt-48p-10g"), catalog)
     with pytest.raises(TemplateError, match="torus"):
         make_variant(sample, VariantRequest(topology="torus"), catalog)
 

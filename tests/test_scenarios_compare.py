@@ -24,6 +24,7 @@ from workbench.planning.scenarios import (
     sibling_scenarios,
 )
 from workbench.planning.scenarios.files import scenario_label
+from workbench.planning.scenarios.text import BEST, WORST, text_lines
 from workbench.rules.engine import check_design
 from workbench.store import save_design
 from workbench.templates.builder import build_template
@@ -82,10 +83,24 @@ def test_best_and_worst_follow_the_direction_of_the_row(h100, b200):
     table = compare([figures_of(h100, "H100"), figures_of(b200, "B200")])
     peak = next(r for r in table.rows if r.label == "Peak BF16")
     values = peak.values
-    assert values[peak.best] == max(values) and values[peak.worst] == min(values)
+    assert [values[i] for i in peak.best] == [max(values)]
+    assert [values[i] for i in peak.worst] == [min(values)]
     racks = next(r for r in table.rows if r.label == "Racks")
-    assert racks.best is None and racks.worst is None  # neither more nor fewer is better
+    assert racks.best == () and racks.worst == ()  # neither more nor fewer is better
     assert racks.differs == (racks.values[0] != racks.values[1])
+
+
+def test_a_tie_marks_every_column_that_holds_the_best_value(h100, b200):
+    """Two scenarios with the same peak are both best; the table never picks one."""
+    table = compare([figures_of(h100, "A"), figures_of(h100, "A again"), figures_of(b200, "B200")])
+    peak = next(r for r in table.rows if r.label == "Peak BF16")
+    a, again, b = peak.values
+    assert a == again and a is not None and b is not None and a != b
+    tied, other = ((0, 1), (2,))
+    assert (peak.best, peak.worst) == ((tied, other) if a > b else (other, tied))
+    cells = text_lines(table)
+    line = next(x for x in cells if x.startswith("Peak BF16"))
+    assert line.count(BEST) == len(peak.best) and line.count(WORST) == len(peak.worst)
 
 
 def test_cost_rows_are_the_cost_cores_figures(h100, b200):

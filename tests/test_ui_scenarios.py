@@ -92,8 +92,8 @@ def test_save_as_scenario_and_variant_then_compare(window, tmp_path, qtbot):
     assert grid.columnCount() == 2 and grid.rowCount() == len(table.rows)
     peak = next(y for y, r in enumerate(table.rows) if r.label == "Peak BF16")
     row = table.rows[peak]
-    assert grid.item(peak, row.best).background().color() == BEST
-    assert grid.item(peak, row.worst).background().color() == WORST
+    assert grid.item(peak, row.best[0]).background().color() == BEST
+    assert grid.item(peak, row.worst[0]).background().color() == WORST
     assert panel.plots.bars_note and panel.plots.scatter_note
 
 
@@ -115,6 +115,9 @@ def test_the_wizard_dialog_offers_the_catalogs_choices_and_lists_the_plan(qtbot,
     assert dialog.requests() == [] and not dialog.make_button.isEnabled()
     offered = [dialog.node.item(i).text() for i in range(dialog.node.count())]
     assert "nvidia-dgx-b200" in offered and all(catalog[s].gpu_count for s in offered)
+    switches = {dialog.switch.item(i).text() for i in range(dialog.switch.count())}
+    assert {"nvidia-qm9700", "nvidia-q3400-ra"} <= switches
+    assert "generic-mgmt-48p-10g" not in switches  # an access switch is no compute leaf
     dialog.tick(dialog.node, ["nvidia-dgx-b200"])
     dialog.tick(dialog.cooling, ["air", "rear-door", "liquid"])
     wanted = [

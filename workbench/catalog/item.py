@@ -51,6 +51,13 @@ def is_gpu_server(item: CatalogItem | None) -> bool:
     return item is not None and item.kind == "server" and item.gpu_count > 0
 
 
+def is_compute_switch(item: CatalogItem | None) -> bool:
+    """True for a switch that can carry a compute or storage fabric: any switch but a
+    management one (a 48-port 10G access switch is no leaf for 400G NICs).  What the
+    scenario wizard offers and the variant planner accepts as "another compute switch"."""
+    return item is not None and item.kind == "switch" and item.role != "management-switch"
+
+
 def power_figure_w(item: CatalogItem | None) -> float | None:
     """The watts a device of ``item`` counts for in budgets and plans: its maximum draw,
     else its typical draw, else None (unknown, never 0 W).  The one reading of an item's

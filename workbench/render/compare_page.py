@@ -52,12 +52,13 @@ MARKERS = ("circle", "square", "triangle", "diamond")
 
 @dataclass(frozen=True)
 class CompareRowText:
-    """One row as printed: label (with unit), cell texts, best/worst column or None."""
+    """One row as printed: label (with unit), cell texts, the best and worst columns
+    (every column of a tie; none where no value is better)."""
 
     label: str
     cells: tuple[str, ...]
-    best: int | None = None
-    worst: int | None = None
+    best: tuple[int, ...] = ()
+    worst: tuple[int, ...] = ()
     differs: bool = False
 
 
@@ -156,7 +157,7 @@ def _paint_table(painter: QPainter, rect: QRectF, page: ComparePage, k: float) -
         painter.drawLine(QLineF(rect.left(), y + row_h, rect.right(), y + row_h))
         for i, text in enumerate(row.cells):
             cell = QRectF(rect.left() + label_w + i * col_w, y, col_w, row_h)
-            shade = BEST if i == row.best else WORST if i == row.worst else None
+            shade = BEST if i in row.best else WORST if i in row.worst else None
             if shade:
                 painter.fillRect(cell.adjusted(pad / 2, 0.5, 0, -0.5), QColor(shade))
             painter.setPen(QColor(colors.TEXT))

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from workbench.calc.summary import summarize
 from workbench.catalog import Catalog, load_catalog
+from workbench.catalog.item import is_compute_switch, is_gpu_server
 from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design
 from workbench.model.rack_fields import built_cooling
@@ -243,15 +244,17 @@ def variant_spec(spec: TemplateSpec, request: VariantRequest, catalog: Catalog) 
     changes: dict[str, object] = {}
     if request.node_type is not None:
         item = catalog.get(request.node_type)
-        if item is None or not item.gpu_count or item.kind != "server":
+        if not is_gpu_server(item):
             raise TemplateError(f"{request.node_type!r} is not a GPU server in the catalog")
         changes["server"] = request.node_type
     if request.cooling is not None:
         changes["compute_rack"] = rack_for_cooling(catalog, request.cooling, spec.compute_rack)
     if request.compute_switch is not None:
         item = catalog.get(request.compute_switch)
-        if item is None or item.kind != "switch":
-            raise TemplateError(f"{request.compute_switch!r} is not a switch in the catalog")
+        if not is_compute_switch(item):
+            raise TemplateError(
+                f"{request.compute_switch!r} is not a compute switch in the catalog"
+            )
         changes["compute_switch"] = request.compute_switch
     if request.topology is not None:
         if request.topology not in TOPOLOGIES:

@@ -24,14 +24,16 @@ LOWER, HIGHER, NEUTRAL = "lower", "higher", ""
 
 @dataclass(frozen=True)
 class CompareRow:
-    """One figure across the scenarios; ``best``/``worst`` are column indices or None."""
+    """One figure across the scenarios; ``best``/``worst`` are the column indices that
+    hold the row's best and worst value (every column of a tie, so two scenarios with
+    the same peak PFLOPS are both marked best), empty where no value is better."""
 
     label: str
     unit: str
     values: tuple[float | None, ...]
     better: str = NEUTRAL
-    best: int | None = None
-    worst: int | None = None
+    best: tuple[int, ...] = ()
+    worst: tuple[int, ...] = ()
     differs: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -40,8 +42,8 @@ class CompareRow:
             "unit": self.unit,
             "values": list(self.values),
             "better": self.better or None,
-            "best": self.best,
-            "worst": self.worst,
+            "best": list(self.best),
+            "worst": list(self.worst),
             "differs": self.differs,
         }
 
@@ -89,11 +91,14 @@ def run_points(table: CompareTable) -> list[RunPoint]:
 def _row(label: str, unit: str, values: Sequence[float | None], better: str) -> CompareRow:
     known = [(v, i) for i, v in enumerate(values) if v is not None]
     differs = len({v for v, _ in known}) > 1 or (0 < len(known) < len(values))
-    best = worst = None
+    best: tuple[int, ...] = ()
+    worst: tuple[int, ...] = ()
     if better and len({v for v, _ in known}) > 1:
-        low = min(known)[1]
-        high = max(known)[1]
-        best, worst = (low, high) if better == LOWER else (high, low)
+        low = min(v for v, _ in known)
+        high = max(v for v, _ in known)
+        lows = tuple(i for v, i in known if v == low)
+        highs = tuple(i for v, i in known if v == high)
+        best, worst = (lows, highs) if better == LOWER else (highs, lows)
     return CompareRow(label, unit, tuple(values), better, best, worst, differs)
 
 

@@ -24,10 +24,10 @@ def cell(row: CompareRow, index: int) -> str:
 
 
 def mark(row: CompareRow, index: int) -> str:
-    """``*`` for the best column of ``row``, ``!`` for the worst, else a blank."""
-    if index == row.best:
+    """``*`` for a best column of ``row``, ``!`` for a worst, else a blank."""
+    if index in row.best:
         return BEST
-    if index == row.worst:
+    if index in row.worst:
         return WORST
     return " "
 
@@ -61,7 +61,7 @@ def text_lines(table: CompareTable) -> list[str]:
 
 def page_rows(
     table: CompareTable,
-) -> list[tuple[str, tuple[str, ...], int | None, int | None, bool]]:
+) -> list[tuple[str, tuple[str, ...], tuple[int, ...], tuple[int, ...], bool]]:
     """Each row as printed on the PDF page: (label with unit, cell texts, best, worst,
     differs); the caller wraps them in :class:`workbench.render.compare_page.CompareRowText`
     (render and planning share a layer, so neither imports the other)."""

@@ -48,10 +48,10 @@ class CompareTableWidget(QTableWidget):
             for x in range(len(table.names)):
                 item = QTableWidgetItem(cell(row, x))
                 item.setTextAlignment(RIGHT)
-                if x == row.best:
+                if x in row.best:
                     item.setBackground(QBrush(BEST))
                     item.setToolTip("best")
-                elif x == row.worst:
+                elif x in row.worst:
                     item.setBackground(QBrush(WORST))
                     item.setToolTip("worst")
                 if row.differs:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.catalog.item import is_compute_switch, is_gpu_server
 from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design
 from workbench.templates.builder import TemplateError
@@ -55,9 +56,9 @@ class ScenarioWizard(QDialog):
         self.design = design
         self.path = path
         items = list(catalog or ())
-        self.node = self._ticks(sorted(i.slug for i in items if i.kind == "server" and i.gpu_count))
+        self.node = self._ticks(sorted(i.slug for i in items if is_gpu_server(i)))
         self.cooling = self._ticks(sorted(COOLING_TYPES))
-        self.switch = self._ticks(sorted(i.slug for i in items if i.kind == "switch"))
+        self.switch = self._ticks(sorted(i.slug for i in items if is_compute_switch(i)))
         self.topology = self._ticks(sorted(TOPOLOGIES))
         grid = QGridLayout()
         for column, (title, box) in enumerate(

@@ -11,6 +11,7 @@ import pytest
 from cli_helpers import digest, run
 
 from workbench.catalog import load_catalog
+from workbench.cli.catalog_load import load_catalog_noting_errors
 from workbench.planning.scenarios import figures as figures_module
 from workbench.planning.scenarios import figures_cache
 from workbench.planning.scenarios.figures import (
@@ -18,10 +19,14 @@ from workbench.planning.scenarios.figures import (
     figures_of,
     figures_of_file,
     figures_of_file_noting,
+    keep_figures_of_saved,
 )
+from workbench.rules import engine
 from workbench.store import save_design
+from workbench.templates import variants
 from workbench.templates.builder import build_template
 from workbench.templates.bundled import bundled_sample
+from workbench.templates.variants import VariantRequest, make_variant
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +197,78 @@ def test_cli_compare_says_what_it_read_from_the_cache(cache, saved, tmp_path):
     assert "as kept in" not in first.stderr
     assert "as kept in" in again.stderr and "--no-cache" in again.stderr
     assert json.loads(again.stdout) == json.loads(first.stdout) == json.loads(fresh.stdout)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda catalog: (bundled_sample(), None), id="sample"),
+        pytest.param(
+            lambda catalog: _variant(catalog, node_type="nvidia-dgx-b200", cooling="liquid"),
+            id="b200-liquid",
+        ),
+        pytest.param(
+            lambda catalog: _variant(catalog, node_type="nvidia-dgx-b200", cooling="air"),
+            id="b200-air",
+        ),
+    ],
+)
+def test_figures_kept_at_save_are_the_ones_the_file_gives_back(cache, tmp_path, monkeypatch, make):
+    catalog = load_catalog(include_user=False, strict=True)
+    design, variant = make(catalog)
+    path = tmp_path / "hall.scenario-x.dcwb"
+    save_design(design, path)
+    kept = keep_figures_of_saved(
+        design,
+        path,
+        catalog,
+        findings=variant.findings if variant else None,
+        context=variant.context if variant else None,
+    )
+    assert kept is not None and len(list(cache.glob("*.json"))) == 1
+    opened = new_process(monkeypatch)
+    reread = figures_of_file(path, catalog=catalog, disk_cache=False)
+    assert opened == [path]  # computed from the file itself, not from what was kept
+    assert reread == kept
+    # And the next process reads the kept figures instead of the file.
+    opened = new_process(monkeypatch)
+    assert figures_of_file_noting(path, catalog=catalog) == (reread, True)
+    assert opened == []
+
+
+def _variant(catalog, **request):
+    variant = make_variant(bundled_sample(), VariantRequest(**request), catalog)
+    assert variant.findings is not None and variant.context is not None
+    return variant.design, variant
+
+
+def test_a_variant_is_checked_once_from_make_to_kept_figures(cache, tmp_path, monkeypatch):
+    catalog = load_catalog(include_user=False, strict=True)
+    checks = []
+    real = engine.check_design
+
+    def counting(design, ctx=None, rules=None):
+        checks.append(design)
+        return real(design, ctx, rules)
+
+    monkeypatch.setattr(variants, "check_design", counting)
+    monkeypatch.setattr(figures_module, "check_design", counting)
+    variant = make_variant(bundled_sample(), VariantRequest(cooling="liquid"), catalog)
+    path = tmp_path / "hall.scenario-liquid.dcwb"
+    save_design(variant.design, path)
+    keep_figures_of_saved(
+        variant.design, path, catalog, findings=variant.findings, context=variant.context
+    )
+    assert checks == [variant.design]
+
+
+def test_cli_scenario_keeps_each_variants_figures(cache, tmp_path, saved, monkeypatch):
+    result = run("scenario", str(saved), "--cooling", "air,liquid")  # XDG_CACHE_HOME: ours
+    assert result.returncode == 0, result.stderr
+    made = sorted(saved.parent.glob("hall.scenario-*.dcwb"))
+    assert len(made) == 2 and len(list(cache.glob("*.json"))) == 2
+    catalog = load_catalog_noting_errors()  # what compare looks items up in
+    opened = new_process(monkeypatch)
+    for path in made:
+        assert figures_of_file_noting(path, catalog=catalog)[1]
+    assert opened == []

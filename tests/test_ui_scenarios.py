@@ -195,8 +195,8 @@ def test_cancel_stops_between_variants_and_keeps_the_ones_made(window, tmp_path,
     actions.tell = _keep_message(actions)
     real_save = actions._save
 
-    def save_then_cancel(design, target, refresh=True):
-        saved = real_save(design, target, refresh)
+    def save_then_cancel(design, target, refresh=True, **found):
+        saved = real_save(design, target, refresh, **found)
         actions._progress.cancel()  # the user presses Cancel while the first is made
         return saved
 
@@ -242,3 +242,31 @@ def test_the_panel_writes_the_comparison_pdf(window, tmp_path):
     written = actions.write_pdf()
     assert written == tmp_path / "budget.pdf"
     assert written.read_bytes()[:5] == b"%PDF-"
+
+
+def test_saved_scenarios_figures_are_kept_as_the_files_give_them(window, tmp_path, monkeypatch):
+    """Save as Scenario (with the window's findings) and a wizard variant (with its own)
+    keep the figures the saved files give back, so comparing them opens neither."""
+    from workbench.planning.scenarios import figures as figures_module
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    actions = window.scenario_actions
+    actions.tell = _keep_message(actions)
+    window.document.figures.findings()  # the window's check has run
+    assert window.document.figures.checked
+    actions.ask_label = lambda: "as is"
+    saved = actions.save_as_scenario()
+    actions.run_wizard = lambda: _Wizard(
+        VariantChoices(node_types=("nvidia-dgx-b200",), coolings=("liquid",))
+    )
+    [variant] = actions.new_variant()
+    assert len(list((cache / "workbench" / "figures").glob("*.json"))) == 2
+    for path in (saved, variant):
+        monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+        kept, from_disk = figures_module.figures_of_file_noting(path, catalog=actions.catalog)
+        assert from_disk
+        monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+        assert kept == figures_module.figures_of_file(
+            path, catalog=actions.catalog, disk_cache=False
+        )

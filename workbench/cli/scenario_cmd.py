@@ -9,7 +9,10 @@ within the new limits, the fabric re-cabled, the jobs kept.  What the rules find
 each is printed, one line per rule (``--json``: one object with every finding).  Exit status 0 when every variant is written,
 2 when FILE cannot be read or an option is wrong.  FILE is only read; the whole plan is
 checked (values, count, existing files) before anything is built, each variant is
-written atomically, and never over an existing file unless ``--force`` is given.
+written atomically, and never over an existing file unless ``--force`` is given.  Each
+variant's comparison figures are computed from the design in hand (its rule findings
+reused) and kept in the user's cache folder, so ``workbench compare`` of the variants
+right after reads none of them again.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     from workbench.cli.progress import step
     from workbench.cli.project_io import open_project, save_project
     from workbench.planning.scenarios import scenario_path
+    from workbench.planning.scenarios.figures import keep_figures_of_saved
     from workbench.templates.builder import TemplateError
     from workbench.templates.variants import (
         VariantChoices,
@@ -115,6 +119,14 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         except TemplateError as exc:
             raise CliError(f"scenario: {request.label()}: {exc}", EXIT_BAD_INPUT) from None
         save_project(variant.design, out)
+        with step(f"keeping the figures of {out.name}"):
+            keep_figures_of_saved(
+                variant.design,
+                out,
+                catalog,
+                findings=variant.findings,
+                context=variant.context,
+            )
         made.append((out, variant))
         if not args.json:
             print(f"wrote {out}")

@@ -38,7 +38,14 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design
 from workbench.model.rack_fields import built_cooling
 from workbench.planning.scenarios import scenario_path
-from workbench.rules.engine import REGISTRY, Severity, check_design, waived_keys
+from workbench.rules.engine import (
+    REGISTRY,
+    Finding,
+    RuleContext,
+    Severity,
+    check_design,
+    waived_keys,
+)
 from workbench.templates.builder import TemplateError, build_spec
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
 
@@ -78,6 +85,12 @@ class Variant:
     design: Design
     #: "ERROR RULE: message" lines of every unwaived error and warning.
     broken: list[str] = field(default_factory=list)
+    #: Every finding of the rules (info and waived ones too) and the context they were
+    #: found in: the saved variant's figures are computed from them
+    #: (:func:`workbench.planning.scenarios.figures.keep_figures_of_saved`), so the
+    #: rules are not run on it a second time.
+    findings: list[Finding] | None = field(default=None, repr=False)
+    context: RuleContext | None = field(default=None, repr=False)
 
     @property
     def passes(self) -> bool:
@@ -277,15 +290,18 @@ def make_variant(
     if design.workloads:
         variant.workloads = copy.deepcopy(design.workloads)
         variant.reindex()
-    return Variant(request, variant, broken_rules(variant))
+    context = RuleContext(variant)
+    findings = check_design(variant, context)
+    return Variant(request, variant, broken_rules(variant, findings), findings, context)
 
 
-def broken_rules(design: Design) -> list[str]:
-    """Every unwaived error and warning of ``design``, errors first, one line each."""
+def broken_rules(design: Design, findings: list[Finding] | None = None) -> list[str]:
+    """Every unwaived error and warning of ``design``, errors first, one line each;
+    ``findings``: the rules' findings on it when already in hand."""
     waived = waived_keys(design)
-    found = [
-        f for f in check_design(design) if f.key not in waived and f.severity >= Severity.WARNING
-    ]
+    if findings is None:
+        findings = check_design(design)
+    found = [f for f in findings if f.key not in waived and f.severity >= Severity.WARNING]
     found.sort(key=lambda f: (-f.severity, f.rule))
     return [
         f"{f.severity.label} {f.rule}: {f.message}"

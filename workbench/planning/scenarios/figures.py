@@ -8,11 +8,16 @@ cost core (:func:`workbench.calc.costs.design_costs`, which evaluates every job 
 100,000-GPU design (reading the file, the rules and the fabric figures), so
 :func:`figures_of_file` keeps them per file version, in memory and in the user's cache
 folder (:mod:`~workbench.planning.scenarios.figures_cache`): the table is then built
-from the cache, in this process and the next.
+from the cache, in this process and the next.  What saves a scenario (``workbench
+scenario``, the wizard, Save as Scenario) already holds the design, and for a variant its
+rule findings, so :func:`keep_figures_of_saved` computes the saved file's figures from
+memory and keeps them under the file's bytes: the first comparison after making
+variants reads none of them again.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +27,7 @@ from workbench.calc.summary import summarize
 from workbench.model.design import Design
 from workbench.planning.scenarios import figures_cache
 from workbench.planning.scenarios.files import scenario_label
-from workbench.rules.engine import RuleContext, check_design, count, waived_keys
+from workbench.rules.engine import Finding, RuleContext, check_design, count, waived_keys
 from workbench.store import open_design
 from workbench.store.reader import SlugLookup
 
@@ -186,10 +191,45 @@ def figures_of_file_noting(
         figures = _compute(open_design(path, catalog=catalog), name)
         if kept is not None:
             figures_cache.store(kept, figures.to_dict())
-    if len(_FILE_CACHE) >= CACHE_FILES:
-        _FILE_CACHE.pop(next(iter(_FILE_CACHE)))  # the oldest entry
-    _FILE_CACHE[path] = (key, figures)
+    _remember(path, key, figures)
     return figures, from_disk
+
+
+def _remember(path: Path, version: tuple[int, int], figures: ScenarioFigures) -> None:
+    """Keep ``figures`` in this process for ``path`` at ``version`` (mtime, size)."""
+    if path not in _FILE_CACHE and len(_FILE_CACHE) >= CACHE_FILES:
+        _FILE_CACHE.pop(next(iter(_FILE_CACHE)))  # the oldest entry
+    _FILE_CACHE[path] = (version, figures)
+
+
+def keep_figures_of_saved(
+    design: Design,
+    path: Path,
+    catalog: SlugLookup | None = None,
+    *,
+    findings: list[Finding] | None = None,
+    context: RuleContext | None = None,
+) -> ScenarioFigures | None:
+    """Compute the figures of ``design``, just saved as ``path`` and unchanged since,
+    and keep them as :func:`figures_of_file` would have kept the figures it read from
+    the file: in the user's cache folder under the file's bytes and ``catalog`` (the one
+    ``workbench compare`` and the Scenarios panel look missing items up in), and in this
+    process.  ``findings``: every finding of the rules on ``design`` as it is (what a
+    variant was checked with), so the rules are not run twice; ``context``: the rule
+    context they were found with (its summary and fabric figures are reused).  The
+    figures are the ones reading the file back gives (a test holds them equal).  None,
+    and nothing kept, when the file's figures cannot be cached (an unlisted catalog, a
+    file that cannot be read back)."""
+    path = Path(path).resolve()
+    key = figures_cache.entry_key(path, catalog)
+    if key is None:
+        return None
+    figures = _compute(design, scenario_label(path), context, findings)
+    figures_cache.store(key, figures.to_dict())
+    with contextlib.suppress(OSError):
+        stat = path.stat()
+        _remember(path, (stat.st_mtime_ns, stat.st_size), figures)
+    return figures
 
 
 def _kept_figures(key: str, name: str) -> ScenarioFigures | None:
@@ -203,10 +243,22 @@ def _kept_figures(key: str, name: str) -> ScenarioFigures | None:
         return None
 
 
-def _compute(design: Design, name: str) -> ScenarioFigures:
-    summary = summarize(design)
-    ctx = RuleContext(design, summary=lambda: summary)
-    counts = count(check_design(design, ctx), waived_keys(design))
+def _compute(
+    design: Design,
+    name: str,
+    ctx: RuleContext | None = None,
+    findings: list[Finding] | None = None,
+) -> ScenarioFigures:
+    """The figures of ``design``; ``findings`` (with the ``ctx`` they were found in,
+    when given) are the rules' findings already in hand."""
+    if ctx is None:
+        summary = summarize(design)
+        ctx = RuleContext(design, summary=lambda: summary)
+    else:
+        summary = ctx.summary
+    if findings is None:
+        findings = check_design(design, ctx)
+    counts = count(findings, waived_keys(design))
     # The cost core evaluates every training job once (days, then the run's cost), so
     # the days come from its runs rather than from a second evaluation here; the
     # compute plane's figures the rules already read are handed on, not recomputed.

@@ -7,7 +7,11 @@ after the user says so.  New Scenario Variant opens the wizard, makes one varian
 combination ticked with the Qt-free planning functions, under a progress dialog that can
 cancel between variants (each rebuild of a 100,000-GPU design takes seconds; the ones
 made stay), saves each the same way, lists what the rules find on each, and ticks the
-made files in the Scenarios dock, ready to compare.
+made files in the Scenarios dock, ready to compare.  Each saved file's comparison
+figures are computed from the design in hand (a variant's rule findings, the window's
+current findings for Save as Scenario) and kept in the user's cache folder
+(:func:`~workbench.planning.scenarios.figures.keep_figures_of_saved`), so comparing them
+reads none of them again.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.planning.scenarios import MAX_SCENARIOS, scenario_path
+from workbench.planning.scenarios.figures import keep_figures_of_saved
+from workbench.rules.engine import Finding, RuleContext
 from workbench.store import ProjectFileError, save_design
 from workbench.templates.builder import TemplateError
 from workbench.templates.variants import (
@@ -129,7 +135,9 @@ class ScenarioActions:
         target = self._target(label) if label else None
         if target is None:
             return None
-        return self._save(self.document.design, target)
+        figures = self.document.figures
+        findings = figures.findings() if figures.checked else None
+        return self._save(self.document.design, target, findings=findings)
 
     def new_variant(self) -> list[Path]:
         """Make the variants ticked in the wizard and save each beside the design; the
@@ -183,7 +191,14 @@ class ScenarioActions:
                 except TemplateError as exc:
                     self.tell("New Scenario Variants", f"{request.label()}: {exc}")
                     return made, False
-                if self._save(variant.design, target, refresh=False) is None:
+                saved = self._save(
+                    variant.design,
+                    target,
+                    refresh=False,
+                    findings=variant.findings,
+                    context=variant.context,
+                )
+                if saved is None:
                     return made, False
                 made.append((target, variant))
             progress.setValue(len(plan))
@@ -191,12 +206,23 @@ class ScenarioActions:
         finally:
             progress.close()
 
-    def _save(self, design, target: Path, refresh: bool = True) -> Path | None:  # noqa: ANN001
+    def _save(
+        self,
+        design,  # noqa: ANN001
+        target: Path,
+        refresh: bool = True,
+        findings: list[Finding] | None = None,
+        context: RuleContext | None = None,
+    ) -> Path | None:
+        """Save ``design`` as ``target`` and keep its comparison figures (``findings``
+        and ``context``: what the rules already found on it, see
+        :func:`~workbench.planning.scenarios.figures.keep_figures_of_saved`)."""
         try:
             save_design(design, target)
         except ProjectFileError as exc:
             self.tell("Save as Scenario", str(exc))
             return None
+        keep_figures_of_saved(design, target, self.catalog, findings=findings, context=context)
         if refresh:
             self.panel.refresh()
         self.window.statusBar().showMessage(f"Saved scenario {target.name}", 5000)

@@ -5,6 +5,11 @@ or foreign, and never a byte written into the project file."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -272,3 +277,44 @@ def test_cli_scenario_keeps_each_variants_figures(cache, tmp_path, saved, monkey
     for path in made:
         assert figures_of_file_noting(path, catalog=catalog)[1]
     assert opened == []
+
+
+def _aged(path: Path, seconds: float = 120) -> Path:
+    stamp = time.time() - seconds
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+@pytest.mark.skipif(os.name != "posix", reason="pids are only checked on POSIX")
+def test_a_writer_killed_mid_write_leaves_a_temp_the_next_entry_sweeps(cache, tmp_path):
+    script = (
+        "import os, signal\n"
+        "from workbench.planning.scenarios import figures_cache\n"
+        "from workbench.store import atomic\n"
+        "def killed(tmp):\n"  # the entry is written; killed before its rename
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "atomic.fsync_file = killed\n"
+        "figures_cache.store('a' * 64, {'gpus': 1})\n"
+    )
+    killed = subprocess.run([sys.executable, "-c", script], timeout=120, check=False)
+    assert killed.returncode == -9
+    (left,) = [p for p in cache.iterdir() if p.name.endswith(".tmp")]
+    assert re.fullmatch(rf"\.{'a' * 64}\.json\.\d+\.[0-9a-f]{{8}}\.tmp", left.name)
+    assert not (cache / f"{'a' * 64}.json").exists()
+    # Just killed: younger than the settling time, so possibly a write running now.
+    figures_cache.store("b" * 64, {"gpus": 2})
+    assert left.exists()
+    # A stale one of a dead writer goes; one whose writer is alive stays.
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        running = cache / f".{'c' * 64}.json.{alive.pid}.0123abcd.tmp"
+        running.write_bytes(b"{")
+        _aged(running)
+        _aged(left)
+        figures_cache.store("d" * 64, {"gpus": 3})
+        assert not left.exists()
+        assert running.exists()
+    finally:
+        alive.kill()
+        alive.wait()
+    assert sorted(p.name for p in cache.glob("*.json")) == [f"{k * 64}.json" for k in "bd"]

@@ -20,7 +20,8 @@ decides for each leftover:
 
 The same sweep tidies what interrupted exports, prints and imports leave, since they
 write the same way (:func:`workbench.store.atomic.replace_atomically`): a workbook's
-``.cables.xlsx.<pid>.<random>.tmp``, a PDF's, a catalog file's, and the staging folders
+``.cables.xlsx.<pid>.<random>.tmp``, a PDF's, a catalog file's, a cached figures entry's
+(``.<key>.json.<pid>.<random>.tmp`` in the user's cache folder), and the staging folders
 ``.<folder>.<pid>.<random>.export`` that folder exports (Slurm, Kubernetes, NetBox,
 SVG pages) fill before moving their files into place.  Those are never recoverable: a
 stale one is removed.  Every export, print and import sweeps its target's folder when

@@ -13,7 +13,11 @@ file per key, the key being a SHA-256 of
   fix to a rule is never hidden by figures an older program computed.
 
 The user's project file is only ever read.  An entry is written atomically (a crash
-leaves no half entry under a key's name), holds no pickle, and is read defensively: one
+leaves no half entry under a key's name) through the store's atomic writer, so a writer
+killed before its rename leaves ``.<key>.json.<pid>.<random>.tmp``, which the next
+entry written tidies with the one sweep of the workbench's temporaries
+(:func:`workbench.store.temps.sweep_temps`: one younger than 30 s or whose writer is
+alive is left alone).  An entry holds no pickle, and is read defensively: one
 that is too big, not JSON, of another format or key, or with a figure of the wrong type
 is ignored and the figures are computed again.  Delete the folder at any time;
 ``workbench compare --no-cache`` neither reads nor writes it.
@@ -32,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import workbench
 from workbench.catalog.schema_cache import user_cache_folder
 from workbench.store.atomic import write_bytes_atomic
+from workbench.store.temps import sweep_quietly
 
 if TYPE_CHECKING:
     from workbench.store.reader import SlugLookup
@@ -136,6 +141,7 @@ def store(key: str, figures: dict[str, Any]) -> bool:
         write_bytes_atomic(folder / f"{key}.json", data)
     except (OSError, ValueError):
         return False
+    sweep_quietly(folder)  # what writers killed before their rename left here
     _prune(folder)
     return True
 

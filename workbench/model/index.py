@@ -170,7 +170,7 @@ class DesignIndex:
         if self._names is not None:
             self._names[device.name] += 1
         if self._hosts is not None:
-            _count(self._hosts, node_hostname(device.name), 1)
+            _count(self._hosts, _host(device.name), 1)
 
     def drop_device(self, device: Device) -> None:
         if self._named_by_links(device.id):
@@ -182,9 +182,9 @@ class DesignIndex:
         """Keep :attr:`device_names` and :attr:`host_names` in step with a rename
         (``new`` None: a removal)."""
         if self._hosts is not None:
-            _count(self._hosts, node_hostname(old), -1)
+            _count(self._hosts, _host(old), -1)
             if new is not None:
-                _count(self._hosts, node_hostname(new), 1)
+                _count(self._hosts, _host(new), 1)
         if self._names is None:
             return
         self._names[old] -= 1
@@ -202,7 +202,7 @@ class DesignIndex:
         if self._hosts is None:
             hosts: Counter[str] = Counter()
             for _rack, device in self.devices.values():
-                _count(hosts, node_hostname(device.name), 1)
+                _count(hosts, _host(device.name), 1)
             self._hosts = hosts
         return self._hosts
 
@@ -375,6 +375,12 @@ class DesignIndex:
                 if tail.isdigit() and tail.isascii():
                     best = max(best, int(tail))
         return best
+
+
+def _host(name: object) -> str | None:
+    """The host name a device name maps to; None for one that is not text (a damaged
+    file's): the index must take any device, the rules say what is wrong with it."""
+    return node_hostname(name) if isinstance(name, str) else None
 
 
 def _count(counter: Counter[str], key: str | None, delta: int) -> None:

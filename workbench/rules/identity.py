@@ -54,7 +54,7 @@ def _holders(ctx: RuleContext) -> dict[str, list[Device]]:
             return holders
         types = design.device_types
         for _rack, device in design.iter_devices():
-            host = node_hostname(device.name)
+            host = node_hostname(device.name) if isinstance(device.name, str) else None
             if host in shared and is_gpu_server(types.get(device.device_type)):
                 holders.setdefault(host, []).append(device)
         return holders
@@ -69,7 +69,8 @@ def _same_host(ctx: RuleContext, device_ids: AbstractSet[str]) -> set[str]:
     out: set[str] = set()
     for device_id in device_ids:
         found = index.devices.get(device_id)
-        host = node_hostname(found[1].name) if found is not None else None
+        name = found[1].name if found is not None else None
+        host = node_hostname(name) if isinstance(name, str) else None
         if host is not None and counts.get(host, 0) > 1:
             out.update(d.id for d in _holders(ctx).get(host, ()))
     return out

@@ -288,3 +288,33 @@ def test_host_name_clashes_follow_renames_moves_removals_and_undos(catalog):
     assert clashes() == [(first.id, second.id)]
     step(undo_rename)
     assert clashes() == []
+
+
+def test_name_duplicate_re_runs_only_when_an_edit_can_make_or_end_a_clash(catalog):
+    """A device dropped under a fresh name with no asset tag or serial cannot clash:
+    NAME-DUPLICATE is not re-run; removing one of two devices sharing a serial (as an
+    old file may hold) ends the clash, and undoing it brings it back."""
+    design = sample_design(catalog)
+    first, second = [d for _r, d in design.iter_devices()][:2]
+    first.serial = second.serial = "SN-SHARED"
+    design.reindex()
+    calls: Counter[str] = Counter()
+    checker = Checker(design, rules=counted_rules(calls))
+    assert any(f.rule == "NAME-DUPLICATE" for f in checker.findings())
+    rack = next(r for r in design.iter_racks() if free_ranges(design, r))
+    spot = free_ranges(design, rack)[0].start
+    device = Device(design.index.new_id("device"), "mgmt-fresh", "generic-mgmt-48p-10g", spot)
+    calls.clear()
+    dropped = ops.apply(design, ops.AddDevice(rack.id, device))
+    checker.update(dropped.change)
+    assert calls["NAME-DUPLICATE"] == 0
+    assert same_as_full(checker)
+    checker.update(ops.apply(design, dropped.inverse).change)
+    assert same_as_full(checker)
+    removed = ops.apply(design, ops.RemoveDevice(second.id))
+    checker.update(removed.change)
+    assert not any(f.rule == "NAME-DUPLICATE" for f in checker.findings())
+    assert same_as_full(checker)
+    checker.update(ops.apply(design, removed.inverse).change)
+    assert any(f.rule == "NAME-DUPLICATE" for f in checker.findings())
+    assert same_as_full(checker)

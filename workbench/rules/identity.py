@@ -14,10 +14,30 @@ from collections.abc import Set as AbstractSet
 from typing import cast
 
 from workbench.catalog.item import is_gpu_server
-from workbench.model import Design, Device
+from workbench.model import Change, Design, Device
 from workbench.model.unique import clashes
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.text_rules import HOSTNAME_MAPPING_WORDS, node_hostname
+
+
+def clash_possible(design: Design, change: Change) -> bool:
+    """Whether ``change`` can make or end a clash: a device went (it may have been one
+    of two), or a device it names carries a name another device also carries, or an
+    asset tag or serial.  A GPU server dropped under a fresh name can do neither, so
+    the drop does not walk 30,000 devices (renames and label edits re-run the rule
+    when a finding names the object, and refuse a new clash in the model)."""
+    if change.everything or change.design or change.removed & change.devices:
+        return True
+    index = design.index
+    names = index.device_names
+    for device_id in change.devices:
+        found = index.devices.get(device_id)
+        if found is None:
+            return True
+        device = found[1]
+        if names.get(device.name, 0) > 1 or device.serial or device.asset_tag:
+            return True
+    return False
 
 
 @rule(
@@ -26,6 +46,7 @@ from workbench.text_rules import HOSTNAME_MAPPING_WORDS, node_hostname
     severity=Severity.ERROR,
     scope="design",
     looks_at={"device", "design"},
+    depends=clash_possible,
     source=(
         "NetBox keeps device names unique per site and asset tags globally; Slurm, "
         "Kubernetes and the version and acceptance imports name a node by its device name"

@@ -221,6 +221,10 @@ def _check_ids(tables: dict[str, Table]) -> None:
     (the links, at scale) and with each other, so no set of 440,000 ids is copied.
     """
     for name, word in {**SHARED_IDS, **OWN_IDS}.items():
+        # Ids are distinct, so the text check walks the column rather than the set:
+        # listed first, the set is made from that list instead of a second row walk
+        # (443,000 link ids: 135 -> ~100 ms).
+        tables[name].column("id")
         tables[name].texts("id")
         tables[name].unique("id", word)
     sets = [(name, tables[name].distinct("id")) for name in SHARED_IDS]

@@ -49,6 +49,7 @@ from workbench.calc.fabric.planes import (
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model.change import Change, edited_types
 from workbench.model.design import Design, Link, StorageTier
+from workbench.model.parts import Rack
 from workbench.model.ports import HOST_KINDS, link_speed, ports_of
 
 #: Bits per byte: link speeds are Gb/s, storage bandwidth GB/s.
@@ -351,10 +352,26 @@ class _PortSpeeds(dict[str, float]):
 
 
 def _clients(design: Design, bandwidth: _PlaneBandwidth, ports: _PortSpeeds) -> ClientFigures:
+    """Every GPU node of ``design`` as a storage client, in the design's device order."""
+    servers: dict[str, CatalogItem | None] = {}  # slug → its item when a GPU server
+    nodes: list[NodeStorage] = []
+    for rack in design.iter_racks():
+        nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
+    return ClientFigures(tuple(nodes))
+
+
+def _rack_clients(
+    design: Design,
+    rack: Rack,
+    bandwidth: _PlaneBandwidth,
+    ports: _PortSpeeds,
+    servers: dict[str, CatalogItem | None],
+) -> tuple[NodeStorage, ...]:
+    """The GPU nodes of one rack as storage clients (reads its devices' ids, names and
+    types only: :meth:`~workbench.model.index.DesignIndex.per_rack` keeps them)."""
     nodes = []
     types = design.device_types
-    servers: dict[str, CatalogItem | None] = {}  # slug → its item when a GPU server
-    for _rack, device in design.iter_devices():
+    for device in rack.devices:
         slug = device.device_type
         if slug in servers:
             item = servers[slug]
@@ -368,6 +385,28 @@ def _clients(design: Design, bandwidth: _PlaneBandwidth, ports: _PortSpeeds) -> 
         nodes.append(
             NodeStorage(device.id, device.name, int(item.gpu_count), gbps, cabled is not None)
         )
+    return tuple(nodes)
+
+
+def _kept_clients(design: Design, bandwidth: _PlaneBandwidth) -> ClientFigures:
+    """:func:`_clients`, with each rack's nodes kept from edit to edit: a GPU node dropped
+    into a rack of a 100,000-GPU design reads that rack, not 30,000 devices.  Every rack
+    is read again when the cabling (so the per-host bandwidth) or the catalog snapshot
+    changed: both bump the cabling version that ``bandwidth`` is kept by."""
+    ports = _PortSpeeds()
+    servers: dict[str, CatalogItem | None] = {}
+    table = design.index.per_rack(
+        "storage-clients",
+        (design.index.fabric_version, id(bandwidth), id(design.device_types)),
+        lambda rack: _rack_clients(design, rack, bandwidth, ports, servers),
+    )
+    nodes: list[NodeStorage] = []
+    for rack in design.iter_racks():
+        kept = table.get(rack.id)
+        if kept is not None and kept[0] is rack:
+            nodes.extend(kept[1])
+        else:  # two racks of a damaged file share an id: read this one here
+            nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
     return ClientFigures(tuple(nodes))
 
 
@@ -404,7 +443,10 @@ def storage_figures(design: Design, structure: PlaneStructure | None = None) -> 
             lambda: _PlaneBandwidth(design, plane_structure(design, "storage").host_links),
         )
     port_speeds = _PortSpeeds()
-    clients = _clients(design, bandwidth, port_speeds)
+    if structure is not None:
+        clients = _clients(design, bandwidth, port_speeds)
+    else:
+        clients = _kept_clients(design, bandwidth)
     tiers = tuple(
         _tier_figures(design, tier, bandwidth, port_speeds, clients)
         for tier in design.storage_tiers

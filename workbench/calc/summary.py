@@ -128,31 +128,46 @@ def cooling_pue(design: Design) -> float:
     unknown cooling word counts as air, and a design without racks gets the air figure
     (:data:`DEFAULT_PUE`), so air-cooled designs plan at 1.3 exactly as before.
 
-    One pass over the devices with per-type watts looked up once (a few milliseconds at
-    100,000 GPUs); an all-air design (the common case) is answered from the racks alone.
+    Each rack's draw is kept between edits (:func:`_rack_it_watts`), so an edit re-sums
+    only the racks it touched; an all-air design (the common case) is answered from the
+    racks alone.
     """
     racks = list(design.iter_racks())
     coolings = {rack.cooling for rack in racks}
     if not coolings or coolings == {"air"}:
         return DEFAULT_PUE
     watts: dict[str, float] = {}
+    table = design.index.per_rack(
+        "rack-it-watts",
+        (design.index.fabric_version, id(design.device_types)),
+        lambda rack: _rack_it_watts(design, rack, watts),
+    )
     by_type: dict[str, float] = {}
     counted: dict[str, int] = {}
     for rack in racks:
-        w = 0.0
-        for device in rack.devices:
-            slug = device.device_type
-            figure = watts.get(slug)
-            if figure is None:
-                item = design.device_types.get(slug)
-                figure = watts[slug] = float(power_figure_w(item) or 0.0) if item else 0.0
-            w += figure
+        kept = table.get(rack.id)
+        w = kept[1] if kept is not None and kept[0] is rack else _rack_it_watts(design, rack, watts)
         cooling = rack.cooling if rack.cooling in COOLING_TYPES else "air"
         by_type[cooling] = by_type.get(cooling, 0.0) + w
         counted[cooling] = counted.get(cooling, 0) + 1
     weights: dict[str, float] = by_type if sum(by_type.values()) > 0 else dict(counted)
     total = sum(weights.values())
     return sum(COOLING_TYPES[k].pue * v for k, v in weights.items()) / total
+
+
+def _rack_it_watts(design: Design, rack: Rack, watts: dict[str, float]) -> float:
+    """Σ of the rack's devices' power figures (``watts``: per slug, filled as met); kept
+    per rack by :meth:`~workbench.model.index.DesignIndex.per_rack`, so an edit re-sums
+    the racks it touched (a catalog item replaced bumps the cabling version: all)."""
+    w = 0.0
+    for device in rack.devices:
+        slug = device.device_type
+        figure = watts.get(slug)
+        if figure is None:
+            item = design.device_types.get(slug)
+            figure = watts[slug] = float(power_figure_w(item) or 0.0) if item else 0.0
+        w += figure
+    return w
 
 
 def design_pue(design: Design) -> float:

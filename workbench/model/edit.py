@@ -44,7 +44,7 @@ def rename_device(design: Design, device_id: str, name: str) -> str:
     site = unique.site_of_rack(design, rack.id)
     unique.check_device_names(design, site, [replace(device, name=name)], frozenset({device.id}))
     old, device.name = device.name, name
-    design.index.rename_device(old, name)
+    design.index.rename_device(old, name, device_id)
     return old
 
 
@@ -110,7 +110,7 @@ def restore_device_name(design: Design, device_id: str, name: str) -> None:
     found = design.find_device(device_id)
     if found is None:
         raise EditError(f"No device with id {device_id!r}.")
-    design.index.rename_device(found[1].name, name)
+    design.index.rename_device(found[1].name, name, device_id)
     found[1].name = name
 
 

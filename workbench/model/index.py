@@ -92,6 +92,11 @@ class DesignIndex:
         #: Derived results keyed by name, valid for :attr:`fabric_version` (the calc
         #: layer's caches; dropped with the index).
         self.fabric_cache: dict[str, tuple[int, object]] = {}
+        #: Per reader of :meth:`per_rack`: racks whose device list, or a device's name,
+        #: changed since it last asked (empty until a reader asks: building costs nothing).
+        self._rack_marks: dict[str, set[str]] = {}
+        #: Per reader of :meth:`per_rack`: its key and rack id → (rack, value).
+        self._per_rack: dict[str, tuple[object, dict[str, tuple[Rack, object]]]] = {}
         for site in design.sites:
             self.add_site(site)
             for row in site.rows:
@@ -151,6 +156,7 @@ class DesignIndex:
 
     def add_rack(self, row: Row, rack: Rack) -> None:
         self.racks[rack.id] = (row, rack)
+        self._mark(rack.id)
         for device in rack.devices:
             self.add_device(rack, device)
 
@@ -163,6 +169,7 @@ class DesignIndex:
 
     def add_device(self, rack: Rack, device: Device) -> None:
         self.devices[device.id] = (rack, device)
+        self._mark(rack.id)
         if self._named_by_links(device.id):
             # A link already named this id (a file's dangling end): what the cabling
             # means changes with the device's type, so figures cached by cabling go.
@@ -175,12 +182,28 @@ class DesignIndex:
     def drop_device(self, device: Device) -> None:
         if self._named_by_links(device.id):
             self.fabric_version += 1  # links left naming it now end on nothing
-        if self.devices.pop(device.id, None) is not None:
+        placed = self.devices.pop(device.id, None)
+        if placed is not None:
+            self._mark(placed[0].id)
             self.rename_device(device.name, None)
 
-    def rename_device(self, old: str, new: str | None) -> None:
+    def move_device(self, rack: Rack, device: Device) -> None:
+        """``device`` now sits in ``rack`` (moved there, or to another place in the
+        rack's list): both racks' device lists changed."""
+        placed = self.devices.get(device.id)
+        if placed is not None:
+            self._mark(placed[0].id)
+        self.devices[device.id] = (rack, device)
+        self._mark(rack.id)
+
+    def rename_device(self, old: str, new: str | None, device_id: str | None = None) -> None:
         """Keep :attr:`device_names` and :attr:`host_names` in step with a rename
-        (``new`` None: a removal)."""
+        (``new`` None: a removal); ``device_id`` names the renamed device, whose rack
+        :meth:`per_rack` readers then read again."""
+        if device_id is not None:
+            placed = self.devices.get(device_id)
+            if placed is not None:
+                self._mark(placed[0].id)
         if self._hosts is not None:
             _count(self._hosts, _host(old), -1)
             if new is not None:
@@ -221,8 +244,44 @@ class DesignIndex:
 
     def drop_rack(self, rack: Rack) -> None:
         self.racks.pop(rack.id, None)
+        self._mark(rack.id)
         for device in rack.devices:
             self.drop_device(device)
+
+    def _mark(self, rack_id: str) -> None:
+        for marks in self._rack_marks.values():
+            marks.add(rack_id)
+
+    def per_rack(
+        self, name: str, key: object, compute: Callable[[Rack], T]
+    ) -> dict[str, tuple[Rack, T]]:
+        """rack id → (rack, ``compute(rack)``) for every rack, kept from call to call under
+        ``name``: only racks whose devices came, went, moved or were renamed since the
+        last call are computed again, and every rack when ``key`` differs from that
+        call's (say, the cabling version the figure also reads).
+
+        For figures summed per rack over every device (the storage clients, the racks'
+        IT draw): a GPU node dropped on a 100,000-GPU design then reads one rack, not
+        30,000 devices.  ``compute`` must read nothing of a rack but its devices' ids,
+        names and types (and what ``key`` stands for); a rack's own fields are read by
+        the caller.  The caller checks each entry's rack is the rack it holds (two
+        racks of a damaged file may share an id)."""
+        marks = self._rack_marks.get(name)
+        self._rack_marks[name] = set()
+        kept = self._per_rack.get(name)
+        table: dict[str, tuple[Rack, object]]
+        if marks is None or kept is None or kept[0] != key:
+            table = {rack_id: (rack, compute(rack)) for rack_id, (_row, rack) in self.racks.items()}
+        else:
+            table = kept[1]
+            for rack_id in marks:
+                placed = self.racks.get(rack_id)
+                if placed is None:
+                    table.pop(rack_id, None)
+                else:
+                    table[rack_id] = (placed[1], compute(placed[1]))
+        self._per_rack[name] = (key, table)
+        return cast("dict[str, tuple[Rack, T]]", table)
 
     def touch_fabric(self) -> None:
         """Say the cabling changed (see :attr:`fabric_version`)."""

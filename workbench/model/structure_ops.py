@@ -402,11 +402,11 @@ def _move_device(design: Design, op: MoveDevice) -> Applied:
         except EditError:
             rack.devices.insert(old_index, device)
             raise
-        design.index.devices[device.id] = (new_rack, device)
+        design.index.move_device(new_rack, device)
     device.position, device.face = op.position, op.face
     if old_name is not None and op.name is not None:
         device.name = op.name
-        design.index.rename_device(old_name, op.name)
+        design.index.rename_device(old_name, op.name, device.id)
     change = Change(
         racks=frozenset({rack.id, new_rack.id}),
         devices=frozenset({device.id}),

@@ -1,0 +1,97 @@
+"""The storage clients and the racks' IT draw are kept per rack between edits
+(:meth:`workbench.model.index.DesignIndex.per_rack`): after every kind of edit, and
+after undoing them, they must equal a computation from scratch, and a GPU node dropped
+into one rack must read that rack only."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import pytest
+from storage_designs import DGX, storage_design
+
+from workbench.calc import storage_tiers
+from workbench.calc.storage_tiers import storage_figures
+from workbench.calc.summary import cooling_pue
+from workbench.catalog import load_catalog
+from workbench.model import Design, Device, Link
+from workbench.model.ops import (
+    AddDevice,
+    AddLink,
+    MoveDevice,
+    RemoveDevice,
+    RenameDevice,
+    ReplaceDeviceType,
+    SetRackFields,
+    apply,
+)
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(include_user=False)
+
+
+def _fresh(design: Design) -> Design:
+    """The same design with nothing kept: a copy with its index dropped."""
+    other = copy.deepcopy(design)
+    other.reindex()
+    return other
+
+
+def _assert_current(design: Design) -> None:
+    fresh = _fresh(design)
+    kept_figures, fresh_figures = storage_figures(design), storage_figures(fresh)
+    assert kept_figures == fresh_figures
+    assert kept_figures.clients.gbps == fresh_figures.clients.gbps
+    assert kept_figures.clients.cabled == fresh_figures.clients.cabled
+    assert cooling_pue(design) == cooling_pue(fresh)
+
+
+def test_kept_figures_equal_fresh_ones_through_edits_and_undo(catalog) -> None:
+    design = storage_design(catalog, nodes=5, appliances=2, appliance_links=1, node_links=1)
+    _assert_current(design)  # the caches start here
+    before = (storage_figures(design), cooling_pue(design))
+    bigger = dataclasses.replace(catalog[DGX], gpu_count=4, max_power_w=9000)
+    edits = [
+        AddDevice("rg1", Device("gpu-new", "gpu-new", DGX, 25)),  # a drop, uncabled
+        RemoveDevice("gpu-0"),  # a cabled node: its link goes too
+        MoveDevice("gpu-1", "rg1", 33, "front"),  # to another rack
+        MoveDevice("gpu-3", "rg1", 1, "front", index=1),  # reordered within its rack
+        ReplaceDeviceType(bigger),  # the node's type: GPUs and watts
+        AddLink(Link("l-new", "gpu-2", "storage1", "sw-1", "swp60", "net-storage")),
+        RenameDevice("gpu-2", "renamed-node"),
+        SetRackFields("rg0", {"cooling": "liquid"}),
+    ]
+    inverses = []
+    for op in edits:
+        inverses.append(apply(design, op).inverse)
+        _assert_current(design)
+    assert storage_figures(design) != before[0]  # the edits moved the figures
+    for inverse in reversed(inverses):
+        apply(design, inverse)
+        _assert_current(design)
+    assert storage_figures(design) == before[0]
+    assert cooling_pue(design) == before[1]
+
+
+def test_a_drop_reads_the_rack_it_lands_in_only(catalog, monkeypatch) -> None:
+    design = storage_design(catalog, nodes=9, appliances=2, appliance_links=1, node_links=1)
+    storage_figures(design)
+    read: list[str] = []
+    original = storage_tiers._rack_clients
+
+    def spy(design, rack, *args):
+        read.append(rack.id)
+        return original(design, rack, *args)
+
+    monkeypatch.setattr(storage_tiers, "_rack_clients", spy)
+    apply(design, AddDevice("rg1", Device("gpu-new", "gpu-new", DGX, 25)))
+    figures = storage_figures(design)
+    assert read == ["rg1"]
+    assert "gpu-new" in {n.device_id for n in figures.clients.nodes}
+    read.clear()
+    apply(design, AddLink(Link("l-new", "gpu-new", "storage1", "sw-1", "swp60", "net-storage")))
+    storage_figures(design)
+    assert sorted(read) == sorted(r.id for r in design.iter_racks())  # cabling: all again

@@ -16,8 +16,9 @@ import json
 import os
 import re
 import sqlite3
+from array import array
 from collections.abc import Callable
-from operator import itemgetter
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -86,8 +87,12 @@ def _select(
     literal, which would turn a column missing from a damaged file into rows of its
     name instead of the error it must be.  (They are the schema's own identifiers.)
     """
-    names = ", ".join(columns)
-    return conn.execute(f'SELECT {names} FROM "{table}" ORDER BY seq').fetchall()
+    return conn.execute(_select_sql(table, columns)).fetchall()
+
+
+def _select_sql(table: str, columns: tuple[str, ...]) -> str:
+    """The statement :func:`_select` runs (see there why the names go unquoted)."""
+    return f'SELECT {", ".join(columns)} FROM "{table}" ORDER BY seq'
 
 
 def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
@@ -114,17 +119,20 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
     design.properties = properties
 
     made: dict[str, dict[int, Any]] = {}  # table -> seq -> object, parents first
+    parents = {b.parent for b in binding.TREE}
     order: Order = {}
+    pools = _Pools()
     for b in binding.TREE:
-        rows, objects = _attach(file, conn, b, loads, design, made)
-        order[b.table] = _keyed(file, conn, b, rows, objects)
-        made[b.table] = dict(zip(map(itemgetter(0), rows), objects, strict=True))
+        seqs, objects = _attach(file, conn, b, loads, design, made, pools)
+        order[b.table] = Rows(b.columns, (), objects, b.json, seqs)
+        if b.table in parents:
+            made[b.table] = dict(zip(seqs, objects, strict=True))
+    made.clear()
+    pools.share_ids(obj.id for _, obj in design.iter_devices())
     for b in binding.LISTS:
-        make = _maker(b, loads)
-        rows = _select(conn, b.table, b.columns)
-        objects = list(map(make, rows))
+        seqs, objects = _stream(file, conn, b, loads, pools)
         setattr(design, b.table, objects)
-        order[b.table] = _keyed(file, conn, b, rows, objects)
+        order[b.table] = Rows(b.columns, (), objects, b.json, seqs)
     design.versions = read_versions(file, conn)
     design.acceptance = read_acceptance(file, conn)
     design.captures = read_captures(file, conn)
@@ -138,30 +146,155 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
     return design, order
 
 
-def _keyed(
+#: Rows fetched and turned into objects at a time: large enough that the per-fetch cost
+#: vanishes, small enough that the rows' own tuples and text (~600 bytes a link) never
+#: pile up beside the objects made from them (a fetchall of a 1,000,000-GPU design's
+#: 4.4 million links held about 2.6 GB at once).
+_CHUNK = 8192
+
+#: Columns whose values repeat across rows (a few hundred port names, four networks,
+#: a dozen catalog slugs): each distinct value is kept once, and every object holding it
+#: refers to that one copy instead of a string or float of its own per row.
+_REPEATED: dict[str, tuple[str, ...]] = {
+    "racks": ("rack_type", "cooling", "facing"),
+    "devices": ("device_type", "face", "software_stack", "role"),
+    "links": ("a_port", "b_port", "network", "cable_type", "speed_gbps"),
+}
+
+#: Columns naming a device: their text becomes the device's own id string.
+_DEVICE_REFS: dict[str, tuple[str, ...]] = {"links": ("a_device", "b_device")}
+
+#: Kinds that nothing of another kind equals (2 == 2.0, so int and float are not).
+_ONE_KIND: tuple[type, ...] = (str, type(None))
+
+#: Types whose equal values are interchangeable (2 == 2.0 == True are not, so a column
+#: of no fixed affinity is shared only while it holds one of these and None).
+_SHAREABLE: tuple[frozenset[type], ...] = (
+    frozenset({str, type(None)}),
+    frozenset({float, type(None)}),
+)
+
+
+def _affinity(declared: str) -> str:
+    """SQLite's affinity for a column's declared type (the rules of its "Datatypes"
+    page, in their order)."""
+    kind = declared.upper()
+    if "INT" in kind:
+        return "INTEGER"
+    if "CHAR" in kind or "CLOB" in kind or "TEXT" in kind:
+        return "TEXT"
+    if "BLOB" in kind or not kind:
+        return "BLOB"
+    if "REAL" in kind or "FLOA" in kind or "DOUB" in kind:
+        return "REAL"
+    return "NUMERIC"
+
+
+#: Affinities under which no two values of a column are equal unless of one type:
+#: TEXT stores numbers as text, REAL stores whole numbers as floats.
+_ONE_KIND_AFFINITIES = frozenset({"TEXT", "REAL"})
+
+Share = Callable[[tuple[Any, ...]], tuple[Any, ...]]
+
+
+class _Pools:
+    """One copy of each repeated value, per column, for the whole design being read.
+
+    At 1,000,000 GPUs the links' port names, network ids, speeds and device ends are
+    about 26 million values with a few hundred thousand distinct ones; sharing them
+    shrinks the opened design by over a gigabyte (about 300 bytes a link) without
+    changing any value: an object gets an equal value of the same type, read from the
+    same column.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[Any, Any] = {}
+
+    def share_ids(self, ids: Any) -> None:
+        """The device ids that device-naming columns (link ends) are to share."""
+        self._ids = {i: i for i in ids}
+
+    def sharers(
+        self, conn: sqlite3.Connection, table: str, columns: tuple[str, ...]
+    ) -> list[Share | None]:
+        """For each of ``columns``, the function sharing a chunk's values of it, or None
+        for a column whose values do not repeat."""
+        declared = {r[1]: str(r[2]) for r in conn.execute(f'PRAGMA table_info("{table}")')}
+        found: list[Share | None] = []
+        for column in columns:
+            if column in _DEVICE_REFS.get(table, ()):
+                pool = self._ids
+            elif column in _REPEATED.get(table, ()):
+                pool = {}
+            else:
+                found.append(None)
+                continue
+            one_kind = _affinity(declared.get(column, "")) in _ONE_KIND_AFFINITIES
+            found.append(partial(_shared, pool, one_kind))
+        return found
+
+
+def _shared(pool: dict[Any, Any], one_kind: bool, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``values`` with each one replaced by ``pool``'s equal copy; as they are when the
+    column (not ``one_kind`` by its affinity) mixes kinds whose equal values differ."""
+    first = values[0]
+    if type(first) in _ONE_KIND and values[-1] == first and values.count(first) == len(values):
+        # One value all along (a chunk of one network, or none): no hashing.
+        return (pool.setdefault(first, first),) * len(values)
+    if not one_kind:
+        kinds = set(map(type, values))
+        if not any(kinds <= allowed for allowed in _SHAREABLE):
+            return values
+    return tuple(map(pool.setdefault, values, values))
+
+
+def _stream(
     file: Path,
     conn: sqlite3.Connection,
     b: binding.Binding,
-    rows: list[tuple[Any, ...]],
-    objects: list[Any],
-) -> Rows:
-    """The table's rows for the value checks, once every ``seq`` is a distinct whole
-    number: children name their parent by it and messages name rows by it.
+    loads: _JsonReader,
+    pools: _Pools,
+    rows_made: Callable[[list[tuple[Any, ...]], list[Any]], None] | None = None,
+) -> tuple[array[int], list[Any]]:
+    """``b.table``'s objects, made :data:`_CHUNK` rows at a time, and the ``seq`` of
+    each (in file order, for the value checks' messages).
 
-    A table as the workbench creates it has ``seq INTEGER PRIMARY KEY`` (SQLite's rowid),
-    which guarantees that; only a table rebuilt by hand has its seqs checked one by one.
+    Each chunk is turned column-wise: repeated values shared (:class:`_Pools`), JSON
+    columns decoded, then one object per row.  ``rows_made`` is called with each
+    chunk's rows and objects (the tree attaches children to parents there).  A table
+    whose ``seq`` is not SQLite's rowid has its seqs checked to be distinct whole
+    numbers, as children name their parent by it and messages name rows by it.
     """
-    if not _seq_is_rowid(conn, b.table):
-        seen: set[Any] = set()
-        for seq in map(itemgetter(0), rows):
-            if type(seq) is not int:
-                raise ProjectFileError(
-                    file, f"damaged: {b.table} has a row whose seq is {shown(seq)}"
-                )
-            if seq in seen:
-                raise ProjectFileError(file, f"damaged: {b.table} has two rows with seq {seq}")
-            seen.add(seq)
-    return Rows(b.columns, rows, objects, b.json)
+    make = _maker(b, loads)
+    cursor = conn.execute(_select_sql(b.table, b.columns))
+    rowid = _seq_is_rowid(conn, b.table)
+    seen: set[Any] = set()
+    seqs: array[int] = array("q")
+    objects: list[Any] = []
+    sharers = pools.sharers(conn, b.table, b.columns)
+    while rows := cursor.fetchmany(_CHUNK):
+        columns = [
+            values if share is None else share(values)
+            for share, values in zip(sharers, zip(*rows, strict=True), strict=True)
+        ]
+        if not rowid:
+            _check_seqs(file, b.table, columns[0], seen)
+        seqs.extend(columns[0])
+        made = make(columns)
+        objects.extend(made)
+        if rows_made is not None:
+            rows_made(rows, made)
+    return seqs, objects
+
+
+def _check_seqs(file: Path, table: str, column: tuple[Any, ...], seen: set[Any]) -> None:
+    """Each ``seq`` of a table rebuilt by hand is a whole number no other row has."""
+    for seq in column:
+        if type(seq) is not int:
+            raise ProjectFileError(file, f"damaged: {table} has a row whose seq is {shown(seq)}")
+        if seq in seen:
+            raise ProjectFileError(file, f"damaged: {table} has two rows with seq {seq}")
+        seen.add(seq)
 
 
 def _seq_is_rowid(conn: sqlite3.Connection, table: str) -> bool:
@@ -176,49 +309,43 @@ def _seq_is_rowid(conn: sqlite3.Connection, table: str) -> bool:
     return keys == [("seq", "INTEGER")]
 
 
-def _maker(b: binding.Binding, loads: _JsonReader) -> Callable[[tuple[Any, ...]], Any]:
-    """A function making ``b.cls`` from one row selected as ``b.columns``.
+def _maker(b: binding.Binding, loads: _JsonReader) -> Callable[[list[tuple[Any, ...]]], list[Any]]:
+    """A function making ``b.cls`` objects from the columns of a chunk of rows selected
+    as ``b.columns`` (one tuple of values per column, in that order).
 
     Each field is taken from the column of the same name; the key columns (``seq``, a
     parent's seq) are not fields and are skipped.  When the stored fields are the
     class's leading fields (the usual case: children lists such as ``Rack.devices``
-    come last) the column positions are put in field order once, here, and every row
-    is one C-level ``itemgetter`` call and a positional constructor call; otherwise the
-    fields go by keyword.  Building a dict per row instead would add about 0.1 s to
-    opening a 100,000-GPU design (130,000 rows).
+    come last) the objects are made by one C-level ``map`` of the constructor over the
+    columns; otherwise the fields go by keyword.  JSON columns are decoded first, each
+    bad text named with its row's id.
     """
     key = b.columns.index("id") if "id" in b.columns else 0
     position = {name: i for i, name in enumerate(b.columns)}
     cls = b.cls
 
-    def decode(text: Any, name: str, row: tuple[Any, ...]) -> Any:
-        if text is None and name in b.json_nullable:
-            return None
-        return loads(text, b.table, row[key])
+    def decode(name: str, values: tuple[Any, ...], keys: tuple[Any, ...]) -> list[Any]:
+        nullable = name in b.json_nullable
+        return [
+            None if text is None and nullable else loads(text, b.table, k)
+            for text, k in zip(values, keys, strict=True)
+        ]
 
     order = [f.name for f in dataclasses.fields(cls) if f.init]
     leading = order[: len(b.fields)]
-    if set(leading) != set(b.fields) or len(leading) < 2:
+    by_position = set(leading) == set(b.fields) and len(leading) >= 2
+    names = leading if by_position else list(b.fields)
 
-        def by_keyword(row: tuple[Any, ...]) -> Any:
-            values = {name: row[position[name]] for name in b.fields}
-            for name in b.json:
-                values[name] = decode(values[name], name, row)
-            return cls(**values)
+    def make(columns: list[tuple[Any, ...]]) -> list[Any]:
+        values: list[Any] = [columns[position[name]] for name in names]
+        for k, name in enumerate(names):
+            if name in b.json:
+                values[k] = decode(name, values[k], columns[key])
+        if by_position:
+            return list(map(cls, *values))
+        return [cls(**dict(zip(names, row, strict=True))) for row in zip(*values, strict=True)]
 
-        return by_keyword
-    pick = itemgetter(*(position[name] for name in leading))
-    decoded = [(k, name) for k, name in enumerate(leading) if name in b.json]
-    if not decoded:
-        return lambda row: cls(*pick(row))
-
-    def by_position(row: tuple[Any, ...]) -> Any:
-        values = list(pick(row))
-        for k, name in decoded:
-            values[k] = decode(values[k], name, row)
-        return cls(*values)
-
-    return by_position
+    return make
 
 
 def _attach(
@@ -228,34 +355,36 @@ def _attach(
     loads: _JsonReader,
     design: Design,
     made: dict[str, dict[int, Any]],
-) -> tuple[list[tuple[Any, ...]], list[Any]]:
+    pools: _Pools,
+) -> tuple[array[int], list[Any]]:
     """Build ``b.table``'s objects, each appended to its parent's list (or the design's).
 
     ``made`` holds the objects of the tables above, by ``seq``.  Children arrive in
-    ``seq`` order, which is their order within each parent too.  Returns the rows and
-    the objects made from them, in that order, for the value checks and the next level.
+    ``seq`` order, which is their order within each parent too.  Returns the seqs and
+    the objects, in that order, for the value checks and the next level.
     """
-    make = _maker(b, loads)
-    rows = _select(conn, b.table, b.columns)
-    objects = list(map(make, rows))
     if b.parent is None:
+        seqs, objects = _stream(file, conn, b, loads, pools)
         getattr(design, b.table).extend(objects)
-        return rows, objects
+        return seqs, objects
     parents, parent_b = made[b.parent], binding.BINDINGS[b.parent]
     children = parent_b.children or b.table
-    for row, obj in zip(rows, objects, strict=True):
-        try:
-            parent = parents.get(row[1])
-        except TypeError:  # an unhashable parent key cannot come from SQLite; be sure
-            parent = None
-        if parent is None:
-            raise ProjectFileError(
-                file,
-                f"truncated or damaged: {b.cls.__name__.lower()} {obj.id!r} belongs to a "
-                f"missing {parent_b.cls.__name__.lower()}",
-            )
-        getattr(parent, children).append(obj)
-    return rows, objects
+
+    def attach(rows: list[tuple[Any, ...]], objects: list[Any]) -> None:
+        for row, obj in zip(rows, objects, strict=True):
+            try:
+                parent = parents.get(row[1])
+            except TypeError:  # an unhashable parent key cannot come from SQLite; be sure
+                parent = None
+            if parent is None:
+                raise ProjectFileError(
+                    file,
+                    f"truncated or damaged: {b.cls.__name__.lower()} {obj.id!r} belongs to a "
+                    f"missing {parent_b.cls.__name__.lower()}",
+                )
+            getattr(parent, children).append(obj)
+
+    return _stream(file, conn, b, loads, pools, attach)
 
 
 class _JsonReader:

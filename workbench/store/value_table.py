@@ -108,13 +108,21 @@ def _type_words(types: tuple[type, ...]) -> str:
 @dataclass(frozen=True)
 class Rows:
     """What the reader made of one table: its rows as selected (``columns`` name their
-    values; ``seq`` leads), and the object made from each row, in the same order."""
+    values; ``seq`` leads), and the object made from each row, in the same order.
+
+    With ``seqs`` given, the rows themselves are not kept (``rows`` is empty): every
+    field is read off the objects, which hold each column's value as SQLite gave it,
+    and ``seq`` from ``seqs`` (the reader keeps no row tuples beside a design of
+    millions of links).
+    """
 
     columns: tuple[str, ...]
     rows: Sequence[Sequence[Any]]
     objects: Sequence[Any]
     #: Fields decoded from JSON: their values are read off the objects, not the rows.
     decoded: frozenset[str] = frozenset()
+    #: Each object's ``seq``, when the rows are not kept.
+    seqs: Sequence[int] | None = None
 
 
 class Table:
@@ -126,15 +134,18 @@ class Table:
         self.rows = rows.rows
         self.objects = rows.objects
         self._decoded = rows.decoded
+        self._seqs = rows.seqs
         self._position = {column: i for i, column in enumerate(rows.columns)}
         self._distinct: dict[str, set[Any]] = {}
         self._listed: dict[str, list[Any]] = {}
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.rows) if self._seqs is None else len(self._seqs)
 
     def values(self, field: str) -> Iterator[Any]:
         """The values of ``field``, one per row, without building a list."""
+        if self._seqs is not None:
+            return iter(self._seqs) if field == "seq" else map(attrgetter(field), self.objects)
         if field in self._decoded:
             return map(attrgetter(field), self.objects)
         return map(itemgetter(self._position[field]), self.rows)
@@ -167,7 +178,8 @@ class Table:
             at = self._position.get("id")
             ident = self.rows[i][at] if at is not None else None
         label = "" if ident is None else f" (id {shown(ident)})"
-        return f"{self.name} row {shown(self.rows[i][0])}{label}"
+        seq = self.rows[i][0] if self._seqs is None else self._seqs[i]
+        return f"{self.name} row {shown(seq)}{label}"
 
     def refuse(self, i: int, field: str, problem: str) -> NoReturn:
         raise ProjectFileError(self.file, f"{self.where(i)}, {field}: {problem}")
@@ -212,7 +224,7 @@ class Table:
         limit, blank_ok = rule.limit, rule.blank_ok
         values = self.distinct(field)
         # A set of ids (all distinct) is slower to walk than the column itself.
-        walk = values if 2 * len(values) < len(self.rows) else self.column(field)
+        walk = values if 2 * len(values) < len(self) else self.column(field)
         if _plain_texts(walk, values, limit, blank_ok):
             return
         for value in values:
@@ -238,7 +250,7 @@ class Table:
 
     def unique(self, field: str, what: str) -> None:
         """No two rows share a value of ``field`` (the ids of one kind)."""
-        if len(self.distinct(field)) == len(self.rows):
+        if len(self.distinct(field)) == len(self):
             return
         seen: set[Any] = set()
         for i, value in enumerate(self.values(field)):

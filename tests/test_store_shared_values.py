@@ -1,0 +1,98 @@
+"""Opening shares repeated values and reads rows a chunk at a time, changing no value.
+
+The reader keeps one copy of each repeated port name, network id, slug and speed, and
+makes a link's ends the very id strings of its devices (a 1,000,000-GPU design opened a
+gigabyte smaller); it reads each table in chunks, so no list of every row's tuple sits
+beside the objects.  These tests pin what that must not change: equal values of the
+same type, every row in file order, and the same message for a bad row in a late chunk.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from store_designs import small_design
+
+from workbench.model.design import Design, Link, Network
+from workbench.store import ProjectFileError, open_design, reader, save_design
+
+
+def _many_links_design(n: int) -> Design:
+    design = small_design()
+    design.networks.append(Network("n3", "storage", plane="storage", speed_gbps=200.0))
+    design.links = [
+        Link(f"x{i}", "d0-0", f"osfp{i % 3}", "d1-0", "osfp0", network="n1", speed_gbps=400.0)
+        for i in range(n)
+    ]
+    return design
+
+
+def test_link_ends_are_the_devices_own_ids_and_ports_are_shared(tmp_path: Path) -> None:
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(40), path)
+    opened = open_design(path)
+    devices = {d.id: d.id for _, d in opened.iter_devices()}
+    links = opened.links
+    assert all(link.a_device is devices[link.a_device] for link in links)
+    assert all(link.b_device is devices[link.b_device] for link in links)
+    assert len({id(link.a_port) for link in links}) == 3
+    assert len({id(link.network) for link in links}) == 1
+    assert len({id(link.speed_gbps) for link in links}) == 1
+
+
+def test_a_column_mixing_whole_and_fractional_numbers_keeps_each_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2 == 2.0, so sharing equal values across kinds would turn one into the other.
+    (A column of REAL affinity stores 400 as 400.0; one rebuilt untyped keeps both.)"""
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(6), path)
+    conn = sqlite3.connect(path)
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(links)")]
+    names = ", ".join(columns)
+    untyped = ", ".join("seq INTEGER PRIMARY KEY" if c == "seq" else c for c in columns)
+    with conn:
+        conn.execute(f"CREATE TABLE untyped ({untyped})")
+        conn.execute(f"INSERT INTO untyped SELECT {names} FROM links")
+        conn.execute("DROP TABLE links")
+        conn.execute("ALTER TABLE untyped RENAME TO links")
+        conn.execute("UPDATE links SET speed_gbps = 400 WHERE seq % 2 = 0")
+    conn.close()
+    monkeypatch.setattr(reader, "_CHUNK", 4)  # each chunk mixes the two
+    opened = open_design(path)
+    seqs = [r[0] for r in sqlite3.connect(path).execute("SELECT seq FROM links ORDER BY seq")]
+    expected = [int if seq % 2 == 0 else float for seq in seqs]
+    assert [type(link.speed_gbps) for link in opened.links] == expected
+    assert int in expected and float in expected
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7])
+def test_read_in_small_chunks_the_design_is_the_one_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    design = _many_links_design(11)
+    path = tmp_path / "d.dcwb"
+    save_design(design, path)
+    monkeypatch.setattr(reader, "_CHUNK", chunk)
+    opened = open_design(path)
+    assert opened.links == design.links
+    assert opened.sites == design.sites
+    assert opened.storage_tiers == design.storage_tiers
+    assert opened.workloads == design.workloads
+
+
+def test_a_bad_row_in_a_late_chunk_is_named_by_its_seq_and_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(11), path)
+    conn = sqlite3.connect(path)
+    seq = conn.execute("SELECT seq FROM links WHERE id = 'x9'").fetchone()[0]
+    with conn:
+        conn.execute("UPDATE links SET a_device = 'ghost' WHERE id = 'x9'")
+    conn.close()
+    monkeypatch.setattr(reader, "_CHUNK", 2)
+    with pytest.raises(ProjectFileError, match=rf"links row {seq} \(id 'x9'\), a_device"):
+        open_design(path)

@@ -1,6 +1,6 @@
 """How fast a big design saves and opens, next to plain sqlite3 doing the same inserts.
 
-    .venv/bin/python tests/benchmarks/bench_store.py [--quick]
+    .venv/bin/python tests/benchmarks/bench_store.py [--quick] [--runs N]
 
 Designs are built from dataclasses here (not from the templates) so the numbers measure
 the project file alone: DGX-style 8-GPU servers four to a rack with a management switch
@@ -10,7 +10,11 @@ servers, eight leaf switches each, one 400G link per GPU), leaves sixteen to a r
 Baselines, on the same rows in one transaction on a fresh file:
   * ``sqlite3 executemany``: the floor for writing the devices and links tables;
   * ``sqlite-utils insert_all``: why the writer uses executemany for bulk tables;
-  * ``sqlite3 SELECT``: the floor for reading them back.
+  * ``sqlite3 SELECT``: the floor for reading them back;
+  * ``raw read``: plain sqlite3 fetching every row of every table of the saved project
+    file (what ``tests/benchmarks/bench_cli_scale.py`` compares with too), and
+    ``open/raw``, the open's ratio to it (min and median of the runs, each open paired
+    with the raw read just after it); the goal is 1.5x or less.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -177,13 +182,26 @@ def build_design(gpus: int) -> Design:
     )
 
 
-def best_of(runs: int, fn: Callable[[], object]) -> float:
+def timings(runs: int, fn: Callable[[], object]) -> list[float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
-    return min(times)
+    return times
+
+
+def best_of(runs: int, fn: Callable[[], object]) -> float:
+    return min(timings(runs, fn))
+
+
+def raw_read(path: Path) -> None:
+    """Every row of every table of ``path`` through sqlite3 alone: the open's floor."""
+    conn = sqlite3.connect(path)
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    for name in names:
+        conn.execute(f'SELECT * FROM "{name}"').fetchall()
+    conn.close()
 
 
 def _fresh(folder: Path, name: str) -> Path:
@@ -222,16 +240,18 @@ def plain_select(folder: Path, tables: dict[str, list[tuple]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="16,384 GPUs only, one run each")
+    parser.add_argument("--runs", type=int, help="runs of each (default 3; 1 with --quick)")
     args = parser.parse_args()
     sizes = [16_384] if args.quick else [16_384, 100_000]
-    runs = 1 if args.quick else 3
+    runs = args.runs or (1 if args.quick else 3)
     print(
         f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, "
         f"{os.cpu_count()} CPUs, best of {runs}"
     )
     header = (
         f"{'GPUs':>8} {'devices':>8} {'links':>8} {'MB':>6} {'save':>7} {'open':>7} "
-        f"{'sqlite3 em':>10} {'su ins_all':>10} {'sqlite3 sel':>11}"
+        f"{'sqlite3 em':>10} {'su ins_all':>10} {'sqlite3 sel':>11} {'raw read':>8} "
+        f"{'open/raw min/med':>16}"
     )
     print(header)
     with tempfile.TemporaryDirectory() as tmp:
@@ -242,15 +262,23 @@ def main() -> None:
             path = folder / f"bench-{gpus}.dcwb"
             save = best_of(runs, lambda: save_design(design, path))  # noqa: B023
             opened: list[Design] = []
-            load = best_of(runs, lambda: opened.append(open_design(path)))  # noqa: B023
-            assert opened[-1] == design, "round trip changed the design"
+            loads: list[float] = []
+            raws: list[float] = []
+            for _ in range(runs):  # interleaved, so both see the same machine load
+                loads += timings(1, lambda: opened.append(open_design(path)))  # noqa: B023
+                opened.clear()  # one design in memory at a time, as in the window
+                raws += timings(1, lambda: raw_read(path))  # noqa: B023
+            load = min(loads)
+            ratios = [o / r for o, r in zip(loads, raws, strict=True)]
+            assert open_design(path) == design, "round trip changed the design"
             em = best_of(runs, lambda: plain_executemany(folder, tables))  # noqa: B023
             ins = best_of(runs, lambda: plain_insert_all(folder, tables))  # noqa: B023
             sel = best_of(runs, lambda: plain_select(folder, tables))  # noqa: B023
             print(
                 f"{gpus:>8,} {len(tables['devices']):>8,} {len(tables['links']):>8,} "
                 f"{path.stat().st_size / 1e6:>6.1f} {save:>6.2f}s {load:>6.2f}s "
-                f"{em:>9.2f}s {ins:>9.2f}s {sel:>10.2f}s"
+                f"{em:>9.2f}s {ins:>9.2f}s {sel:>10.2f}s {min(raws):>7.2f}s "
+                f"{min(ratios):>9.2f}x/{statistics.median(ratios):.2f}x"
             )
 
 

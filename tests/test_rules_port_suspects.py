@@ -11,8 +11,9 @@ from test_rules_fabric import TOR_25G, design_of, doubled_links, leaf_spine, lin
 
 from workbench.catalog import load_catalog
 from workbench.model.design import Design, Link
-from workbench.rules import REGISTRY, check_design
-from workbench.rules.port_suspects import port_suspects
+from workbench.rules import REGISTRY, Checker, check_design
+from workbench.rules import port_suspects as suspect_pass
+from workbench.rules.port_suspects import port_suspects, port_suspects_in_steps
 
 RULE = REGISTRY["FABRIC-PORT"]
 #: The same rule without the shortcut: every device is asked, as before.
@@ -101,18 +102,56 @@ def test_a_speed_that_is_not_a_number_asks_every_device(catalog):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_randomly_rewired_fabrics_give_the_same_findings(catalog, seed):
+    same_as_asking_every_device(rewired(catalog, seed))
+
+
+def stepped(design: Design, chunk: int) -> tuple[set[str] | None, int]:
+    """(the stepped answer, how many steps it took)."""
+    steps = port_suspects_in_steps(design, chunk)
+    taken = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value, taken
+        taken += 1
+
+
+def rewired(catalog, seed: int) -> Design:
     design = leaf_spine(catalog, uplinks=3)
     rng = random.Random(seed)
     names = ["H1", "H2", "L1", "L2", "S1", "S2", "nowhere"]
     ports = ["p1", "p2", "p3", "p64", "p65", "p1/1", "p1/2", "p2/2", "compute0", "mgmt0"]
-    speeds = [None, None, 400, 200, 100, 25]
     for number, old in enumerate(list(design.links)):
         if rng.random() < 0.3:
             design.links[number] = dataclasses.replace(
                 old,
                 a_port=rng.choice(ports),
                 b_device=rng.choice(names),
-                speed_gbps=rng.choice(speeds),
+                speed_gbps=rng.choice([None, None, 400, 200, 100, 25]),
             )
     design.reindex()
-    same_as_asking_every_device(design)
+    return design
+
+
+@pytest.mark.parametrize("seed", [None, *range(6)])
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7])
+def test_suspects_in_steps_are_the_one_pass_suspects(catalog, seed, chunk):
+    # A port taken twice is a fact of two links: with a chunk of 1 every such pair
+    # falls in two chunks, and must still be found.
+    design = broken(catalog) if seed is None else rewired(catalog, seed)
+    one_pass = port_suspects(design)
+    assert one_pass  # the design has port faults
+    found, taken = stepped(design, chunk)
+    assert found == one_pass
+    assert taken >= len(design.links) // chunk  # stepped, not one pass
+
+
+def test_a_stepped_full_check_gives_the_findings_of_check_design(catalog, monkeypatch):
+    monkeypatch.setattr(suspect_pass, "STEP_LINKS", 2)
+    design = broken(catalog)
+    checker = Checker(design, check_now=False)
+    steps = list(checker.recheck_in_steps(chunk=1))
+    assert len(steps) > len(design.links) // 2  # the suspects took steps of their own
+    assert checker.findings() == check_design(design)
+    assert {f.rule for f in checker.findings()} >= {"FABRIC-PORT"}

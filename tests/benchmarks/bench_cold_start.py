@@ -116,6 +116,19 @@ def interleaved(rows: list[Row], runs: int, env: dict[str, str]) -> list[list[fl
     return [[s for s, _c in timings] for timings in found]
 
 
+def child_env(tmp: str) -> dict[str, str]:
+    """The children's environment: offscreen, and a fresh home under ``tmp`` (no saved
+    layout, recovery file or cache), so every start is a first start."""
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # As installed: byte-code cached (the warm-up run writes it), not compiled anew.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["XDG_STATE_HOME"] = str(Path(tmp) / "state")
+    env["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # no saved layout or recovery
+    env["HOME"] = tmp
+    return env
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -125,13 +138,7 @@ def main() -> int:
     parser.add_argument("--direct", action="store_true", help="call run_app, not the command")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ)
-        env.setdefault("QT_QPA_PLATFORM", "offscreen")
-        # As installed: byte-code cached (the warm-up run writes it), not compiled anew.
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["XDG_STATE_HOME"] = str(Path(tmp) / "state")
-        env["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # no saved layout or recovery
-        env["HOME"] = tmp
+        env = child_env(tmp)
         designs: list[tuple[str, str | None]] = [("sample", None)]
         for gpus in args.gpus:
             path = str(Path(tmp) / f"design-{gpus}.dcwb")

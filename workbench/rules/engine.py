@@ -21,7 +21,7 @@ it never hides the other findings.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,6 +86,10 @@ class Finding:
         return self.rule, self.object_id
 
 
+#: A rule's suspects in steps: yields between steps, returns what ``suspects`` returns.
+SuspectSteps = Callable[["RuleContext"], Generator[None, None, AbstractSet[str] | None]]
+
+
 @dataclass(frozen=True)
 class Rule:
     """A registered rule (see the module docstring)."""
@@ -119,6 +123,10 @@ class Rule:
     #: can move.  After an edit those are re-checked too, and so is every device whose
     #: findings of the rule name a device the edit touched or removed.
     related: Callable[[RuleContext, AbstractSet[str]], AbstractSet[str]] | None = None
+    #: :attr:`suspects` in steps (a generator whose return value is the answer), for a
+    #: full check run between a window's events: one step of it then blocks input,
+    #: not the whole pass.  Must give what :attr:`suspects` gives.
+    suspects_in_steps: SuspectSteps | None = None
 
     def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
         """A finding of this rule (at its own severity unless told otherwise)."""
@@ -142,6 +150,7 @@ def rule(
     suspects: Callable[[RuleContext], AbstractSet[str] | None] | None = None,
     everywhere: Callable[[Design, Change], bool] | None = None,
     related: Callable[[RuleContext, AbstractSet[str]], AbstractSet[str]] | None = None,
+    suspects_in_steps: SuspectSteps | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -170,6 +179,7 @@ def rule(
             suspects,
             everywhere,
             related,
+            suspects_in_steps,
         )
         REGISTRY[rule_id] = made
         return made
@@ -315,7 +325,17 @@ def _run_in_steps(
     """Fill ``table`` as :func:`_run_everywhere` does, yielding how many objects were
     checked after every ``chunk`` of them (never, for a ``chunk`` of 0)."""
     quiet_types: set[str] = set()
-    only = _suspects(ctx, rule)
+    if chunk and rule.suspects_in_steps is not None:
+        steps = _suspects_in_steps(ctx, rule)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as finished:
+                only = finished.value
+                break
+            yield 0
+    else:
+        only = _suspects(ctx, rule)
     done = 0
     for object_id, obj in _targets(ctx.design, rule.scope):
         done += 1
@@ -339,6 +359,18 @@ def _suspects(ctx: RuleContext, rule: Rule) -> AbstractSet[str] | None:
         return None
     try:
         return rule.suspects(ctx)
+    except Exception:  # noqa: BLE001 - a broken shortcut only costs time
+        return None
+
+
+def _suspects_in_steps(
+    ctx: RuleContext, rule: Rule
+) -> Generator[None, None, AbstractSet[str] | None]:
+    """:func:`_suspects` through :attr:`Rule.suspects_in_steps`, yielding between its
+    steps (None, every object asked, when it raised)."""
+    assert rule.suspects_in_steps is not None
+    try:
+        return (yield from rule.suspects_in_steps(ctx))
     except Exception:  # noqa: BLE001 - a broken shortcut only costs time
         return None
 

@@ -37,8 +37,9 @@ from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model import Change, Design, Device
 from workbench.model.design import PLANES
 from workbench.model.ports import link_problem, ports_of, split_lane
+from workbench.rules import port_suspects as suspect_pass
 from workbench.rules.engine import KINDS, Finding, Rule, RuleContext, Severity, rule
-from workbench.rules.port_suspects import port_suspects
+from workbench.rules.port_suspects import port_suspects, port_suspects_in_steps
 
 #: A network edit should re-run the plane rules; the engine offers the kind once it
 #: knows it (``Change.networks``), until then a full check does.
@@ -61,6 +62,7 @@ def _name(design: Design, device_id: str) -> str:
         "the speeds, cages and breakouts a link may use (workbench.model.ports)"
     ),
     suspects=lambda ctx: port_suspects(ctx.design),
+    suspects_in_steps=lambda ctx: port_suspects_in_steps(ctx.design, suspect_pass.STEP_LINKS),
 )
 def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     design = ctx.design

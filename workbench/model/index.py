@@ -92,6 +92,12 @@ class DesignIndex:
         #: Derived results keyed by name, valid for :attr:`fabric_version` (the calc
         #: layer's caches; dropped with the index).
         self.fabric_cache: dict[str, tuple[int, object]] = {}
+        #: Where each link stood in the design's list when last seen (see
+        #: :meth:`link_positions`), and how many links left and entered the list since:
+        #: a link has moved at most that many places towards the front / the back.
+        self._link_at: dict[str, int] | None = None
+        self._links_out = 0
+        self._links_in = 0
         #: Per reader of :meth:`per_rack`: racks whose device list, or a device's name,
         #: changed since it last asked (empty until a reader asks: building costs nothing).
         self._rack_marks: dict[str, set[str]] = {}
@@ -307,11 +313,15 @@ class DesignIndex:
         caller has put them in the design's list already, so while the link tables are
         not built there is nothing to do but say the cabling changed."""
         self.fabric_version += 1
+        if self._link_at is not None:
+            links = links if isinstance(links, (list, tuple)) else list(links)
+            self._links_in += len(links)
         if self._links is not None:
             self._fill_links(links)
 
     def drop_link(self, link: Link) -> None:
         self.fabric_version += 1
+        self._links_out += 1
         if self._links is None:
             return  # taken out of the design's list already: never indexed
         self.links.pop(link.id, None)
@@ -321,6 +331,59 @@ class DesignIndex:
                 ids.discard(link.id)
                 if not ids:
                     del self.device_links[end]
+
+    # -- where links stand in the design's list ------------------------------------------
+    def link_positions(self, links: list[Link], wanted: Iterable[Link]) -> list[int] | None:
+        """Where each of ``wanted`` stands in ``links`` (the design's list, which the
+        edits keep in a saved order), found without reading the whole list: each link's
+        place when the list was last read, searched outwards as far as the links taken
+        out of and put into the list since then can have moved it.  A removal at 100,000
+        GPUs then reads a few places instead of 443,000 links.
+
+        None when the list holds two links with one id (a damaged file's), or a wanted
+        link is not in it: the caller scans the list as before."""
+        at = self._link_at
+        if at is None or self._links_out + self._links_in > _LINK_DRIFT:
+            at = self._read_link_positions(links)
+            if at is None:
+                return None
+        found = []
+        for link in wanted:
+            hint = at.get(link.id)
+            place = None if hint is None else self._near(links, link, hint)
+            if place is None:  # a link the table has not seen, or an edit it missed
+                at = self._read_link_positions(links)
+                place = None if at is None else at.get(link.id)
+                if at is None or place is None or links[place] is not link:
+                    return None
+            at[link.id] = place
+            found.append(place)
+        return found
+
+    def link_placed(self, link: Link, position: int) -> None:
+        """``link`` was just put at ``position`` of the design's list."""
+        if self._link_at is not None:
+            self._link_at[link.id] = position
+
+    def _read_link_positions(self, links: list[Link]) -> dict[str, int] | None:
+        at = {link.id: i for i, link in enumerate(links)}
+        self._links_out = self._links_in = 0
+        self._link_at = at if len(at) == len(links) else None
+        return self._link_at
+
+    def _near(self, links: list[Link], link: Link, hint: int) -> int | None:
+        """``link``'s place in ``links``, searched outwards from ``hint`` (this very
+        object: a link is in the list once)."""
+        size = len(links)
+        if hint < size and links[hint] is link:
+            return hint
+        down, up = self._links_out, self._links_in
+        for step in range(1, max(down, up) + 1):
+            if step <= down and 0 <= hint - step < size and links[hint - step] is link:
+                return hint - step
+            if step <= up and hint + step < size and links[hint + step] is link:
+                return hint + step
+        return None
 
     # -- questions ----------------------------------------------------------------------
     def kind_of(self, object_id: str) -> str | None:
@@ -434,6 +497,11 @@ class DesignIndex:
                 if tail.isdigit() and tail.isascii():
                     best = max(best, int(tail))
         return best
+
+
+#: Links taken out of or put into the list after which :meth:`DesignIndex.link_positions`
+#: reads the whole list again rather than search that far around each link's old place.
+_LINK_DRIFT = 2048
 
 
 def _host(name: object) -> str | None:

@@ -53,8 +53,9 @@ def _add_link(design: Design, op: AddLink) -> Applied:
         if end not in design.index.devices:
             raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
     check_free(design, [link.id])
-    insert_at(design.links, link, op.index, "links")
+    i = insert_at(design.links, link, op.index, "links")
     design.index.add_link(link)
+    design.index.link_placed(link, i)
     ids = frozenset({link.id})
     change = Change(devices=frozenset({link.a_device, link.b_device}), links=ids, added=ids)
     return Applied(RemoveLink(link.id), change)
@@ -64,7 +65,8 @@ def _remove_link(design: Design, op: RemoveLink) -> Applied:
     link = design.index.links.get(op.link_id)
     if link is None:
         raise EditError(f"No link with id {op.link_id!r}.")
-    i = position_of(design.links, link)
+    found = design.index.link_positions(design.links, [link])
+    i = found[0] if found is not None else position_of(design.links, link)
     del design.links[i]
     design.index.drop_link(link)
     ids = frozenset({link.id})

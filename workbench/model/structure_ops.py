@@ -160,13 +160,20 @@ def _detach(design: Design, devices: Sequence[Device]) -> Detached:
         link_ids |= index.links_of(device_id)
     links: list[tuple[int, Link]] = []
     if link_ids:
-        kept = []
-        for i, link in enumerate(design.links):
-            if link.id in link_ids:
-                links.append((i, link))
-            else:
-                kept.append(link)
-        design.links[:] = kept
+        wanted = [index.links[link_id] for link_id in sorted(link_ids)]
+        places = index.link_positions(design.links, wanted)
+        if places is not None:
+            links = sorted(zip(places, wanted, strict=True), key=lambda pair: pair[0])
+            for i, _link in reversed(links):
+                del design.links[i]
+        else:  # a damaged file's list (two links with one id): take out every one
+            kept = []
+            for i, link in enumerate(design.links):
+                if link.id in link_ids:
+                    links.append((i, link))
+                else:
+                    kept.append(link)
+            design.links[:] = kept
         for _, link in links:
             index.drop_link(link)
     tiers: list[tuple[str, int, str]] = []
@@ -182,6 +189,7 @@ def _reattach(design: Design, detached: Detached) -> None:
     for i, link in detached.links:
         design.links.insert(i, link)
         design.index.add_link(link)
+        design.index.link_placed(link, i)
     by_id = {tier.id: tier for tier in design.storage_tiers}
     for tier_id, i, device_id in detached.tiers:
         tier = by_id.get(tier_id)

@@ -12,7 +12,11 @@ import pytest
 
 from workbench.calc.design_hardware import (
     FabricFigures,
+    _compute_plane,
     compute_nic_gbps,
+    compute_plane,
+    compute_plane_in_steps,
+    compute_plane_ready,
     fabric_figures,
     node_figures,
 )
@@ -127,3 +131,41 @@ def test_an_unreachable_deadline_names_the_field() -> None:
     with pytest.raises(InputError) as raised:
         predicted_gpus_for_deadline(result, workload, 1e-6, 8, 32)
     assert raised.value.field == "deadline_days"
+
+
+@pytest.mark.parametrize("blocking", [1.0, 4.0])
+def test_the_compute_plane_in_steps_is_the_one_built_at_once(catalog, blocking) -> None:
+    design = build_nodes("nvidia-dgx-h100", 64, catalog)
+    request = FabricRequest(
+        plane="compute", switch="nvidia-qm9700", topology="2-tier",
+        oversubscription=blocking,
+    )  # fmt: skip
+    ops.apply(design, plan_fabric(design, catalog, request).batch)
+    design.reindex()
+    at_once = _compute_plane(design)  # built, not read from what is kept
+    steps = compute_plane_in_steps(design, chunk=7)
+    taken = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            stepped = done.value
+            break
+        taken += 1
+    assert taken > len(design.links) // 7  # in steps, not in one go
+    assert stepped == at_once and stepped.fabric.oversubscription is not None
+    assert compute_plane_ready(design) and compute_plane(design) is stepped  # kept
+
+
+def test_a_compute_plane_built_across_a_cabling_edit_is_not_kept(catalog) -> None:
+    design = build_nodes("nvidia-dgx-h100", 16, catalog)
+    request = FabricRequest(plane="compute", switch="nvidia-qm9700", topology="2-tier")
+    ops.apply(design, plan_fabric(design, catalog, request).batch)
+    design.reindex()
+    steps = compute_plane_in_steps(design, chunk=5)
+    next(steps)
+    ops.apply(design, ops.RemoveLink(design.links[0].id))  # an edit between two steps
+    for _step in steps:
+        pass
+    assert not compute_plane_ready(design)
+    assert compute_plane(design) == _compute_plane(design)  # built anew on the next read

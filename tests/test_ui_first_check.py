@@ -133,3 +133,34 @@ def test_the_link_tables_are_not_built_before_the_first_frame(qtbot, tmp_path, m
     qtbot.waitUntil(lambda: document.figures.checked, timeout=20_000)
     assert all(painted_when_built)  # if built at all (the check itself needs none)
     document.undo_stack.setClean()
+
+
+def test_a_sliced_check_with_port_faults_ends_with_the_findings_of_check_design(qtbot, monkeypatch):
+    """FABRIC-PORT's suspects are read a few links per step between events, and the
+    compute plane is built in steps before the rules: the findings the window ends
+    with are check_design's, and the strip's estimate waits for the check."""
+    import dataclasses
+
+    from workbench.rules import port_suspects as suspect_pass
+    from workbench.ui.shell.summary_strip import SummaryStrip
+
+    monkeypatch.setattr(suspect_pass, "STEP_LINKS", 3)
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    first = design.links[0]
+    design.links.append(dataclasses.replace(first, id="l-twice"))  # its ports taken twice
+    design.links.append(dataclasses.replace(first, id="l-nowhere", a_port="no-such-port"))
+    design.reindex()
+    document = Document(design)
+    figures = document.figures
+    monkeypatch.setattr(type(figures), "SLICE_MS", 0)  # one step per slice
+    strip = SummaryStrip(document)
+    qtbot.addWidget(strip)
+    figures.check_soon()
+    QApplication.processEvents()
+    assert not figures.checked and "days …" in strip.text()  # pending, not a wrong figure
+    qtbot.waitUntil(lambda: figures.checked, timeout=20_000)
+    found = figures.findings()
+    assert sorted(found, key=repr) == sorted(check_design(design), key=repr)
+    assert any(f.rule == "FABRIC-PORT" for f in found)  # the faults were found
+    qtbot.waitUntil(lambda: "days …" not in strip.text())
+    assert "days" in strip.text()

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator, Sequence
-from typing import TypeVar, cast
 
 import numpy as np
 
 from workbench.calc.fabric.tables import DeviceTable, link_arrays
+from workbench.calc.steps import drain
 from workbench.model import Design
 from workbench.model.design import Link
 from workbench.model.ports import link_problem
@@ -38,8 +38,6 @@ _PLAIN_SPEEDS = frozenset({int, float, type(None)})
 #: Lane numbers above this are left to the rule (they would overflow the port keys).
 _MAX_LANE = 1_000_000
 
-T = TypeVar("T")
-
 
 #: Links read per step by :func:`port_suspects_in_steps` (about 30 ms at 100,000 GPUs).
 STEP_LINKS = 25_000
@@ -48,7 +46,7 @@ STEP_LINKS = 25_000
 def port_suspects(design: Design) -> set[str] | None:
     """Ids of the devices FABRIC-PORT may find something on (see the module docstring);
     None when every device must be asked."""
-    return _drain(port_suspects_in_steps(design, chunk=None))
+    return drain(port_suspects_in_steps(design, chunk=None))
 
 
 def port_suspects_in_steps(
@@ -124,15 +122,6 @@ def _chunk_suspects(
         ]
     )
     return flagged, (np.concatenate([a, b]), np.concatenate([a_code, b_code]))
-
-
-def _drain(steps: Generator[None, None, T]) -> T:
-    """Run ``steps`` to the end; its return value."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return cast(T, done.value)
 
 
 def _unfit(

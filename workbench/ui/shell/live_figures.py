@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from itertools import chain
 from types import MappingProxyType
 from typing import Protocol
 
@@ -34,7 +35,12 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.calc import summary as calc_summary
 from workbench.calc import workload as calc_workload
-from workbench.calc.design_hardware import FabricFigures, fabric_figures
+from workbench.calc.design_hardware import (
+    FabricFigures,
+    compute_plane_in_steps,
+    compute_plane_ready,
+    fabric_figures,
+)
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad
 from workbench.calc.workload import WorkloadResult
 from workbench.model import Change, Design, Device, Rack, Workload
@@ -263,10 +269,11 @@ class LiveFigures(QObject):
         return self._held
 
     def estimate_is_cheap(self, workload: Workload) -> bool:
-        """Whether :meth:`workload` can answer without reading the compute fabric
-        (seconds on a 100,000-GPU design): what the status strip asks before the first
-        frame, so the window is drawn before the fabric is read."""
-        if workload.kind != "training":
+        """Whether :meth:`workload` can answer without building the compute fabric
+        (half a second on a 100,000-GPU design): what the status strip asks until the
+        first check is done, so the window is drawn, and then answers input, while the
+        fabric is built in steps with the check."""
+        if workload.kind != "training" or compute_plane_ready(self.design):
             return True
         index = self.design.index
         key = self._fabric_key
@@ -295,8 +302,16 @@ class LiveFigures(QObject):
             evaluate=lambda workload: self.workload(workload.id),
         )
         checker = Checker(self.design, context, check_now=False)
-        self._slicing = (checker, checker.recheck_in_steps())
+        self._slicing = (checker, chain(self._plane_steps(), checker.recheck_in_steps()))
         self.computed["check"] += 1
+
+    def _plane_steps(self) -> Iterator[float]:
+        """The compute plane built in steps before the rules run (nothing done yet, as
+        progress): the training estimate and the workload rules read it, and built in
+        one go it blocked input for half a second right after a 100,000-GPU design's
+        first frame.  What it builds is kept by the design's index, where they find it."""
+        for _step in compute_plane_in_steps(self.design):
+            yield 0.0
 
     def _check_slice(self) -> None:
         """Check for :attr:`SLICE_MS`, then yield to the event loop (or finish)."""

@@ -100,7 +100,14 @@ def summary_parts(
         first = [w for w in design.workloads if w.kind == "training"]
         chosen = next((w for w in first if w.id == preferred), first[0] if first else None)
         if chosen is not None:
-            parts.append(("days", f"{chosen.name}: days …", "Estimating after the window is drawn"))
+            parts.append(
+                (
+                    "days",
+                    f"{chosen.name}: days …",
+                    "Estimate pending: it reads the compute fabric, built while the "
+                    "first check runs",
+                )
+            )
         return parts
     if days is not None:
         name, value, mfu, source = days
@@ -163,7 +170,8 @@ class SummaryStrip(QWidget):
         document.changed.connect(self._on_document_changed)
         document.designReplaced.connect(self.refresh)
         document.currentWorkloadChanged.connect(self.refresh)
-        document.figures.findingsReady.connect(self._show_checks)
+        # The estimate waits for the first check too (see _show_figures).
+        document.figures.findingsReady.connect(self.refresh)
         document.figures.checkProgress.connect(self._show_progress)
         document.figures.released.connect(self.refresh)
         self.refresh()
@@ -206,8 +214,10 @@ class SummaryStrip(QWidget):
         figures = self.document.figures
 
         def evaluate(workload):
-            # Before the first frame, no estimate that reads the whole compute fabric.
-            if figures.held and not figures.estimate_is_cheap(workload):
+            # Until the first check is done, no estimate that builds the whole compute
+            # fabric in one go: the check builds it in steps, then the strip reads it.
+            if (figures.held or not figures.checked) and not figures.estimate_is_cheap(workload):
+                figures.check_soon()
                 raise NotYet
             return figures.workload(workload.id)
 

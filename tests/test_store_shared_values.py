@@ -96,3 +96,77 @@ def test_a_bad_row_in_a_late_chunk_is_named_by_its_seq_and_id(
     monkeypatch.setattr(reader, "_CHUNK", 2)
     with pytest.raises(ProjectFileError, match=rf"links row {seq} \(id 'x9'\), a_device"):
         open_design(path)
+
+
+def _order(path: Path) -> dict[str, reader.Rows]:
+    from workbench.store import header
+
+    conn = header.load(path)
+    header.check(path, conn)
+    return reader._read(path, conn)[1]
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 8192])
+def test_the_distinct_values_handed_to_the_checks_are_each_columns_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """The value checks take a shared column's distinct values from its pool instead of
+    walking the objects: they must be exactly the set of the column, and present."""
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(13), path)
+    monkeypatch.setattr(reader, "_CHUNK", chunk)
+    order = _order(path)
+    for name in ("links", "devices", "racks"):
+        rows = order[name]
+        assert rows.distinct, name
+        for column, values in rows.distinct.items():
+            column_values = [getattr(obj, column) for obj in rows.objects]
+            assert values == set(column_values), (name, column)
+            assert {type(v) for v in values} == {type(v) for v in column_values}
+
+
+def test_a_column_left_unshared_is_not_handed_over_and_still_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk mixing kinds is not shared, so its pool lacks its values: the checks walk
+    that column themselves and refuse a bad value in it."""
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(8), path)
+    conn = sqlite3.connect(path)
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(links)")]
+    names = ", ".join(columns)
+    untyped = ", ".join("seq INTEGER PRIMARY KEY" if c == "seq" else c for c in columns)
+    with conn:
+        conn.execute(f"CREATE TABLE untyped ({untyped})")
+        conn.execute(f"INSERT INTO untyped SELECT {names} FROM links")
+        conn.execute("DROP TABLE links")
+        conn.execute("ALTER TABLE untyped RENAME TO links")
+        conn.execute("UPDATE links SET speed_gbps = 400 WHERE seq % 2 = 0")
+    conn.close()
+    monkeypatch.setattr(reader, "_CHUNK", 4)
+    assert "speed_gbps" not in (_order(path)["links"].distinct or {})
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE links SET speed_gbps = 9000 WHERE id = 'x6'")
+    conn.close()
+    with pytest.raises(ProjectFileError, match=r"\(id 'x6'\), speed_gbps"):
+        open_design(path)
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("a_port", "osfp\x07"), ("b_port", ""), ("network", "ghost"), ("cable_type", "string")],
+)
+def test_a_bad_value_in_a_shared_column_is_refused_by_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, column: str, value: str
+) -> None:
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(11), path)
+    conn = sqlite3.connect(path)
+    seq = conn.execute("SELECT seq FROM links WHERE id = 'x9'").fetchone()[0]
+    with conn:
+        conn.execute(f"UPDATE links SET {column} = ? WHERE id = 'x9'", (value,))
+    conn.close()
+    monkeypatch.setattr(reader, "_CHUNK", 4)
+    with pytest.raises(ProjectFileError, match=rf"links row {seq} \(id 'x9'\), {column}: "):
+        open_design(path)

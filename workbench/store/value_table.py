@@ -22,7 +22,7 @@ Only when a check fails is the column walked to find the first offending row, wh
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -123,6 +123,9 @@ class Rows:
     decoded: frozenset[str] = frozenset()
     #: Each object's ``seq``, when the rows are not kept.
     seqs: Sequence[int] | None = None
+    #: The distinct values of columns the reader already knows them of (those whose
+    #: repeated values it shared: each exactly the set of the column's values).
+    distinct: Mapping[str, set[Any]] | None = None
 
 
 class Table:
@@ -136,7 +139,7 @@ class Table:
         self._decoded = rows.decoded
         self._seqs = rows.seqs
         self._position = {column: i for i, column in enumerate(rows.columns)}
-        self._distinct: dict[str, set[Any]] = {}
+        self._distinct: dict[str, set[Any]] = dict(rows.distinct or {})
         self._listed: dict[str, list[Any]] = {}
 
     def __len__(self) -> int:

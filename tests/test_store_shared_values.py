@@ -155,7 +155,14 @@ def test_a_column_left_unshared_is_not_handed_over_and_still_checked(
 
 @pytest.mark.parametrize(
     ("column", "value"),
-    [("a_port", "osfp\x07"), ("b_port", ""), ("network", "ghost"), ("cable_type", "string")],
+    [
+        ("a_port", "osfp\x07"),
+        ("b_port", ""),
+        ("network", "ghost"),
+        ("cable_type", "string"),
+        ("a_device", "ghost"),
+        ("b_device", "d9-9"),
+    ],
 )
 def test_a_bad_value_in_a_shared_column_is_refused_by_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, column: str, value: str
@@ -170,3 +177,16 @@ def test_a_bad_value_in_a_shared_column_is_refused_by_row(
     monkeypatch.setattr(reader, "_CHUNK", 4)
     with pytest.raises(ProjectFileError, match=rf"links row {seq} \(id 'x9'\), {column}: "):
         open_design(path)
+
+
+def test_link_ends_are_proven_known_only_when_every_one_was_a_device(tmp_path: Path) -> None:
+    """The checks skip looking link ends up only when the reader found each among the
+    device ids; one end naming anything else takes the proof away for the table."""
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(5), path)
+    assert _order(path)["links"].known_ends == {"a_device", "b_device"}
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE links SET b_device = 'ghost' WHERE id = 'x3'")
+    conn.close()
+    assert _order(path)["links"].known_ends == frozenset()

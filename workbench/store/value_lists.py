@@ -92,7 +92,8 @@ def check_links(links: Table, devices: set[str], networks: set[str]) -> None:
     """Every end is a device (held as text, so a known id proves the type too); ids
     were checked first, with every table's (:func:`values.check_values`)."""
     for end in ("a", "b"):
-        links.refers(f"{end}_device", devices, "device")
+        if f"{end}_device" not in links.known_ends:  # the reader found each end's device
+            links.refers(f"{end}_device", devices, "device")
         links.texts(f"{end}_port")
     links.refers("network", networks, "network", optional=True)
     links.typed("cable_type", OPT_TEXT, _link_rule("cable_type"))

@@ -126,6 +126,9 @@ class Rows:
     #: The distinct values of columns the reader already knows them of (those whose
     #: repeated values it shared: each exactly the set of the column's values).
     distinct: Mapping[str, set[Any]] | None = None
+    #: Columns naming devices whose every value the reader found among the design's
+    #: device ids (its pool of them grew by none): ``refers`` to them is proven.
+    known_ends: frozenset[str] = frozenset()
 
 
 class Table:
@@ -138,6 +141,7 @@ class Table:
         self.objects = rows.objects
         self._decoded = rows.decoded
         self._seqs = rows.seqs
+        self.known_ends = rows.known_ends
         self._position = {column: i for i, column in enumerate(rows.columns)}
         self._distinct: dict[str, set[Any]] = dict(rows.distinct or {})
         self._listed: dict[str, list[Any]] = {}

@@ -14,7 +14,9 @@ costs the racks it touched, not the hall:
   NICs), or when the cabling did (it reads the compute fabric);
 * fabric figures: the compute plane's oversubscription and leaf size for the step-time
   model (~0.2-0.8 s at 100,000 GPUs), kept until the cabling changes: the design
-  index's ``fabric_version``, or a change naming links, networks or catalog types;
+  index's ``fabric_version``, or a change naming links, networks or catalog types.
+  A newly loaded design's first check builds the plane in steps before its rules, and
+  until then the status strip shows its estimate as pending (:meth:`estimate_is_cheap`);
 * findings: the rules engine's :class:`~workbench.rules.Checker` re-runs only the rules
   that look at what changed (see :mod:`workbench.rules.engine`).
 

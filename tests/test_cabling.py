@@ -380,3 +380,23 @@ def test_a_twin_port_cage_to_two_hosts_on_copper_takes_one_harness(catalog):
     longest = max(cables.values(), key=lambda c: c.length_m)
     assert catalog[longest.cable_slug].part_number.startswith("MCP7Y00-")
     assert cable_counts(design).parts == {longest.cable_slug: 1}
+
+
+def test_runs_measured_in_slices_equal_one_whole_pass(catalog, monkeypatch):
+    """run_lengths measures a big fabric a slice at a time (issue 21: its temporaries
+    held ~100 bytes a link at once); every run, and every count, is what one pass gives."""
+    from workbench.calc import cabling
+    from workbench.calc.fabric.tables import DeviceTable, link_arrays
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    devices = DeviceTable(design)
+    arrays = link_arrays(devices, design.links)
+    where = cabling.spots(design, devices)
+    whole = cabling._run_lengths(where, arrays.a, arrays.b)
+    counts = cable_counts(design).to_json()
+    monkeypatch.setattr(cabling, "_RUN_SLICE", 37)
+    assert len(design.links) > 3 * 37
+    sliced = cabling.run_lengths(where, arrays.a, arrays.b)
+    assert sliced.tobytes() == whole.tobytes()  # NaN where unmeasured, bit for bit
+    assert cable_counts(design).to_json() == counts

@@ -379,3 +379,32 @@ def test_fabric_report_is_plain_json_per_plane(catalog):
     assert compute["oversubscription"] == {"leaf": 1.0}
     assert compute["failures"]["worst_spine"]["bandwidth_lost_pct"] == 50.0
     assert compute["cables"]["links"] == 16
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_switch_order_follows_the_links_and_breaks_ties(catalog, seed: int) -> None:
+    """Switches are ordered as the design's links first name them (leaves by their host
+    links, then the switch links' ends), and on a tie the worst switch of a tier is the
+    first in that order: every leaf of ``two_tier`` runs 2 × 400G down and 2 × 400G up."""
+    import random
+
+    from workbench.calc.fabric.planes import plane_structures
+
+    design = two_tier(catalog)
+    random.Random(seed).shuffle(design.links)
+    design.reindex()
+    order: list[str] = []
+    hosts = {link.a_device for link in design.links if link.a_device.startswith("H")}
+    for link in design.links:  # leaves as host links name them
+        if link.a_device in hosts and link.b_device not in order:
+            order.append(link.b_device)
+    for link in design.links:  # then the ends of switch links
+        if link.a_device not in hosts:
+            order += [e for e in (link.a_device, link.b_device) if e not in order]
+    structure = plane_structures(design, ["compute"])["compute"]
+    assert list(structure.tiers) == order
+    leaves = [s for s in order if s.startswith("L")]
+    report = analyse_plane(design, "compute", structure=structure, cables=False)
+    leaf = report.tiers[0]
+    assert leaf.worst_ratio == pytest.approx(1.0)
+    assert leaf.worst_switch == leaves[0]

@@ -27,7 +27,7 @@ from workbench.planning.scenarios.figures import (
     keep_figures_of_saved,
 )
 from workbench.rules import engine
-from workbench.store import save_design
+from workbench.store import open_design, save_design
 from workbench.templates import variants
 from workbench.templates.builder import build_template
 from workbench.templates.bundled import bundled_sample
@@ -267,16 +267,31 @@ def test_a_variant_is_checked_once_from_make_to_kept_figures(cache, tmp_path, mo
     assert checks == [variant.design]
 
 
-def test_cli_scenario_keeps_each_variants_figures(cache, tmp_path, saved, monkeypatch):
+def test_cli_scenario_keeps_the_base_and_each_variants_figures(cache, tmp_path, saved, monkeypatch):
     result = run("scenario", str(saved), "--cooling", "air,liquid")  # XDG_CACHE_HOME: ours
     assert result.returncode == 0, result.stderr
     made = sorted(saved.parent.glob("hall.scenario-*.dcwb"))
-    assert len(made) == 2 and len(list(cache.glob("*.json"))) == 2
+    assert len(made) == 2 and len(list(cache.glob("*.json"))) == 3
     catalog = load_catalog_noting_errors()  # what compare looks items up in
     opened = new_process(monkeypatch)
-    for path in made:
-        assert figures_of_file_noting(path, catalog=catalog)[1]
-    assert opened == []
+    kept = [figures_of_file_noting(path, catalog=catalog) for path in (saved, *made)]
+    assert all(from_disk for _figures, from_disk in kept)
+    assert opened == []  # compare of the base and its variants opens none of them
+    new_process(monkeypatch)
+    assert kept[0][0] == figures_of_file(saved, catalog=catalog, disk_cache=False)
+
+
+def test_figures_of_a_design_read_are_kept_only_for_the_bytes_read(cache, saved, monkeypatch):
+    catalog = load_catalog(include_user=False, strict=True)
+    read = figures_cache.file_digest(saved)
+    design = open_design(saved, catalog=catalog)
+    other = build_template("dgx-h100-superpod", gpus=64)
+    save_design(other, saved)  # rewritten behind the reader
+    assert keep_figures_of_saved(design, saved, catalog, read=read) is None
+    assert list(cache.glob("*.json")) == []
+    kept = keep_figures_of_saved(other, saved, catalog, read=figures_cache.file_digest(saved))
+    assert kept is not None and kept.gpus == 64
+    assert kept == figures_of_file(saved, catalog=catalog, disk_cache=False)
 
 
 def _aged(path: Path, seconds: float = 120) -> Path:

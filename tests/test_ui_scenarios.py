@@ -5,6 +5,8 @@ the best and worst marked, and a panel behind another tab reads nothing until ra
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from PySide6.QtWidgets import QApplication
 from qt_helpers import open_window
@@ -270,3 +272,106 @@ def test_saved_scenarios_figures_are_kept_as_the_files_give_them(window, tmp_pat
         assert kept == figures_module.figures_of_file(
             path, catalog=actions.catalog, disk_cache=False
         )
+
+
+@pytest.fixture
+def opened(qtbot, tmp_path, monkeypatch):
+    """A window that opened ``hall.dcwb`` through File ▸ Open, with a cache folder of
+    its own, no figures kept in memory, and its first check done."""
+    from workbench.planning.scenarios import figures as figures_module
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+    catalog = load_catalog(include_user=False, strict=True)
+    base = tmp_path / "hall.dcwb"
+    save_design(bundled_sample(), base)
+    win = open_window(qtbot, tmp_path, bundled_sample(), catalog)
+    assert win.file_actions.open_path(base, ask_save=False)
+    win.document.figures.findings()  # the window's check has run
+    return win
+
+
+def _entries(tmp_path) -> list:
+    return sorted((tmp_path / "cache" / "workbench" / "figures").glob("*.json"))
+
+
+def _no_reading_or_checking(monkeypatch) -> None:
+    """From now on the scenario figures neither open a file nor run the rules."""
+    from workbench.planning.scenarios import figures as figures_module
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError("read or checked again")
+
+    monkeypatch.setattr(figures_module, "open_design", refused)
+    monkeypatch.setattr(figures_module, "check_design", refused)
+
+
+def test_the_windows_save_keeps_the_figures_the_reopened_file_gives(opened, tmp_path, monkeypatch):
+    from workbench.planning.scenarios import figures as figures_module
+    from workbench.ui.commands import set_rack_cooling
+
+    document = opened.document
+    rack = next(document.design.iter_racks()).id
+    document.push(set_rack_cooling(document, rack, "liquid"))
+    document.figures.findings()  # checked again after the edit
+    with monkeypatch.context() as patch:
+        _no_reading_or_checking(patch)
+        assert opened.file_actions.save_to(document.path)
+        assert _entries(tmp_path) == []  # kept after the save returns, not during it
+        QApplication.processEvents()
+    assert len(_entries(tmp_path)) == 1
+    monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+    kept, from_disk = figures_module.figures_of_file_noting(document.path, catalog=opened.catalog)
+    assert from_disk
+    monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+    reread = figures_module.figures_of_file(document.path, catalog=opened.catalog, disk_cache=False)
+    assert kept == reread
+    assert reread.racks and reread != figures_of(bundled_sample(), "hall")  # the edit is in
+
+
+def test_the_panel_compares_the_open_design_from_memory(opened, tmp_path, monkeypatch):
+    actions = opened.scenario_actions
+    actions.tell = _keep_message(actions)
+    actions.run_wizard = lambda: _Wizard(VariantChoices(coolings=("liquid",)))
+    [variant] = actions.new_variant()
+    base = opened.document.path
+    with monkeypatch.context() as patch:
+        _no_reading_or_checking(patch)
+        actions.panel.tick([base, variant])
+        table = actions.panel.compare_ticked()
+    assert table is not None and table.names == ("hall", "liquid")
+    from workbench.planning.scenarios import figures as figures_module
+
+    monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+    assert figures_module.figures_of_file(base, catalog=actions.catalog) == figures_of(
+        open_design(base, catalog=actions.catalog), "hall"
+    )
+
+
+def test_a_modified_document_is_never_used_for_its_files_figures(opened, tmp_path, monkeypatch):
+    from workbench.planning.scenarios import figures as figures_module
+    from workbench.ui.commands import set_rack_cooling
+    from workbench.ui.scenarios.open_figures import open_design_figures
+
+    document, catalog = opened.document, opened.catalog
+    base = document.path
+    rack = next(document.design.iter_racks()).id
+    document.push(set_rack_cooling(document, rack, "air"))
+    document.figures.findings()
+    assert open_design_figures(document, catalog) is None  # edited, unsaved
+    opened.scenario_actions.keep_saved_figures()
+    QApplication.processEvents()
+    assert _entries(tmp_path) == []
+    # Edited between the save and the figures kept after it: nothing kept.
+    assert opened.file_actions.save_to(base)
+    document.push(set_rack_cooling(document, rack, "liquid"))
+    QApplication.processEvents()
+    assert _entries(tmp_path) == []
+    # Undone to the saved design, but the file rewritten behind the window: not the file's.
+    document.undo()
+    assert not document.is_dirty
+    save_design(bundled_sample(), base)
+    os.utime(base, ns=(1, 1))
+    assert open_design_figures(document, catalog) is None
+    monkeypatch.setattr(figures_module, "_FILE_CACHE", {})
+    assert opened.scenario_actions.panel._figures_of(base) == figures_of(bundled_sample(), "hall")

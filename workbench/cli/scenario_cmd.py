@@ -11,8 +11,9 @@ each is printed, one line per rule (``--json``: one object with every finding). 
 checked (values, count, existing files) before anything is built, each variant is
 written atomically, and never over an existing file unless ``--force`` is given.  Each
 variant's comparison figures are computed from the design in hand (its rule findings
-reused) and kept in the user's cache folder, so ``workbench compare`` of the variants
-right after reads none of them again.
+reused) and kept in the user's cache folder, and so are FILE's (from the design read,
+kept only while the file still holds the bytes read), so ``workbench compare`` of FILE
+and the variants right after reads none of them again.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     from workbench.cli.project_io import open_project, save_project
     from workbench.planning.scenarios import scenario_path
     from workbench.planning.scenarios.figures import keep_figures_of_saved
+    from workbench.planning.scenarios.figures_cache import file_digest
     from workbench.templates.builder import TemplateError
     from workbench.templates.variants import (
         VariantChoices,
@@ -96,6 +98,10 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"{path}: no such project file", EXIT_BAD_INPUT)
+    try:  # what is read next: the base figures are kept only for exactly these bytes
+        read = file_digest(path)
+    except OSError:
+        read = None
     design = open_project(path)
     catalog = load_catalog_noting_errors()
     try:
@@ -133,6 +139,10 @@ def cmd_scenario(args: argparse.Namespace) -> int:
             for line in variant.brief():
                 print(f"  {line}")
             print("  passes the rules" if variant.passes else "  has rule errors (listed above)")
+    if read is not None:
+        # ``compare`` of the base and its variants, the next step, then reads no file.
+        with step(f"keeping the figures of {path.name}"):
+            keep_figures_of_saved(design, path, catalog, read=read)
     if args.json:
         json.dump(
             {

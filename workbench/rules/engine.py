@@ -200,9 +200,11 @@ class RuleContext:
         summary: Callable[[], DesignSummary] | None = None,
         load: Callable[[Rack], RackLoad | None] | None = None,
         evaluate: Callable[[Workload], WorkloadResult] | None = None,
+        fabric: Callable[[], FabricFigures] | None = None,
     ):
         self.design = design
         self._summary_source = summary
+        self._fabric_source = fabric
         self._summary: DesignSummary | None = None
         self._load_source = load
         self._evaluate_source = evaluate
@@ -239,7 +241,10 @@ class RuleContext:
 
     @property
     def fabric(self) -> FabricFigures:
-        """The compute plane as the step-time model reads it (computed once)."""
+        """The compute plane as the step-time model reads it (computed once, unless the
+        caller keeps it: the window's live figures)."""
+        if self._fabric_source is not None:
+            return self._fabric_source()
         if self._fabric is None:
             self._fabric = fabric_figures(self.design)
         return self._fabric

@@ -17,7 +17,6 @@ variants reads none of them again.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -202,6 +201,17 @@ def _remember(path: Path, version: tuple[int, int], figures: ScenarioFigures) ->
     _FILE_CACHE[path] = (version, figures)
 
 
+def file_version(path: Path) -> tuple[int, int] | None:
+    """``path``'s (modification time in ns, size): what this process keeps a file's
+    figures per, and what the window notes when it reads or writes its design's file;
+    None when the file cannot be looked at."""
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
 def keep_figures_of_saved(
     design: Design,
     path: Path,
@@ -209,6 +219,8 @@ def keep_figures_of_saved(
     *,
     findings: list[Finding] | None = None,
     context: RuleContext | None = None,
+    read: str | None = None,
+    version: tuple[int, int] | None = None,
 ) -> ScenarioFigures | None:
     """Compute the figures of ``design``, just saved as ``path`` and unchanged since,
     and keep them as :func:`figures_of_file` would have kept the figures it read from
@@ -219,16 +231,33 @@ def keep_figures_of_saved(
     context they were found with (its summary and fabric figures are reused).  The
     figures are the ones reading the file back gives (a test holds them equal).  None,
     and nothing kept, when the file's figures cannot be cached (an unlisted catalog, a
-    file that cannot be read back)."""
+    file that cannot be read back).
+
+    A design read from ``path`` rather than written to it is as good, as long as the
+    file still holds what was read: ``read``, the
+    :func:`~workbench.planning.scenarios.figures_cache.file_digest` of the bytes it was
+    read from (``workbench scenario``'s base file), is compared with the file's bytes
+    now; ``version``, the file's :func:`file_version` when the design was read from or
+    written to it (the window's open design), must be the file's before and after its
+    bytes are hashed.  Either way nothing is kept when the file was rewritten since.
+    Figures already kept for the file's version (this process) or bytes (the cache
+    folder) are returned as they are, and nothing is computed."""
     path = Path(path).resolve()
-    key = figures_cache.entry_key(path, catalog)
-    if key is None:
+    before = file_version(path)
+    if before is None or (version is not None and before != version):
         return None
-    figures = _compute(design, scenario_label(path), context, findings)
-    figures_cache.store(key, figures.to_dict())
-    with contextlib.suppress(OSError):
-        stat = path.stat()
-        _remember(path, (stat.st_mtime_ns, stat.st_size), figures)
+    hit = _FILE_CACHE.get(path)
+    if hit is not None and hit[0] == before:
+        return hit[1]
+    name = scenario_label(path)
+    key = figures_cache.entry_key(path, catalog, read=read)
+    if key is None or (version is not None and file_version(path) != version):
+        return None
+    figures = _kept_figures(key, name)
+    if figures is None:
+        figures = _compute(design, name, context, findings)
+        figures_cache.store(key, figures.to_dict())
+    _remember(path, before, figures)
     return figures
 
 

@@ -95,15 +95,20 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def entry_key(path: Path, catalog: SlugLookup | None) -> str | None:
+def entry_key(path: Path, catalog: SlugLookup | None, *, read: str | None = None) -> str | None:
     """The key of ``path``'s figures with ``catalog``, or None when they cannot be
-    cached (an unlisted catalog, a file that cannot be read)."""
+    cached (an unlisted catalog, a file that cannot be read).  ``read``: the
+    :func:`file_digest` of the bytes a design was read from; None too when the file no
+    longer holds them (rewritten since), so figures of that design are never kept under
+    other bytes."""
     fingerprint = catalog_key(catalog)
     if fingerprint is None:
         return None
     try:
         content = file_digest(path)
     except OSError:
+        return None
+    if read is not None and content != read:
         return None
     text = f"{content}:{fingerprint}:{_program_key()}"
     return hashlib.sha256(text.encode()).hexdigest()

@@ -6,7 +6,9 @@ The list is the design file and its ``NAME.scenario-LABEL.dcwb`` siblings
 pressing Compare builds the table from each file's cached figures
 (:func:`~workbench.planning.scenarios.figures.figures_of_file`: a file is read and
 checked once per version, and its figures kept in the user's cache folder, so the
-first comparison of a later session does not read a 100,000-GPU file again).  The panel does no work while it is not seen
+first comparison of a later session does not read a 100,000-GPU file again); the open
+design's own file, while the document is unmodified, from the design in memory and the
+window's rule findings (:mod:`~workbench.ui.scenarios.open_figures`).  The panel does no work while it is not seen
 (:func:`~workbench.ui.seen.is_seen`): a covered panel marks itself stale when the
 design's path changes and re-reads the folder when its tab is raised (``on_exposed``).
 """
@@ -36,9 +38,10 @@ from workbench.planning.scenarios import (
     compare,
     sibling_scenarios,
 )
-from workbench.planning.scenarios.figures import figures_of_file
+from workbench.planning.scenarios.figures import ScenarioFigures, figures_of_file
 from workbench.planning.scenarios.files import scenario_label
 from workbench.store import ProjectFileError
+from workbench.ui.scenarios.open_figures import open_design_figures
 from workbench.ui.scenarios.table import CompareTableWidget
 from workbench.ui.seen import is_seen
 from workbench.ui.shell.document import Document
@@ -197,6 +200,16 @@ class ScenariosPanel(QWidget):
         self.save_button.setEnabled(self.document.path is not None)
 
     # -- the comparison --------------------------------------------------------------
+    def _figures_of(self, file: Path) -> ScenarioFigures:
+        """``file``'s figures; the open design's from memory while it is the file's
+        (:func:`~workbench.ui.scenarios.open_figures.open_design_figures`)."""
+        path = self.document.path
+        if path is not None and file.resolve() == path.resolve():
+            mine = open_design_figures(self.document, self.catalog)
+            if mine is not None:
+                return mine
+        return figures_of_file(file, catalog=self.catalog)
+
     def compare_ticked(self) -> CompareTable | None:
         """Compare the ticked files; the table, or None with the reason in the message."""
         files = self.ticked()
@@ -206,7 +219,7 @@ class ScenariosPanel(QWidget):
         # A file not read before is checked with every rule (seconds at 100,000 GPUs).
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            figures = [figures_of_file(f, catalog=self.catalog) for f in files]
+            figures = [self._figures_of(f) for f in files]
         except (ProjectFileError, OSError) as exc:
             self.message.setText(f"Cannot compare: {exc}")
             return None

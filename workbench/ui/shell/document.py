@@ -92,6 +92,12 @@ class Document(QObject):
         self._changed_without_history = False
         #: How the history must be mended after a command failed ("undo", "redo").
         self._mend: str | None = None
+        #: The file's (mtime ns, size) when the design was read from it or saved to it
+        #: (:func:`~workbench.planning.scenarios.figures.file_version`, noted by the File
+        #: actions); None when the design is not known to be that file's (new, recovered,
+        #: repaired).  With a clean document and the file still at this version, the
+        #: design is the file's, and its figures are the file's (the Scenarios panel).
+        self.file_version: tuple[int, int] | None = None
         #: The figures every view shows (summary, rack loads, workload results), computed
         #: once per change.  Connected first, so it is invalidated before any view's slot
         #: runs (Qt calls direct connections in the order they were made).
@@ -272,6 +278,7 @@ class Document(QObject):
     def replace_design(self, design: Design, path: Path | None) -> None:
         """Load a different design: clears undo history and selection, marks clean."""
         self._design = design
+        self.file_version = None  # the File actions note it when the design is the file's
         self._mend, self._changed_without_history = None, False
         self.undo_stack.clear()
         self.undo_stack.setClean()

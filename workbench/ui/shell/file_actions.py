@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox
 
@@ -19,6 +19,7 @@ from workbench import store
 from workbench.filenames import portable_stem
 from workbench.model import Design
 from workbench.model.errors import EditError
+from workbench.planning.scenarios.figures import file_version
 from workbench.ui.shell.document import Document
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ FILE_FILTER = f"Workbench projects (*{store.FILE_SUFFIX});;All files (*)"
 
 class FileActions(QObject):
     """Owns the File menu's actions and the autosave timer of one window."""
+
+    #: The design was written to this file (Save, Save As), which now holds it.
+    saved = Signal(object)
 
     def __init__(
         self,
@@ -265,6 +269,7 @@ class FileActions(QObject):
             if choice == "recover":
                 source, recovered = store.autosave_path(path), True
         repairs: tuple = ()
+        version = file_version(source)  # before it is read: a write meanwhile moves it
         try:
             design: Design | None = store.open_design(source, self.catalog)
         except store.ProjectFileError as exc:
@@ -285,6 +290,7 @@ class FileActions(QObject):
             self.document.undo_stack.resetClean()  # differs from the file on disk
             self._status(f"Recovered autosaved changes of {path.name}; save to keep them")
         else:
+            self.document.file_version = version
             tidy = sweep.summary()
             self._status(f"Opened {path}" + (f"; {tidy}" if tidy else ""))
         self.add_recent(path)
@@ -425,6 +431,8 @@ class FileActions(QObject):
             self._error("Cannot save project", f"{path}: {exc}")
             return False
         self.document.mark_saved(path.resolve())
+        self.document.file_version = file_version(path)
+        self.saved.emit(path.resolve())
         for old in {previous, path}:
             store.discard_autosave(old)
         self.add_recent(path)

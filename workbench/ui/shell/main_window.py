@@ -190,6 +190,8 @@ class MainWindow(QMainWindow):
         self.file_actions = FileActions(
             self, document, self.settings, catalog, document_name=self.document_name
         )
+        # A saved design's comparison figures are kept from the window's findings.
+        self.file_actions.saved.connect(self.scenario_actions.keep_saved_figures)
         self.hall_actions = HallActions(self, document, self.rack_view)
         # Enter (or Place Here) on a catalog item: the keyboard way to place one.
         self.palette_widget.slugActivated.connect(self.hall_actions.place_here)

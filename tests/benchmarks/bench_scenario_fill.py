@@ -7,8 +7,8 @@ On a design built with ``build_template("dgx-h100-superpod", gpus=N)`` and saved
   and the part of it spent keeping the variants' figures in the cache folder
   (:func:`workbench.planning.scenarios.figures.keep_figures_of_saved`, timed inside the
   child; absent from a checkout that does not have it);
-* ``workbench compare base.dcwb <air> <liquid> --json``, the first time after it (the
-  base design's figures are not kept by ``scenario``: it only reads that file).
+* ``workbench compare base.dcwb <air> <liquid> --json``, the first time after it (a
+  checkout whose ``scenario`` does not keep the base file's figures reads that file).
 
 ``--against TREE`` runs every row a second time from another checkout (an unpacked
 ``git archive`` of the baseline commit), interleaved round by round, so a change and its

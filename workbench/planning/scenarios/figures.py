@@ -12,7 +12,9 @@ from the cache, in this process and the next.  What saves a scenario (``workbenc
 scenario``, the wizard, Save as Scenario) already holds the design, and for a variant its
 rule findings, so :func:`keep_figures_of_saved` computes the saved file's figures from
 memory and keeps them under the file's bytes: the first comparison after making
-variants reads none of them again.
+variants reads none of them again.  ``workbench scenario`` keeps its base file's
+figures the same way from the design it read, and the window its open design's while
+the document is unmodified (:mod:`workbench.ui.scenarios.open_figures`).
 """
 
 from __future__ import annotations

@@ -168,3 +168,20 @@ def test_new_racks_are_full_racks(catalog, design):
     rack = hall_edits.new_rack(design, "r9", "X01", catalog["generic-rack-48u-liquid"])
     assert isinstance(rack, Rack) and rack.cooling == "liquid"
     assert rack.power_limit_kw == catalog["generic-rack-48u-liquid"].props["cooling_limit_kw"]
+
+
+def test_a_new_row_takes_the_first_free_letters_whatever_the_other_names():
+    """next_row_name reads the taken names' letters as numbers (issue 21: hundreds of
+    rows added by a template each walked every candidate again): the first "Row X"
+    free, and names that are no candidate ("Row b", "Row  C", "Row A1") take none."""
+
+    def named(*names: str) -> Design:
+        return Design(sites=[Site("s", "S", [Row(f"r{i}", n) for i, n in enumerate(names)])])
+
+    assert hall_edits.next_row_name(named()) == "Row A"
+    assert hall_edits.next_row_name(named("Row A", "Row C", "Row b", "Row  B")) == "Row B"
+    letters = [chr(ord("A") + i) for i in range(26)]
+    every = [f"Row {x}" for x in letters] + ["Row AA", "Row A1", "Row AC"]
+    assert hall_edits.next_row_name(named(*every)) == "Row AB"
+    assert hall_edits.next_row_name(named(*every, "Row AB")) == "Row AD"
+    assert hall_edits.next_row_name(named("Hall 2 A", "Row ZZ")) == "Row A"

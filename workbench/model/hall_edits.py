@@ -43,15 +43,27 @@ def _row_letters(name: str) -> str:
 def next_row_name(design: Design) -> str:
     """ "Row X" with the first letter sequence (A … Z, AA …) no row uses yet."""
     taken = {row.name for site in design.sites for row in site.rows}
-    n = 0
-    while True:
-        letters, k = "", n + 1
-        while k:
-            k, rem = divmod(k - 1, 26)
-            letters = chr(ord("A") + rem) + letters
-        if f"Row {letters}" not in taken:
-            return f"Row {letters}"
+    # Only names "Row <capitals>" can be taken by a candidate: their number each, then
+    # the first number free (a template adds hundreds of rows, each asking here).
+    used = {_letters_number(name[4:]) for name in taken if name.startswith("Row ")}
+    n = 1
+    while n in used:
         n += 1
+    letters = ""
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(ord("A") + rem) + letters
+    return f"Row {letters}"
+
+
+def _letters_number(letters: str) -> int:
+    """A, B … Z, AA … as 1, 2 … 26, 27 …; 0 for anything else (no candidate's)."""
+    n = 0
+    for letter in letters:
+        if not "A" <= letter <= "Z":
+            return 0
+        n = n * 26 + ord(letter) - ord("A") + 1
+    return n
 
 
 def add_row(
@@ -94,7 +106,7 @@ def _rack_item(design: Design, catalog: ItemSource | None, rack_type: str) -> Ca
 
 def _rack_names(design: Design, row: Row, count: int) -> list[str]:
     prefix = _row_letters(row.name)
-    taken = {rack.name for rack in design.iter_racks()}
+    taken = {rack.name for _row, rack in design.index.racks.values()}
     names: list[str] = []
     n = 1
     while len(names) < count:

@@ -9,13 +9,13 @@ import copy
 import dataclasses
 
 import pytest
-from storage_designs import DGX, storage_design
+from storage_designs import DGX, PFS, storage_design
 
 from workbench.calc import storage_tiers
 from workbench.calc.storage_tiers import storage_figures
 from workbench.calc.summary import cooling_pue
 from workbench.catalog import load_catalog
-from workbench.model import Design, Device, Link
+from workbench.model import Design, Device, Link, StorageTier
 from workbench.model.ops import (
     AddDevice,
     AddLink,
@@ -50,7 +50,11 @@ def _assert_current(design: Design) -> None:
 
 
 def test_kept_figures_equal_fresh_ones_through_edits_and_undo(catalog) -> None:
-    design = storage_design(catalog, nodes=5, appliances=2, appliance_links=1, node_links=1)
+    # The tier names one id no device has yet: a device given that id joins it.
+    tier = StorageTier("tier-hot", "Hot", "hot", "Lustre", ["st-0", "st-1", "st-ghost"])
+    design = storage_design(
+        catalog, nodes=5, appliances=2, appliance_links=1, node_links=1, tiers=[tier]
+    )
     _assert_current(design)  # the caches start here
     before = (storage_figures(design), cooling_pue(design))
     bigger = dataclasses.replace(catalog[DGX], gpu_count=4, max_power_w=9000)
@@ -63,6 +67,8 @@ def test_kept_figures_equal_fresh_ones_through_edits_and_undo(catalog) -> None:
         AddLink(Link("l-new", "gpu-2", "storage1", "sw-1", "swp60", "net-storage")),
         RenameDevice("gpu-2", "renamed-node"),
         SetRackFields("rg0", {"cooling": "liquid"}),
+        MoveDevice("st-0", "rn", 1, "front"),  # an appliance to another rack
+        RemoveDevice("st-1"),  # a cabled appliance: its link and tier place go too
     ]
     inverses = []
     for op in edits:
@@ -74,6 +80,12 @@ def test_kept_figures_equal_fresh_ones_through_edits_and_undo(catalog) -> None:
         _assert_current(design)
     assert storage_figures(design) == before[0]
     assert cooling_pue(design) == before[1]
+    # A device given the id the tier names but nothing had: it joins the tier, with no
+    # cabling or tier edit.  (Not undone here: undoing that add also takes the id out
+    # of the tier, a separate matter.)
+    apply(design, AddDevice("rs", Device("st-ghost", "st-ghost", PFS, 30)))
+    _assert_current(design)
+    assert storage_figures(design).tiers[0].devices == before[0].tiers[0].devices + 1
 
 
 def test_a_drop_reads_the_rack_it_lands_in_only(catalog, monkeypatch) -> None:
@@ -87,9 +99,18 @@ def test_a_drop_reads_the_rack_it_lands_in_only(catalog, monkeypatch) -> None:
         return original(design, rack, *args)
 
     monkeypatch.setattr(storage_tiers, "_rack_clients", spy)
+    summed: list[str] = []
+    appliances = storage_tiers._appliances
+
+    def counted(design, tier, *args):
+        summed.append(tier.id)
+        return appliances(design, tier, *args)
+
+    monkeypatch.setattr(storage_tiers, "_appliances", counted)
     apply(design, AddDevice("rg1", Device("gpu-new", "gpu-new", DGX, 25)))
     figures = storage_figures(design)
     assert read == ["rg1"]
+    assert summed == []  # the tier's appliances are as they were
     assert "gpu-new" in {n.device_id for n in figures.clients.nodes}
     read.clear()
     apply(design, AddLink(Link("l-new", "gpu-new", "storage1", "sw-1", "swp60", "net-storage")))

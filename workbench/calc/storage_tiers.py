@@ -410,7 +410,7 @@ def _kept_clients(design: Design, bandwidth: _PlaneBandwidth) -> ClientFigures:
     return ClientFigures(tuple(nodes))
 
 
-def _share(fractions: set[float], usable: float, raw: float, default: float) -> float:
+def _share(fractions: frozenset[float], usable: float, raw: float, default: float) -> float:
     """The tier's usable fraction: the one its appliances share, else usable / raw."""
     if len(fractions) == 1:
         return next(iter(fractions))
@@ -448,19 +448,35 @@ def storage_figures(design: Design, structure: PlaneStructure | None = None) -> 
     else:
         clients = _kept_clients(design, bandwidth)
     tiers = tuple(
-        _tier_figures(design, tier, bandwidth, port_speeds, clients)
+        _tier_figures(design, tier, bandwidth, port_speeds, clients, structure is None)
         for tier in design.storage_tiers
     )
     return StorageFigures(tiers, clients)
 
 
-def _tier_figures(
-    design: Design,
-    tier: StorageTier,
-    bandwidth: _PlaneBandwidth,
-    port_speeds: _PortSpeeds,
-    clients: ClientFigures,
-) -> TierFigures:
+class _Appliances(NamedTuple):
+    """A tier's appliances summed (everything of :class:`TierFigures` but the clients)."""
+
+    present: tuple[str, ...]
+    raw: float
+    usable: float
+    read: float
+    write: float
+    link: float
+    port: float
+    served_read: float
+    served_write: float
+    uncabled_ports: float
+    uncabled_read: float
+    cabled: int
+    uncabled: int
+    sources: frozenset[str]
+    fractions: frozenset[float]
+
+
+def _appliances(
+    design: Design, tier: StorageTier, bandwidth: _PlaneBandwidth, port_speeds: _PortSpeeds
+) -> _Appliances:
     raw = usable = read = write = link = port = served_read = served_write = 0.0
     uncabled_ports = uncabled_read = 0.0
     present: list[str] = []
@@ -500,6 +516,64 @@ def _tier_figures(
             link += cabled_gbps / BITS_PER_BYTE
             served_read += min(r, cabled_gbps / BITS_PER_BYTE)
             served_write += min(w, cabled_gbps / BITS_PER_BYTE)
+    return _Appliances(
+        tuple(present),
+        raw,
+        usable,
+        read,
+        write,
+        link,
+        port,
+        served_read,
+        served_write,
+        uncabled_ports,
+        uncabled_read,
+        cabled,
+        uncabled,
+        frozenset(sources),
+        frozenset(fractions),
+    )
+
+
+def _kept_appliances(
+    design: Design, tier: StorageTier, bandwidth: _PlaneBandwidth, port_speeds: _PortSpeeds
+) -> _Appliances:
+    """:func:`_appliances`, kept while the cabling (the cache is dropped with each cabling
+    version, which a catalog item replaced also bumps), the tier's kind and members and
+    the devices those ids name stay the same: a GPU node dropped at 100,000 GPUs then
+    re-reads no appliance."""
+    kept: dict[str, tuple[tuple[object, ...], _Appliances]] = design.index.by_cabling(
+        "storage-appliances", dict
+    )
+    devices = design.index.devices
+    ids = tuple(tier.device_ids)
+    key = (
+        id(bandwidth),
+        id(design.device_types),
+        tier.tier,
+        ids,
+        tuple(found[1] if (found := devices.get(d)) is not None else None for d in ids),
+    )
+    entry = kept.get(tier.id)
+    if entry is not None and entry[0] == key:
+        return entry[1]
+    summed = _appliances(design, tier, bandwidth, port_speeds)
+    kept[tier.id] = (key, summed)
+    return summed
+
+
+def _tier_figures(
+    design: Design,
+    tier: StorageTier,
+    bandwidth: _PlaneBandwidth,
+    port_speeds: _PortSpeeds,
+    clients: ClientFigures,
+    kept: bool = False,
+) -> TierFigures:
+    summed = (_kept_appliances if kept else _appliances)(design, tier, bandwidth, port_speeds)
+    present, raw, usable, read, write = summed[:5]
+    link, port, served_read, served_write, uncabled_ports, uncabled_read = summed[5:11]
+    cabled, uncabled, sources, fractions = summed[11:]
     notes = []
     if len(present) < len(tier.device_ids):
         gone = len(tier.device_ids) - len(present)

@@ -81,11 +81,14 @@ def test_kept_figures_equal_fresh_ones_through_edits_and_undo(catalog) -> None:
     assert storage_figures(design) == before[0]
     assert cooling_pue(design) == before[1]
     # A device given the id the tier names but nothing had: it joins the tier, with no
-    # cabling or tier edit.  (Not undone here: undoing that add also takes the id out
-    # of the tier, a separate matter.)
-    apply(design, AddDevice("rs", Device("st-ghost", "st-ghost", PFS, 30)))
+    # cabling or tier edit, and leaves it again (the id still named) when undone.
+    undo = apply(design, AddDevice("rs", Device("st-ghost", "st-ghost", PFS, 30))).inverse
     _assert_current(design)
     assert storage_figures(design).tiers[0].devices == before[0].tiers[0].devices + 1
+    apply(design, undo)
+    _assert_current(design)
+    assert storage_figures(design) == before[0]
+    assert "st-ghost" in design.storage_tiers[0].device_ids
 
 
 def test_a_drop_reads_the_rack_it_lands_in_only(catalog, monkeypatch) -> None:

@@ -60,6 +60,33 @@ def test_removing_a_device_takes_its_links_and_tier_places_and_undo_puts_them_ba
     assert index_problems(design) == []
 
 
+@pytest.mark.parametrize("kind", ["device", "rack", "row"])
+def test_undoing_an_add_leaves_what_named_the_id_before_it(design, kind):
+    """A tier and a link that name an id no device has yet (a dangling id a file held)
+    still name it after the device arrives and the add is undone, and again after a redo
+    and a second undo: the undo of an add is its exact inverse."""
+    design.storage_tiers[0].device_ids.append("ghost")
+    design.links.append(Link("l9", "ghost", "eth0", "s1", "eth9"))
+    design.reindex()
+    start = copy.deepcopy(design)
+    device = Device("ghost", "ghost", "mgmt-48", 30)
+    op: ops.Op
+    if kind == "device":
+        op = ops.AddDevice("r1", device)
+    elif kind == "rack":
+        op = ops.AddRack("row-a", Rack("r9", "R9", "rack-42u", devices=[device]))
+    else:
+        op = ops.AddRow(
+            design.sites[0].id, Row("row-z", "Z", [Rack("r9", "R9", "rack-42u", devices=[device])])
+        )
+    for _ in range(2):  # do, undo, redo, undo
+        undo = ops.apply(design, op).inverse
+        assert design.find_device("ghost") is not None
+        op = ops.apply(design, undo).inverse
+        assert design == start
+        assert index_problems(design) == []
+
+
 def test_moving_a_device_between_racks_and_back(design):
     start = copy.deepcopy(design)
     applied = ops.apply(design, ops.MoveDevice("d2", "r2", 20, "rear"))

@@ -52,6 +52,11 @@ class AddRow:
 @dataclass(frozen=True)
 class RemoveRow:
     row_id: str
+    #: Take the links and tier memberships naming what goes (a user's removal).  False
+    #: for the undo of an add that attached nothing: a tier or link may have named the
+    #: id before the add (a dangling id a file held), and the exact inverse leaves such
+    #: references as the add found them (see :func:`_any`).
+    detach: bool = True
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,11 @@ class AddRack:
 @dataclass(frozen=True)
 class RemoveRack:
     rack_id: str
+    #: Take the links and tier memberships naming what goes (a user's removal).  False
+    #: for the undo of an add that attached nothing: a tier or link may have named the
+    #: id before the add (a dangling id a file held), and the exact inverse leaves such
+    #: references as the add found them (see :func:`_any`).
+    detach: bool = True
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,11 @@ class AddDevice:
 @dataclass(frozen=True)
 class RemoveDevice:
     device_id: str
+    #: Take the links and tier memberships naming what goes (a user's removal).  False
+    #: for the undo of an add that attached nothing: a tier or link may have named the
+    #: id before the add (a dangling id a file held), and the exact inverse leaves such
+    #: references as the add found them (see :func:`_any`).
+    detach: bool = True
 
 
 @dataclass(frozen=True)
@@ -185,6 +200,15 @@ def _detach(design: Design, devices: Sequence[Device]) -> Detached:
     return Detached(tuple(links), tuple(tiers))
 
 
+def _any(detached: Detached) -> bool:
+    """Whether an add put links or memberships back, so its inverse takes them out.
+
+    An add that put nothing back (a fresh drop, or the redo of a removal that took
+    nothing) must not take out what merely named the id already; an add that put some
+    back restores a removal that took every reference, so taking every one is exact."""
+    return bool(detached.links or detached.tiers)
+
+
 def _reattach(design: Design, detached: Detached) -> None:
     for i, link in detached.links:
         design.links.insert(i, link)
@@ -244,7 +268,10 @@ def _add_row(design: Design, op: AddRow) -> Applied:
     with _taken_back_on_error(design, site.rows, op.row):
         design.index.add_row(site, op.row)
         _reattach(design, op.detached)
-    return Applied(RemoveRow(op.row.id), _subtree_change(racks, [op.row], op.detached, added=True))
+    return Applied(
+        RemoveRow(op.row.id, detach=_any(op.detached)),
+        _subtree_change(racks, [op.row], op.detached, added=True),
+    )
 
 
 def _remove_row(design: Design, op: RemoveRow) -> Applied:
@@ -253,7 +280,7 @@ def _remove_row(design: Design, op: RemoveRow) -> Applied:
         raise EditError(f"No row with id {op.row_id!r}.")
     site, row = placed
     i = position_of(site.rows, row)
-    detached = _detach(design, _devices_of(row.racks))
+    detached = _detach(design, _devices_of(row.racks)) if op.detach else _NONE
     del site.rows[i]
     design.index.drop_row(row)
     change = _subtree_change(row.racks, [row], detached, added=False)
@@ -297,7 +324,10 @@ def _add_rack(design: Design, op: AddRack) -> Applied:
     with _taken_back_on_error(design, row.racks, op.rack):
         design.index.add_rack(row, op.rack)
         _reattach(design, op.detached)
-    return Applied(RemoveRack(op.rack.id), _subtree_change([op.rack], [], op.detached, added=True))
+    return Applied(
+        RemoveRack(op.rack.id, detach=_any(op.detached)),
+        _subtree_change([op.rack], [], op.detached, added=True),
+    )
 
 
 def _remove_rack(design: Design, op: RemoveRack) -> Applied:
@@ -306,7 +336,7 @@ def _remove_rack(design: Design, op: RemoveRack) -> Applied:
         raise EditError(f"No rack with id {op.rack_id!r}.")
     row, rack = placed
     i = position_of(row.racks, rack)
-    detached = _detach(design, rack.devices)
+    detached = _detach(design, rack.devices) if op.detach else _NONE
     del row.racks[i]
     design.index.drop_rack(rack)
     change = _subtree_change([rack], [], detached, added=False)
@@ -359,7 +389,7 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
         tiers=frozenset(t for t, _, _ in op.detached.tiers),
         added=frozenset({op.device.id}) | links,
     )
-    return Applied(RemoveDevice(op.device.id), change)
+    return Applied(RemoveDevice(op.device.id, detach=_any(op.detached)), change)
 
 
 def _remove_device(design: Design, op: RemoveDevice) -> Applied:
@@ -368,7 +398,7 @@ def _remove_device(design: Design, op: RemoveDevice) -> Applied:
         raise EditError(f"No device with id {op.device_id!r}.")
     rack, device = found
     i = position_of(rack.devices, device)
-    detached = _detach(design, [device])
+    detached = _detach(design, [device]) if op.detach else _NONE
     del rack.devices[i]
     design.index.drop_device(device)
     links = frozenset(link.id for _, link in detached.links)

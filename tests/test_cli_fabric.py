@@ -94,3 +94,27 @@ def test_bad_options_exit_2_naming_the_option(args, option) -> None:
     result = fabric(*args)
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert option in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (["--nodes", "64", "--rail-optimized", "--json"], 0),
+        (["--nodes", "64", "--node-model", "no-such-server"], 2),
+    ],
+)
+def test_the_collector_runs_again_after_the_command(args, status, capsys) -> None:
+    # The command pauses the cyclic collector while it builds its scratch design; in a
+    # process that goes on (a test, a caller of main()) it must be back on afterwards,
+    # whether the command succeeded or refused.
+    import gc
+
+    from workbench.cli.main import main
+
+    assert gc.isenabled()
+    assert main(["fabric", *args]) == status
+    assert gc.isenabled()
+    out = capsys.readouterr().out
+    if status == 0:
+        # One JSON object, indented, ending in one newline.
+        assert out == json.dumps(json.loads(out), indent=2) + "\n"

@@ -1,7 +1,8 @@
 """The storage clients and the racks' IT draw are kept per rack between edits
-(:meth:`workbench.model.index.DesignIndex.per_rack`): after every kind of edit, and
-after undoing them, they must equal a computation from scratch, and a GPU node dropped
-into one rack must read that rack only."""
+(:meth:`workbench.model.index.DesignIndex.per_rack`), with their totals (the clients'
+GPUs, Gb/s, cabled and starved nodes; the draw and racks per cooling type): after
+every kind of edit, and after undoing them, they must equal a computation from
+scratch, and a GPU node dropped into one rack must read that rack only."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import pytest
 from storage_designs import DGX, PFS, storage_design
 
 from workbench.calc import storage_tiers
-from workbench.calc.storage_tiers import storage_figures
-from workbench.calc.summary import cooling_pue
+from workbench.calc.storage_tiers import ClientFigures, is_starved, storage_figures
+from workbench.calc.summary import cooling_pue, walked_pue
 from workbench.catalog import load_catalog
 from workbench.model import Design, Device, Link, StorageTier
+from workbench.model.index import DesignIndex
 from workbench.model.ops import (
     AddDevice,
     AddLink,
@@ -44,9 +46,16 @@ def _assert_current(design: Design) -> None:
     fresh = _fresh(design)
     kept_figures, fresh_figures = storage_figures(design), storage_figures(fresh)
     assert kept_figures == fresh_figures
-    assert kept_figures.clients.gbps == fresh_figures.clients.gbps
-    assert kept_figures.clients.cabled == fresh_figures.clients.cabled
-    assert cooling_pue(design) == cooling_pue(fresh)
+    kept = kept_figures.clients
+    assert kept.sums is not None  # the totals were kept, not summed here
+    walked = ClientFigures(kept.nodes)  # the same nodes summed one by one
+    for clients in (fresh_figures.clients, walked):
+        assert kept.gbps == clients.gbps
+        assert kept.gpus == clients.gpus
+        assert kept.cabled == clients.cabled
+        assert kept.starved == clients.starved
+    assert kept.starved == tuple(n for n in kept.nodes if is_starved(n))
+    assert cooling_pue(design) == cooling_pue(fresh) == walked_pue(design)
 
 
 def test_kept_figures_equal_fresh_ones_through_edits_and_undo(catalog) -> None:
@@ -65,15 +74,23 @@ def test_kept_figures_equal_fresh_ones_through_edits_and_undo(catalog) -> None:
         MoveDevice("gpu-3", "rg1", 1, "front", index=1),  # reordered within its rack
         ReplaceDeviceType(bigger),  # the node's type: GPUs and watts
         AddLink(Link("l-new", "gpu-2", "storage1", "sw-1", "swp60", "net-storage")),
+        # A slow link on the dropped node: it is starved (25 Gb/s for 8 GPUs).
+        AddLink(
+            Link("l-slow", "gpu-new", "storage0", "sw-1", "swp61", "net-storage", speed_gbps=25.5)
+        ),
         RenameDevice("gpu-2", "renamed-node"),
         SetRackFields("rg0", {"cooling": "liquid"}),
         MoveDevice("st-0", "rn", 1, "front"),  # an appliance to another rack
         RemoveDevice("st-1"),  # a cabled appliance: its link and tier place go too
     ]
     inverses = []
+    starved = False
     for op in edits:
         inverses.append(apply(design, op).inverse)
         _assert_current(design)
+        starved = starved or bool(storage_figures(design).clients.starved)
+    assert starved  # the starved nodes were counted at some point, not only none
+    assert cooling_pue(design) != before[1]  # a liquid rack weighs in
     assert storage_figures(design) != before[0]  # the edits moved the figures
     for inverse in reversed(inverses):
         apply(design, inverse)
@@ -119,3 +136,19 @@ def test_a_drop_reads_the_rack_it_lands_in_only(catalog, monkeypatch) -> None:
     apply(design, AddLink(Link("l-new", "gpu-new", "storage1", "sw-1", "swp60", "net-storage")))
     storage_figures(design)
     assert sorted(read) == sorted(r.id for r in design.iter_racks())  # cabling: all again
+
+
+@pytest.mark.parametrize("missed", ["device", "rack field"])
+def test_a_missed_mark_shows(catalog, monkeypatch, missed) -> None:
+    """The comparison above can fail: with the index told nothing of a drop (or of a
+    rack's cooling), the kept totals go stale and differ from fresh ones."""
+    design = storage_design(catalog, nodes=5, appliances=2, appliance_links=1, node_links=1)
+    _assert_current(design)
+    if missed == "device":
+        monkeypatch.setattr(DesignIndex, "_mark", lambda self, rack_id: None)
+        apply(design, AddDevice("rg1", Device("gpu-new", "gpu-new", DGX, 25)))
+    else:
+        monkeypatch.setattr(DesignIndex, "rack_changed", lambda self, rack_id: None)
+        apply(design, SetRackFields("rg0", {"cooling": "liquid"}))
+    with pytest.raises(AssertionError):
+        _assert_current(design)

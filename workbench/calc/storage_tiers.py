@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -49,6 +50,7 @@ from workbench.calc.fabric.planes import (
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model.change import Change, edited_types
 from workbench.model.design import Design, Link, StorageTier
+from workbench.model.index import SignedTotals, exact
 from workbench.model.parts import Rack
 from workbench.model.ports import HOST_KINDS, link_speed, ports_of
 
@@ -111,23 +113,68 @@ class NodeStorage(NamedTuple):
     cabled: bool
 
 
+#: Storage-plane bandwidth a GPU needs, Gb/s: the low end of 100–200 Gb/s per 8-GPU node
+#: (brief §3), so a 25G NIC on an 8-GPU node (3.1 Gb/s per GPU) starves it (brief §4).
+#: 100 Gb/s is 12.5 GB/s, above the 4 / 8 GB/s "good" / "better" single-node read of
+#: NVIDIA's DGX SuperPOD reference (RA-11333-001 V11, Table 6; "best" is 40).
+#: STORAGE-CLIENT (:mod:`workbench.rules.storage`) judges by it; it lives here so the
+#: kept per-rack client figures can count the starved nodes.
+MIN_NODE_STORAGE_GBPS_PER_GPU = 100.0 / 8
+
+
+def node_need_gbps(gpus: int) -> float:
+    """Storage-plane Gb/s a node with ``gpus`` GPUs needs (100 Gb/s for 8)."""
+    return gpus * MIN_NODE_STORAGE_GBPS_PER_GPU
+
+
+def is_starved(node: NodeStorage) -> bool:
+    """Whether the node's storage bandwidth is below what its GPUs need."""
+    return node.gbps < node_need_gbps(node.gpus) - 1e-9
+
+
+class ClientSums(NamedTuple):
+    """The client totals when they were kept per rack (:func:`_kept_clients`): the same
+    numbers :class:`ClientFigures` would sum over its nodes."""
+
+    gpus: int
+    gbps: float
+    cabled: int
+    starved: int
+
+
 @dataclass(frozen=True)
 class ClientFigures:
     """The GPU nodes as storage clients (shared by every tier).
 
     The sums are taken once (``cached_property``): every tier and every storage rule
-    reads them, and each read summed 12,500 nodes at 100,000 GPUs."""
+    reads them, and each read summed 12,500 nodes at 100,000 GPUs.  ``sums``, when
+    given, holds them already (kept per rack between edits); it never takes part in
+    comparisons, and a fresh sum equals it exactly (Gb/s summed exactly, once rounded:
+    :func:`math.fsum`, which the kept side matches with integers and fractions)."""
 
     nodes: tuple[NodeStorage, ...]
+    sums: ClientSums | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def gpus(self) -> int:
+        if self.sums is not None:
+            return self.sums.gpus
         return sum(n.gpus for n in self.nodes)
 
     @cached_property
     def gbps(self) -> float:
-        """Σ of the nodes' storage-plane bandwidth, Gb/s."""
-        return sum(n.gbps for n in self.nodes)
+        """Σ of the nodes' storage-plane bandwidth, Gb/s (exact, rounded once)."""
+        if self.sums is not None:
+            return self.sums.gbps
+        return math.fsum(n.gbps for n in self.nodes)
+
+    @cached_property
+    def starved(self) -> tuple[NodeStorage, ...]:
+        """The nodes whose storage bandwidth is below what their GPUs need
+        (:func:`is_starved`), in the design's order."""
+        if self.sums is not None and not self.sums.starved:
+            return ()
+        return tuple(n for n in self.nodes if is_starved(n))
 
     @property
     def gbs(self) -> float:
@@ -137,6 +184,8 @@ class ClientFigures:
     @cached_property
     def cabled(self) -> int:
         """How many nodes have storage-plane links (the others count their ports)."""
+        if self.sums is not None:
+            return self.sums.cabled
         return sum(1 for n in self.nodes if n.cabled)
 
 
@@ -388,6 +437,54 @@ def _rack_clients(
     return tuple(nodes)
 
 
+class _RackClients(NamedTuple):
+    """One rack's GPU nodes as storage clients, with their sums (exact: Gb/s as an
+    integer or a fraction, so racks add and subtract without rounding)."""
+
+    nodes: tuple[NodeStorage, ...]
+    gpus: int
+    gbps: int | Fraction
+    #: Nodes whose Gb/s is not a finite number (summed over the nodes instead).
+    odd: int
+    cabled: int
+    starved: int
+
+
+def _rack_sums(nodes: tuple[NodeStorage, ...]) -> _RackClients:
+    gbps: int | Fraction = 0
+    gpus = odd = cabled = starved = 0
+    for node in nodes:
+        gpus += node.gpus
+        g = exact(node.gbps)
+        if g is None:
+            odd += 1
+        else:
+            gbps += g
+        cabled += node.cabled
+        starved += is_starved(node)
+    return _RackClients(nodes, gpus, gbps, odd, cabled, starved)
+
+
+class _ClientTotals(SignedTotals):
+    """:class:`~workbench.model.index.RackTotals` over :class:`_RackClients`."""
+
+    def __init__(self) -> None:
+        self.gbps: int | Fraction = 0
+        self.gpus = self.odd = self.cabled = self.starved = 0
+
+    def step(self, value: object, sign: int) -> None:
+        part = value if isinstance(value, _RackClients) else _rack_sums(())
+        self.gbps += sign * part.gbps
+        self.gpus += sign * part.gpus
+        self.odd += sign * part.odd
+        self.cabled += sign * part.cabled
+        self.starved += sign * part.starved
+
+    def sums(self, nodes: tuple[NodeStorage, ...]) -> ClientSums:
+        gbps = math.fsum(n.gbps for n in nodes) if self.odd else float(self.gbps)
+        return ClientSums(self.gpus, gbps, self.cabled, self.starved)
+
+
 def _kept_clients(design: Design, bandwidth: _PlaneBandwidth) -> ClientFigures:
     """:func:`_clients`, with each rack's nodes kept from edit to edit: a GPU node dropped
     into a rack of a 100,000-GPU design reads that rack, not 30,000 devices.  Every rack
@@ -395,19 +492,29 @@ def _kept_clients(design: Design, bandwidth: _PlaneBandwidth) -> ClientFigures:
     changed: both bump the cabling version that ``bandwidth`` is kept by."""
     ports = _PortSpeeds()
     servers: dict[str, CatalogItem | None] = {}
-    table = design.index.per_rack(
+    index = design.index
+    table = index.per_rack(
         "storage-clients",
-        (design.index.fabric_version, id(bandwidth), id(design.device_types)),
-        lambda rack: _rack_clients(design, rack, bandwidth, ports, servers),
+        (index.fabric_version, id(bandwidth), id(design.device_types)),
+        lambda rack: _rack_sums(_rack_clients(design, rack, bandwidth, ports, servers)),
+        _ClientTotals,
     )
     nodes: list[NodeStorage] = []
+    racks = 0
+    whole = True
     for rack in design.iter_racks():
+        racks += 1
         kept = table.get(rack.id)
         if kept is not None and kept[0] is rack:
-            nodes.extend(kept[1])
+            nodes.extend(kept[1].nodes)
         else:  # two racks of a damaged file share an id: read this one here
+            whole = False
             nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
-    return ClientFigures(tuple(nodes))
+    found = tuple(nodes)
+    totals = index.rack_totals("storage-clients")
+    if not whole or racks != len(table) or not isinstance(totals, _ClientTotals):
+        return ClientFigures(found)  # the kept totals are not this design's: sum here
+    return ClientFigures(found, totals.sums(found))
 
 
 def _share(fractions: frozenset[float], usable: float, raw: float, default: float) -> float:

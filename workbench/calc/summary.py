@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from fractions import Fraction
+from typing import Any, NamedTuple
 
 from workbench.calc.power import BTU_H_PER_TON, BTU_H_PER_W, DEFAULT_PUE, facility_kw
 from workbench.catalog.item import (
@@ -39,6 +40,7 @@ from workbench.catalog.item import (
 )
 from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design, Rack
+from workbench.model.index import SignedTotals, exact
 from workbench.model.placement import rack_height
 
 
@@ -128,46 +130,123 @@ def cooling_pue(design: Design) -> float:
     unknown cooling word counts as air, and a design without racks gets the air figure
     (:data:`DEFAULT_PUE`), so air-cooled designs plan at 1.3 exactly as before.
 
-    Each rack's draw is kept between edits (:func:`_rack_it_watts`), so an edit re-sums
-    only the racks it touched; an all-air design (the common case) is answered from the
-    racks alone.
+    Each rack's cooling word and draw are kept between edits, with their totals
+    (:meth:`~workbench.model.index.DesignIndex.per_rack`): an edit re-reads only the
+    racks it touched, and no edit walks every rack.  The draw is summed exactly
+    (integer watts, fractions otherwise) and rounded once, so the kept figure equals
+    a fresh one whatever the order of the edits.  An all-air design (the common case)
+    is answered from the cooling words alone.
     """
+    index = design.index
+    unique = index.racks_unique(design.sites)
+    if unique:
+        index.per_rack("rack-cooling", None, lambda rack: rack.cooling, _CoolingWords)
+        words = index.rack_totals("rack-cooling")
+        if isinstance(words, _CoolingWords) and not (words.counts.keys() - {"air"}):
+            return DEFAULT_PUE
+        watts: dict[str, float] = {}
+        index.per_rack(
+            "rack-it-watts",
+            (index.fabric_version, id(design.device_types)),
+            lambda rack: _rack_draw(design, rack, watts),
+            _DrawTotals,
+        )
+        totals = index.rack_totals("rack-it-watts")
+        if isinstance(totals, _DrawTotals) and not totals.odd:
+            return totals.pue()
+    return walked_pue(design)  # two racks of a damaged file share an id: sum here
+
+
+def walked_pue(design: Design) -> float:
+    """:func:`cooling_pue` from a walk of every rack, nothing kept (what the kept figure
+    must equal; also the answer for a damaged file or a draw that is not a number)."""
     racks = list(design.iter_racks())
     coolings = {rack.cooling for rack in racks}
     if not coolings or coolings == {"air"}:
         return DEFAULT_PUE
-    watts: dict[str, float] = {}
-    table = design.index.per_rack(
-        "rack-it-watts",
-        (design.index.fabric_version, id(design.device_types)),
-        lambda rack: _rack_it_watts(design, rack, watts),
-    )
-    by_type: dict[str, float] = {}
-    counted: dict[str, int] = {}
+    fresh = _DrawTotals()
+    seen: dict[str, float] = {}
     for rack in racks:
-        kept = table.get(rack.id)
-        w = kept[1] if kept is not None and kept[0] is rack else _rack_it_watts(design, rack, watts)
-        cooling = rack.cooling if rack.cooling in COOLING_TYPES else "air"
-        by_type[cooling] = by_type.get(cooling, 0.0) + w
-        counted[cooling] = counted.get(cooling, 0) + 1
-    weights: dict[str, float] = by_type if sum(by_type.values()) > 0 else dict(counted)
-    total = sum(weights.values())
-    return sum(COOLING_TYPES[k].pue * v for k, v in weights.items()) / total
+        fresh.add(_rack_draw(design, rack, seen))
+    return fresh.pue() if not fresh.odd else _count_pue(fresh)
 
 
-def _rack_it_watts(design: Design, rack: Rack, watts: dict[str, float]) -> float:
-    """Σ of the rack's devices' power figures (``watts``: per slug, filled as met); kept
-    per rack by :meth:`~workbench.model.index.DesignIndex.per_rack`, so an edit re-sums
-    the racks it touched (a catalog item replaced bumps the cabling version: all)."""
-    w = 0.0
+class _RackDraw(NamedTuple):
+    """One rack's cooling (an unknown word as air) and its devices' power figures summed
+    exactly (integer watts, or a fraction; ``odd`` counts figures that are not finite)."""
+
+    cooling: str
+    watts: int | Fraction
+    odd: int
+
+
+class _CoolingWords(SignedTotals):
+    """How many racks carry each cooling word (kept totals of ``rack.cooling``)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+
+    def step(self, value: object, sign: int) -> None:
+        word = str(value)
+        self.counts[word] += sign
+        if self.counts[word] <= 0:
+            del self.counts[word]
+
+
+class _DrawTotals(SignedTotals):
+    """Σ draw and rack count per cooling type (kept totals of :class:`_RackDraw`)."""
+
+    def __init__(self) -> None:
+        self.by_type: dict[str, int | Fraction] = {}
+        self.counted: Counter[str] = Counter()
+        self.odd = 0
+
+    def step(self, value: object, sign: int) -> None:
+        if not isinstance(value, _RackDraw):
+            return
+        cooling = value.cooling
+        self.by_type[cooling] = self.by_type.get(cooling, 0) + sign * value.watts
+        self.counted[cooling] += sign
+        if not self.counted[cooling]:
+            del self.counted[cooling]
+            del self.by_type[cooling]
+        self.odd += sign * value.odd
+
+    def pue(self) -> float:
+        """The draw-weighted planning PUE (by rack count when nothing draws)."""
+        if not self.counted:
+            return DEFAULT_PUE
+        draws = {k: float(v) for k, v in self.by_type.items()}
+        weights = draws if sum(self.by_type.values()) > 0 else dict(self.counted)
+        total = sum(weights.values())
+        return sum(COOLING_TYPES[k].pue * v for k, v in sorted(weights.items())) / total
+
+
+def _count_pue(totals: _DrawTotals) -> float:
+    """A draw that is not a finite number weighs nothing known: weigh by rack count."""
+    total = sum(totals.counted.values())
+    return sum(COOLING_TYPES[k].pue * v for k, v in sorted(totals.counted.items())) / total
+
+
+def _rack_draw(design: Design, rack: Rack, watts: dict[str, float]) -> _RackDraw:
+    """The rack's :class:`_RackDraw` (``watts``: per slug, filled as met); kept per rack
+    by :meth:`~workbench.model.index.DesignIndex.per_rack`, so an edit re-sums the racks
+    it touched (a catalog item replaced bumps the cabling version: all)."""
+    w: int | Fraction = 0
+    odd = 0
     for device in rack.devices:
         slug = device.device_type
         figure = watts.get(slug)
         if figure is None:
             item = design.device_types.get(slug)
             figure = watts[slug] = float(power_figure_w(item) or 0.0) if item else 0.0
-        w += figure
-    return w
+        part = exact(figure)
+        if part is None:
+            odd += 1
+        else:
+            w += part
+    cooling = rack.cooling if rack.cooling in COOLING_TYPES else "air"
+    return _RackDraw(cooling, w, odd)
 
 
 def design_pue(design: Design) -> float:

@@ -20,8 +20,10 @@ tell the index, so a build at any point reads what the edits made.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
+from fractions import Fraction
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from workbench.text_rules import node_hostname
@@ -43,6 +45,40 @@ class Design(Protocol):
 
 
 T = TypeVar("T")
+
+
+class RackTotals(Protocol):
+    """Totals over the values :meth:`DesignIndex.per_rack` keeps per rack: each value
+    put in once, and taken out when its rack is read again.  Exact (integers, or
+    fractions for floats), so the kept totals equal a fresh sum whatever the order."""
+
+    def add(self, value: object) -> None: ...
+
+    def remove(self, value: object) -> None: ...
+
+
+def exact(value: float) -> int | Fraction | None:
+    """``value`` as an exact number (an integer when whole, else a fraction), or None
+    when it is not finite: kept totals add and subtract these without rounding, and
+    round once when read."""
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() else Fraction(value)
+
+
+class SignedTotals:
+    """A :class:`RackTotals` whose ``add`` and ``remove`` are one step signed +1 / −1."""
+
+    def add(self, value: object) -> None:
+        self.step(value, 1)
+
+    def remove(self, value: object) -> None:
+        self.step(value, -1)
+
+    def step(self, value: object, sign: int) -> None:
+        """Put ``value`` in (``sign`` 1) or take it out (−1)."""
+        raise NotImplementedError
+
 
 #: Prefix and digits of the ids the allocator makes for each kind (the templates use the
 #: same shapes: ``d000001``, ``r00001``, ``row001``).
@@ -103,6 +139,8 @@ class DesignIndex:
         self._rack_marks: dict[str, set[str]] = {}
         #: Per reader of :meth:`per_rack`: its key and rack id → (rack, value).
         self._per_rack: dict[str, tuple[object, dict[str, tuple[Rack, object]]]] = {}
+        #: Per reader of :meth:`per_rack` that keeps totals: the totals over its table.
+        self._rack_totals: dict[str, RackTotals] = {}
         for site in design.sites:
             self.add_site(site)
             for row in site.rows:
@@ -254,12 +292,21 @@ class DesignIndex:
         for device in rack.devices:
             self.drop_device(device)
 
+    def rack_changed(self, rack_id: str) -> None:
+        """Say a rack's own fields changed (its cooling, say): :meth:`per_rack` readers
+        read it again.  Every write of a rack field on an indexed rack calls this."""
+        self._mark(rack_id)
+
     def _mark(self, rack_id: str) -> None:
         for marks in self._rack_marks.values():
             marks.add(rack_id)
 
     def per_rack(
-        self, name: str, key: object, compute: Callable[[Rack], T]
+        self,
+        name: str,
+        key: object,
+        compute: Callable[[Rack], T],
+        totals: Callable[[], RackTotals] | None = None,
     ) -> dict[str, tuple[Rack, T]]:
         """rack id → (rack, ``compute(rack)``) for every rack, kept from call to call under
         ``name``: only racks whose devices came, went, moved or were renamed since the
@@ -269,25 +316,55 @@ class DesignIndex:
         For figures summed per rack over every device (the storage clients, the racks'
         IT draw): a GPU node dropped on a 100,000-GPU design then reads one rack, not
         30,000 devices.  ``compute`` must read nothing of a rack but its devices' ids,
-        names and types (and what ``key`` stands for); a rack's own fields are read by
-        the caller.  The caller checks each entry's rack is the rack it holds (two
-        racks of a damaged file may share an id)."""
+        names and types, the rack fields whose writers call :meth:`rack_changed` (its
+        cooling), and what ``key`` stands for.  The caller checks each entry's rack is the rack it holds (two
+        racks of a damaged file may share an id).
+
+        ``totals`` (a factory) keeps totals over the table's values as well
+        (:meth:`rack_totals`): a rebuilt table starts fresh ones, and each rack read
+        again takes its old value out and puts its new one in, so a figure summed over
+        12,500 GPU nodes is not summed again after a drop."""
         marks = self._rack_marks.get(name)
         self._rack_marks[name] = set()
         kept = self._per_rack.get(name)
         table: dict[str, tuple[Rack, object]]
-        if marks is None or kept is None or kept[0] != key:
+        kept_totals = self._rack_totals.get(name)
+        if (
+            marks is None
+            or kept is None
+            or kept[0] != key
+            or (totals is not None and kept_totals is None)
+        ):
             table = {rack_id: (rack, compute(rack)) for rack_id, (_row, rack) in self.racks.items()}
+            if totals is not None:
+                kept_totals = self._rack_totals[name] = totals()
+                for _rack, value in table.values():
+                    kept_totals.add(value)
         else:
             table = kept[1]
             for rack_id in marks:
                 placed = self.racks.get(rack_id)
-                if placed is None:
-                    table.pop(rack_id, None)
-                else:
-                    table[rack_id] = (placed[1], compute(placed[1]))
+                old = table.pop(rack_id, None)
+                if kept_totals is not None and old is not None:
+                    kept_totals.remove(old[1])
+                if placed is not None:
+                    value = compute(placed[1])
+                    table[rack_id] = (placed[1], value)
+                    if kept_totals is not None:
+                        kept_totals.add(value)
         self._per_rack[name] = (key, table)
         return cast("dict[str, tuple[Rack, T]]", table)
+
+    def rack_totals(self, name: str) -> RackTotals | None:
+        """The totals :meth:`per_rack` keeps under ``name`` (None before it is asked
+        with a ``totals`` factory), current as of its last call."""
+        return self._rack_totals.get(name)
+
+    def racks_unique(self, design_sites: Iterable[Site]) -> bool:
+        """Whether every rack of the design is indexed under its own id (no two racks of
+        a damaged file share one): then :meth:`per_rack`'s table holds every rack, and
+        its totals are the design's.  Counts rows' racks, not racks' devices."""
+        return sum(len(row.racks) for site in design_sites for row in site.rows) == len(self.racks)
 
     def touch_fabric(self) -> None:
         """Say the cabling changed (see :attr:`fabric_version`)."""

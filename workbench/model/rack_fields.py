@@ -142,6 +142,7 @@ def set_rack_fields(design: Design, rack_id: str, changes: Mapping[str, Any]) ->
     old = {name: getattr(rack, name) for name in checked}
     for name, value in checked.items():
         setattr(rack, name, value)
+    design.index.rack_changed(rack.id)  # figures kept per rack read its cooling
     return old
 
 
@@ -152,6 +153,7 @@ def restore_rack_fields(design: Design, rack_id: str, values: Mapping[str, Any])
         if name not in RACK_FIELDS:
             raise EditError(f"A rack's {name!r} cannot be edited.")
         setattr(rack, name, value)
+    design.index.rack_changed(rack.id)
 
 
 def is_placed(rack: Rack) -> bool:

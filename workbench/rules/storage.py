@@ -49,9 +49,11 @@ from workbench.calc.storage import (
 )
 from workbench.calc.storage_tiers import (
     BITS_PER_BYTE,
+    MIN_NODE_STORAGE_GBPS_PER_GPU,
     NodeStorage,
     StorageFigures,
     TierFigures,
+    node_need_gbps,
     storage_figures,
     touches_storage,
 )
@@ -68,11 +70,6 @@ HOT_TIER_MIN_READ_GBS = 50.0
 HOT_TIER_RULE_ABOVE_GPUS = 40
 _SOURCE = planning("hot-tier read bandwidth of at least 50 GB/s for clusters above ~40 GPUs")
 
-#: Storage-plane bandwidth a GPU needs, Gb/s: the low end of 100–200 Gb/s per 8-GPU node
-#: (brief §3), so a 25G NIC on an 8-GPU node (3.1 Gb/s per GPU) starves it (brief §4).
-#: 100 Gb/s is 12.5 GB/s, above the 4 / 8 GB/s "good" / "better" single-node read of
-#: NVIDIA's DGX SuperPOD reference (RA-11333-001 V11, Table 6; "best" is 40).
-MIN_NODE_STORAGE_GBPS_PER_GPU = 100.0 / 8
 #: Minutes between checkpoint saves when the workload does not say (Workload's docstring).
 DEFAULT_CHECKPOINT_INTERVAL_MIN = 60.0
 #: How many objects a message names before "and N more".
@@ -242,14 +239,11 @@ def workload_tier(design: Design, tier_id: str | None) -> StorageTier | None:
     return None
 
 
-def node_need_gbps(gpus: int) -> float:
-    """Storage-plane Gb/s a node with ``gpus`` GPUs needs (100 Gb/s for 8)."""
-    return gpus * MIN_NODE_STORAGE_GBPS_PER_GPU
-
-
 def starved_nodes(found: StorageFigures) -> list[NodeStorage]:
-    """GPU nodes whose storage bandwidth is below what their GPUs need."""
-    return [n for n in found.clients.nodes if n.gbps < node_need_gbps(n.gpus) - 1e-9]
+    """GPU nodes whose storage bandwidth is below what their GPUs need
+    (:func:`~workbench.calc.storage_tiers.is_starved`; counted per rack between edits,
+    so a design with none answers without reading 12,500 nodes)."""
+    return list(found.clients.starved)
 
 
 def _names(names: Sequence[str]) -> str:

@@ -87,6 +87,7 @@ def new_hall(spec: HallSpec, catalog: ItemSource | None) -> Design:
     feed = Feed(float(spec.voltage), int(spec.phases), float(spec.breaker_a))
     for rack in design.iter_racks():
         rack.cooling = spec.cooling
+        design.index.rack_changed(rack.id)  # figures kept per rack read its cooling
         rack.cooling_limit_kw = spec.cooling_limit_kw
         rack.power_limit_kw = limit
         rack.set_feed("a", feed)

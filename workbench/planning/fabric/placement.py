@@ -355,6 +355,7 @@ class SwitchPlacer:
             *(f"feed_{s}_{f}" for s in "ab" for f in ("voltage", "phases", "breaker_a")),
         ):
             setattr(rack, name, getattr(model, name))
+        self.design.index.rack_changed(rack.id)  # figures kept per rack read its cooling
         pdus = [
             d
             for d in model.devices

@@ -97,6 +97,15 @@ def test_save_as_scenario_and_variant_then_compare(window, tmp_path, qtbot):
     assert grid.item(peak, row.best[0]).background().color() == BEST
     assert grid.item(peak, row.worst[0]).background().color() == WORST
     assert panel.plots.bars_note and panel.plots.scatter_note
+    # The keys sit under the plots (a key inside covered the second bar): each category
+    # and each scenario named, and neither key overlaps its plot.
+    plots = panel.plots
+    assert "Compute" in plots.bars_legend.text() and "Installation" in plots.bars_legend.text()
+    assert all(name in plots.scatter_legend.text() for name in table.names)
+    for plot, key in ((plots.bars, plots.bars_legend), (plots.scatter, plots.scatter_legend)):
+        assert plot.parentWidget() is key.parentWidget()
+        assert plot.height() > 0 and key.height() > 0  # laid out, so the next line can fail
+        assert not plot.geometry().intersects(key.geometry())
 
 
 def test_save_as_scenario_needs_a_saved_design(qtbot, tmp_path):

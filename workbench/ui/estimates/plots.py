@@ -17,9 +17,10 @@ import numpy as np  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import Qt, Signal  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
-from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QWidget  # noqa: E402
 
 from workbench.rules.budgets import over_budget  # noqa: E402
+from workbench.ui.widgets import legend_label, plot_with_legend
 
 #: Colours of the stacked memory segments (colour-blind friendly Okabe-Ito order).
 MEMORY_PARTS: tuple[tuple[str, str, str], ...] = (
@@ -73,34 +74,9 @@ def _legend(plot: pg.PlotWidget) -> pg.LegendItem:
     )
 
 
-_SWATCH = {"area": "■", "line": "━", "dashed": "┅"}
-
-
-def _legend_label(entries: list[tuple[str, str, str]]) -> QLabel:
-    """A Qt legend under a plot: coloured swatches (■ areas, ━ lines, ┅ dashed) that wrap
-    onto more lines when the splitter makes the plot narrow, so it never covers data."""
-    parts = [
-        f'<span style="color:{colour}; font-size:large">{_SWATCH.get(kind, "■")}'
-        f"</span>&nbsp;{text.replace(' ', '&nbsp;')}"
-        for colour, text, kind in entries
-    ]
-    label = QLabel(" &nbsp;&nbsp; ".join(parts))
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    label.setStyleSheet("QLabel { background: white; color: #222; padding: 2px 8px 6px 8px; }")
-    return label
-
-
 def with_legend(plot: pg.PlotWidget) -> QWidget:
     """The plot with its ``legend_label`` underneath, as one splitter pane."""
-    panel = QWidget()
-    panel.setStyleSheet("background: white;")
-    layout = QVBoxLayout(panel)
-    layout.setContentsMargins(0, 0, 0, 0)
-    layout.setSpacing(0)
-    layout.addWidget(plot, 1)
-    layout.addWidget(plot.legend_label)
-    return panel
+    return plot_with_legend(plot, plot.legend_label)
 
 
 def _centre(plot: pg.PlotWidget, text: pg.TextItem) -> None:
@@ -218,7 +194,7 @@ class MemoryPlot(pg.PlotWidget):
         _style(self, "Memory per GPU", "GB (1e9 bytes)", "")
         self.getPlotItem().getAxis("bottom").setTicks([[(0, "per GPU")]])
         self.setMouseEnabled(x=False, y=False)
-        self.legend_label = _legend_label(
+        self.legend_label = legend_label(
             [(colour, label, "area") for _key, label, colour in MEMORY_PARTS]
             + [("#c62828", "HBM", "line"), ("#c62828", "usable after headroom", "dashed")]
         )
@@ -283,7 +259,7 @@ class RackPowerPlot(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         _style(self, "Power per rack", "kW", "Rack")
-        self.legend_label = _legend_label(
+        self.legend_label = legend_label(
             [
                 ("#b0bec5", "Maximum draw", "area"),
                 ("#0072B2", "Typical draw", "area"),

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 from workbench.calc.costs import COST_LABELS
 from workbench.planning.scenarios import CompareTable, run_points
 from workbench.render.compare_page import PALETTE, SCATTER_TITLE, SCATTER_X, SCATTER_Y
+from workbench.ui.widgets import legend_html, legend_label, plot_with_legend
 
 
 class ComparePlots(QWidget):
@@ -28,11 +29,15 @@ class ComparePlots(QWidget):
         self.scatter.setTitle(SCATTER_TITLE, color="k")
         self.scatter.setLabel("bottom", SCATTER_X)
         self.scatter.setLabel("left", SCATTER_Y)
-        self.bars_legend = self.bars.addLegend(offset=(-4, 4), labelTextColor="k")
-        self.scatter_legend = self.scatter.addLegend(offset=(4, 4), labelTextColor="k")
+        # The legends sit under the plots, not inside them: a legend drawn in the plot
+        # covered the second scenario's bar once the dock was narrow.
+        self.bars_legend = legend_label([])
+        self.bars_legend.setObjectName("capexLegend")
+        self.scatter_legend = legend_label([])
+        self.scatter_legend.setObjectName("runLegend")
         self.scatter.getViewBox().setDefaultPadding(0.2)
-        layout.addWidget(self.bars)
-        layout.addWidget(self.scatter)
+        layout.addWidget(plot_with_legend(self.bars, self.bars_legend))
+        layout.addWidget(plot_with_legend(self.scatter, self.scatter_legend))
         #: What each plot shows in words (for tests and the status line).
         self.bars_note = ""
         self.scatter_note = ""
@@ -41,6 +46,8 @@ class ComparePlots(QWidget):
         """Draw ``table``'s scenarios (None clears)."""
         self.bars.clear()
         self.scatter.clear()
+        self.bars_legend.setText("")
+        self.scatter_legend.setText("")
         if table is None:
             return
         self._draw_bars(table)
@@ -58,6 +65,7 @@ class ComparePlots(QWidget):
             self.bars.addItem(_note("costs not available"))
             return
         bottoms = [0.0] * len(scenarios)
+        key: list[tuple[str, str, str]] = []
         for n, category in enumerate(categories):
             heights = [float(s.capex_by_category.get(category, 0.0)) for s in scenarios]
             bar = pg.BarGraphItem(
@@ -66,12 +74,12 @@ class ComparePlots(QWidget):
                 y0=bottoms,
                 width=0.6,
                 brush=PALETTE[n % len(PALETTE)],
-                name=COST_LABELS.get(category, category),
             )
+            key.append((PALETTE[n % len(PALETTE)], COST_LABELS.get(category, category), "area"))
             self.bars.addItem(bar)
             bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
-        # Room on the right for the legend, so it never covers a bar.
-        self.bars.setXRange(-0.6, len(scenarios) - 0.4 + 1.6, padding=0)
+        self.bars.setXRange(-0.6, len(scenarios) - 0.4, padding=0)
+        self.bars_legend.setText(legend_html(key))
         self.bars.setLabel("left", "capex", units=table.scenarios[0].currency or None)
         self.bars_note = f"{len(categories)} categories"
 
@@ -81,20 +89,22 @@ class ComparePlots(QWidget):
             self.scatter_note = "costs not available"
             self.scatter.addItem(_note("costs not available"))
             return
+        key: list[tuple[str, str, str]] = []
         for n, name in enumerate(table.names):
             mine = [p for p in points if p.scenario == n]
             if mine:
+                key.append((PALETTE[n % len(PALETTE)], name, "point"))
                 self.scatter.addItem(
                     pg.ScatterPlotItem(
                         x=[p.days for p in mine],
                         y=[p.cost for p in mine],
                         brush=PALETTE[n % len(PALETTE)],
                         size=12,
-                        name=name,
                     )
                 )
         money = table.scenarios[0].currency or None
         self.scatter.setLabel("left", SCATTER_Y, units=money)
+        self.scatter_legend.setText(legend_html(key))
         self.scatter_note = f"{len(points)} runs"
 
 

@@ -276,3 +276,28 @@ def test_q3400_and_every_numbered_item_keep_their_part_number_source():
     assert q3400 is not None and q3400.part_number
     assert "Q3400-RA.yaml" in str(q3400.sources["part_number"])
     assert q3400.part_number in str(q3400.sources["part_number"])
+
+
+def test_cables_a_duplicate_is_both_ends_not_one(design, tmp_path):
+    # Only a link with both of a listed cable's ports (either way round) is left out: one
+    # sharing an end and the other device but not its port is another cable.
+    first = design.links[0]
+    again = Link(
+        "l999998", first.b_device, first.b_port, first.a_device, first.a_port, first.network
+    )
+    beside = Link(
+        "l999999",
+        first.a_device,
+        first.a_port + "-other",
+        first.b_device,
+        first.b_port,
+        first.network,
+    )
+    design.links.extend([again, beside])
+    try:
+        book = openpyxl.load_workbook(write_cables(design, tmp_path / "c.xlsx"))
+    finally:
+        del design.links[-2:]
+    labels = [r[0] for r in book["Cables"].iter_rows(min_row=2, values_only=True)]
+    assert len(labels) == len(design.links) + 1
+    assert "C-999999" in labels and "C-999998" not in labels

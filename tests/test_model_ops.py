@@ -168,6 +168,16 @@ def test_many_links_go_in_and_out_as_one_edit_at_their_old_places(design):
     assert design == start and index_problems(design) == []
     with pytest.raises(EditError, match="does not exist"):
         ops.apply(design, ops.AddLinks((Link("l77", "d1", "p", "ghost", "q"),)))
+    # Of several links on nothing, the first in order is named, with its missing end.
+    bad = (
+        Link("l78", "d1", "p", "s1", "q"),
+        Link("l79", "ghost-a", "p", "s1", "q"),
+        Link("l80", "d1", "p", "ghost-b", "q"),
+    )
+    with pytest.raises(EditError, match="'l79' ends on a device that does not exist: 'ghost-a'"):
+        ops.apply(design, ops.AddLinks(bad))
+    with pytest.raises(EditError, match="'l80' ends .* 'ghost-b'"):
+        ops.apply(design, ops.AddLinks(bad[::2]))
     with pytest.raises(EditError, match="already in use"):
         ops.apply(design, ops.AddLinks((Link(old, "d1", "p", "s1", "q"),)))
     assert design == start

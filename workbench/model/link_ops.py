@@ -6,6 +6,7 @@ Gathered by :mod:`workbench.model.ops` (which re-exports the classes) through :d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from workbench.model import keep
 from workbench.model.add_checks import check_free
@@ -77,10 +78,16 @@ def _remove_link(design: Design, op: RemoveLink) -> Applied:
 def _add_links(design: Design, op: AddLinks) -> Applied:
     links = op.links
     devices = design.index.devices
-    for link in links:
-        for end in (link.a_device, link.b_device):
-            if end not in devices:
-                raise EditError(f"Link {link.id!r} ends on a device that does not exist: {end!r}.")
+    # Every end at once, in C (a generated fabric adds ~440,000 links in one edit); the
+    # first link in order that ends on nothing is looked for only when there is one.
+    ends = frozenset(map(attrgetter("a_device"), links)).union(map(attrgetter("b_device"), links))
+    if not ends <= devices.keys():
+        for link in links:
+            for end in (link.a_device, link.b_device):
+                if end not in devices:
+                    raise EditError(
+                        f"Link {link.id!r} ends on a device that does not exist: {end!r}."
+                    )
     check_free(design, (link.id for link in links))
     if op.positions is None:
         design.links.extend(links)
@@ -103,7 +110,6 @@ def _add_links(design: Design, op: AddLinks) -> Applied:
         design.links[:] = merged
     design.index.add_links(links)
     ids = frozenset(link.id for link in links)
-    ends = frozenset(e for link in links for e in (link.a_device, link.b_device))
     change = Change(devices=ends, links=ids, added=ids)
     return Applied(RemoveLinks(tuple(link.id for link in links)), change)
 

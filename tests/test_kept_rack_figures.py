@@ -50,6 +50,7 @@ def _assert_current(design: Design) -> None:
     assert kept.sums is not None  # the totals were kept, not summed here
     walked = ClientFigures(kept.nodes)  # the same nodes summed one by one
     for clients in (fresh_figures.clients, walked):
+        assert kept.count == len(clients.nodes)
         assert kept.gbps == clients.gbps
         assert kept.gpus == clients.gpus
         assert kept.cabled == clients.cabled
@@ -152,3 +153,19 @@ def test_a_missed_mark_shows(catalog, monkeypatch, missed) -> None:
         apply(design, SetRackFields("rg0", {"cooling": "liquid"}))
     with pytest.raises(AssertionError):
         _assert_current(design)
+
+
+def test_kept_nodes_listed_after_a_later_edit_are_those_of_their_figures(catalog) -> None:
+    """The node list is read when first asked, off a snapshot: figures kept across an
+    edit (a panel's, a check's memo) still list the nodes they counted."""
+    design = storage_design(catalog, nodes=5, appliances=2, appliance_links=1, node_links=1)
+    storage_figures(design)
+    before = storage_figures(design).clients  # kept: nodes not listed yet
+    apply(design, AddDevice("rg1", Device("gpu-new", "gpu-new", DGX, 25)))
+    apply(design, RemoveDevice("gpu-0"))
+    after = storage_figures(design).clients
+    ids = [n.device_id for n in before.nodes]
+    assert "gpu-0" in ids and "gpu-new" not in ids
+    assert len(before.nodes) == before.count == 5
+    assert "gpu-new" in {n.device_id for n in after.nodes} and after.count == 5
+    assert before != after

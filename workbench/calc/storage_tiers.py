@@ -34,7 +34,7 @@ so the rules can ask after every edit of a 100,000-GPU design.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -136,24 +136,48 @@ class ClientSums(NamedTuple):
     """The client totals when they were kept per rack (:func:`_kept_clients`): the same
     numbers :class:`ClientFigures` would sum over its nodes."""
 
+    nodes: int
     gpus: int
-    gbps: float
+    #: None when a node's Gb/s is not a finite number (then summed over the nodes).
+    gbps: float | None
     cabled: int
     starved: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ClientFigures:
     """The GPU nodes as storage clients (shared by every tier).
 
     The sums are taken once (``cached_property``): every tier and every storage rule
     reads them, and each read summed 12,500 nodes at 100,000 GPUs.  ``sums``, when
-    given, holds them already (kept per rack between edits); it never takes part in
-    comparisons, and a fresh sum equals it exactly (Gb/s summed exactly, once rounded:
-    :func:`math.fsum`, which the kept side matches with integers and fractions)."""
+    given, holds them already (kept per rack between edits); a fresh sum equals it
+    exactly (Gb/s summed exactly, once rounded: :func:`math.fsum`, which the kept side
+    matches with integers and fractions).  ``listed`` is the nodes, or what lists them
+    when first asked (:attr:`nodes`): after an edit at 100,000 GPUs the rules need the
+    sums, not a list of 12,500 nodes rebuilt from the racks.  Two figures are equal
+    when their nodes are."""
 
-    nodes: tuple[NodeStorage, ...]
-    sums: ClientSums | None = field(default=None, compare=False, repr=False)
+    listed: tuple[NodeStorage, ...] | Callable[[], tuple[NodeStorage, ...]]
+    sums: ClientSums | None = field(default=None, repr=False)
+
+    @cached_property
+    def nodes(self) -> tuple[NodeStorage, ...]:
+        """Every GPU node as a storage client, in the design's device order."""
+        listed = self.listed
+        return listed if isinstance(listed, tuple) else listed()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ClientFigures):
+            return NotImplemented
+        return self.nodes == other.nodes
+
+    def __hash__(self) -> int:
+        return hash(self.nodes)
+
+    @property
+    def count(self) -> int:
+        """How many GPU nodes (``len(nodes)`` without listing them when kept)."""
+        return self.sums.nodes if self.sums is not None else len(self.nodes)
 
     @cached_property
     def gpus(self) -> int:
@@ -164,7 +188,7 @@ class ClientFigures:
     @cached_property
     def gbps(self) -> float:
         """Σ of the nodes' storage-plane bandwidth, Gb/s (exact, rounded once)."""
-        if self.sums is not None:
+        if self.sums is not None and self.sums.gbps is not None:
             return self.sums.gbps
         return math.fsum(n.gbps for n in self.nodes)
 
@@ -470,19 +494,20 @@ class _ClientTotals(SignedTotals):
 
     def __init__(self) -> None:
         self.gbps: int | Fraction = 0
-        self.gpus = self.odd = self.cabled = self.starved = 0
+        self.count = self.gpus = self.odd = self.cabled = self.starved = 0
 
     def step(self, value: object, sign: int) -> None:
         part = value if isinstance(value, _RackClients) else _rack_sums(())
+        self.count += sign * len(part.nodes)
         self.gbps += sign * part.gbps
         self.gpus += sign * part.gpus
         self.odd += sign * part.odd
         self.cabled += sign * part.cabled
         self.starved += sign * part.starved
 
-    def sums(self, nodes: tuple[NodeStorage, ...]) -> ClientSums:
-        gbps = math.fsum(n.gbps for n in nodes) if self.odd else float(self.gbps)
-        return ClientSums(self.gpus, gbps, self.cabled, self.starved)
+    def sums(self) -> ClientSums:
+        gbps = None if self.odd else float(self.gbps)
+        return ClientSums(self.count, self.gpus, gbps, self.cabled, self.starved)
 
 
 def _kept_clients(design: Design, bandwidth: _PlaneBandwidth) -> ClientFigures:
@@ -499,22 +524,35 @@ def _kept_clients(design: Design, bandwidth: _PlaneBandwidth) -> ClientFigures:
         lambda rack: _rack_sums(_rack_clients(design, rack, bandwidth, ports, servers)),
         _ClientTotals,
     )
-    nodes: list[NodeStorage] = []
-    racks = 0
-    whole = True
-    for rack in design.iter_racks():
-        racks += 1
-        kept = table.get(rack.id)
-        if kept is not None and kept[0] is rack:
-            nodes.extend(kept[1].nodes)
-        else:  # two racks of a damaged file share an id: read this one here
-            whole = False
-            nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
-    found = tuple(nodes)
     totals = index.rack_totals("storage-clients")
-    if not whole or racks != len(table) or not isinstance(totals, _ClientTotals):
-        return ClientFigures(found)  # the kept totals are not this design's: sum here
-    return ClientFigures(found, totals.sums(found))
+    rows = [row.racks for site in design.sites for row in site.rows]
+    if isinstance(totals, _ClientTotals) and sum(map(len, rows)) == len(table):
+        # Every rack sits in the table under its own id, so the totals are the
+        # design's; the node list is read off a snapshot only when asked.
+        order = [tuple(racks) for racks in rows]
+        kept = dict(table)
+
+        def listed() -> tuple[NodeStorage, ...]:
+            nodes: list[NodeStorage] = []
+            for racks in order:
+                for rack in racks:
+                    entry = kept.get(rack.id)
+                    if entry is not None and entry[0] is rack:
+                        nodes.extend(entry[1].nodes)
+                    else:  # not kept (cannot happen while the index is in step)
+                        nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
+            return tuple(nodes)
+
+        return ClientFigures(listed, totals.sums())
+    # Two racks of a damaged file share an id: read each here, sum over the nodes.
+    nodes: list[NodeStorage] = []
+    for rack in design.iter_racks():
+        entry = table.get(rack.id)
+        if entry is not None and entry[0] is rack:
+            nodes.extend(entry[1].nodes)
+        else:
+            nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
+    return ClientFigures(tuple(nodes))
 
 
 def _share(fractions: frozenset[float], usable: float, raw: float, default: float) -> float:
@@ -691,11 +729,11 @@ def _tier_figures(
             f"the others serve nothing until they are ({uncabled_read:,.1f} GB/s of read; "
             f"their storage ports would carry {uncabled_ports:,.1f} GB/s)"
         )
-    if not clients.nodes:
+    if not clients.count:
         notes.append("the design has no GPU nodes to serve")
-    elif clients.cabled < len(clients.nodes):
+    elif clients.cabled < clients.count:
         notes.append(
-            f"{len(clients.nodes) - clients.cabled:,} of {len(clients.nodes):,} GPU nodes "
+            f"{clients.count - clients.cabled:,} of {clients.count:,} GPU nodes "
             "have no storage-plane link: their storage ports are counted"
         )
     client_gbs = clients.gbs
@@ -720,7 +758,7 @@ def _tier_figures(
         served_read_gbs=served_read,
         served_write_gbs=served_write,
         client_gbs=client_gbs,
-        client_nodes=len(clients.nodes),
+        client_nodes=clients.count,
         effective_read_gbs=effective_read,
         effective_write_gbs=min(served_write, client_gbs),
         read_limit=_limit(read, served_read, client_gbs, uncabled > 0),

@@ -299,7 +299,7 @@ def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
             f"{gpus:,} GPUs need at least {need:g} GB/s of dataset read bandwidth; tier "
             f"{name}, which the training jobs read, gives {read.read_gbs:,.1f} GB/s from "
             f"{read.devices:,} devices{cabled} "
-            f"({read.limit_text(len(found.clients.nodes))}).",
+            f"({read.limit_text(found.clients.count)}).",
             tier_id,
         )
 
@@ -399,13 +399,13 @@ def storage_client(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Findi
             continue
         speeds = {n.gbps for n in clients.nodes}
         if len(speeds) == 1:
-            each = f"{len(clients.nodes):,} × {short_number(next(iter(speeds)))} Gb/s"
+            each = f"{clients.count:,} × {short_number(next(iter(speeds)))} Gb/s"
         else:
             each = f"{short_number(clients.gbps)} Gb/s"
         yield me.finding(
             f"Tier {tier.name}: its {tier.devices:,} appliances serve "
             f"{tier.served_read_gbs:,.1f} GB/s, but the storage NICs of the "
-            f"{len(clients.nodes):,} GPU nodes carry {tier.client_gbs:,.1f} GB/s in all "
+            f"{clients.count:,} GPU nodes carry {tier.client_gbs:,.1f} GB/s in all "
             f"({each} / {BITS_PER_BYTE:g}): the clients are the bottleneck.",
             tier.tier_id,
         )

@@ -22,3 +22,10 @@ def test_a_short_step_says_nothing(capsys) -> None:
     with step("opening x.dcwb", after_s=5.0):
         pass
     assert capsys.readouterr() == ("", "")
+
+
+def test_quiet_says_nothing_however_long_the_step(capsys) -> None:
+    """A command's --quiet ("print nothing on success") silences progress too."""
+    with step("writing cables.xlsx", after_s=0.01, quiet=True):
+        time.sleep(0.1)
+    assert capsys.readouterr() == ("", "")

@@ -34,23 +34,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from workbench.cli.catalog_load import load_catalog_noting_errors
     from workbench.cli.progress import step
+    from workbench.cli.project_io import open_project
     from workbench.export.output import ExportError
-    from workbench.store import ProjectFileError, open_design
 
     chosen = [(kind, getattr(args, kind.dest)) for kind in EXPORTS if getattr(args, kind.dest)]
     if not chosen:
         names = ", ".join(kind.option for kind in EXPORTS)
         raise CliError(f"export: choose at least one of {names}", 2)
-    try:
-        with step(f"opening {Path(args.file).name}"):
-            design = open_design(Path(args.file), catalog=load_catalog_noting_errors())
-    except ProjectFileError as exc:
-        raise CliError(str(exc), 2) from None
+    design = open_project(Path(args.file), quiet=args.quiet)
     for kind, target in chosen:
         try:
-            with step(f"writing {Path(target).name}"):
+            with step(f"writing {Path(target).name}", quiet=args.quiet):
                 written = exporter(kind)(design, Path(target))
         except ExportError as exc:
             raise CliError(f"{kind.option}: {exc}") from None

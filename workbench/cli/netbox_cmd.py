@@ -47,9 +47,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from workbench.export.output import ExportError
     from workbench.netbox import write_netbox
 
-    design = open_project(Path(args.file))
+    design = open_project(Path(args.file), quiet=args.quiet)
     try:
-        with step(f"writing the NetBox files into {Path(args.dir).name}"):
+        with step(f"writing the NetBox files into {Path(args.dir).name}", quiet=args.quiet):
             written = write_netbox(design, Path(args.dir))
     except ExportError as exc:
         raise CliError(f"netbox export: {exc}") from None
@@ -71,7 +71,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         design = read_netbox(Path(args.dir))
     except NetBoxImportError as exc:
         raise CliError(f"import refused, nothing written: {exc}", EXIT_BAD_INPUT) from None
-    save_project(design, out)
+    save_project(design, out, quiet=args.quiet)
     if not args.quiet:
         devices = sum(1 for _ in design.iter_devices())
         racks = sum(1 for _ in design.iter_racks())

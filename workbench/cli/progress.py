@@ -20,9 +20,13 @@ AFTER_S = 2.0
 
 
 @contextmanager
-def step(label: str, after_s: float = AFTER_S) -> Iterator[None]:
+def step(label: str, after_s: float = AFTER_S, *, quiet: bool = False) -> Iterator[None]:
     """Run the body; if it is still running after ``after_s`` seconds, print
-    ``workbench: LABEL…`` to standard error, and ``… done in N s`` at its end."""
+    ``workbench: LABEL…`` to standard error, and ``… done in N s`` at its end.
+    ``quiet`` (a command's ``--quiet``, "print nothing on success") says nothing."""
+    if quiet:
+        yield
+        return
     start = time.perf_counter()
     said = threading.Event()
 

@@ -14,26 +14,28 @@ from workbench.model.design import Design
 EXIT_BAD_INPUT = 2
 
 
-def open_project(path: Path) -> Design:
-    """The design in ``path``; CliError (exit 2) naming the file when it cannot be read."""
+def open_project(path: Path, *, quiet: bool = False) -> Design:
+    """The design in ``path``; CliError (exit 2) naming the file when it cannot be read.
+    ``quiet`` (the command's ``--quiet``) keeps the progress of a long open unsaid."""
     from workbench.cli.catalog_load import load_catalog_noting_errors
     from workbench.cli.progress import step
     from workbench.store import ProjectFileError, open_design
 
     try:
-        with step(f"opening {path.name}"):
+        with step(f"opening {path.name}", quiet=quiet):
             return open_design(path, catalog=load_catalog_noting_errors())
     except ProjectFileError as exc:
         raise CliError(str(exc), EXIT_BAD_INPUT) from None
 
 
-def save_project(design: Design, path: Path) -> None:
-    """Write ``design`` back atomically (the window's own save); CliError on failure."""
+def save_project(design: Design, path: Path, *, quiet: bool = False) -> None:
+    """Write ``design`` back atomically (the window's own save); CliError on failure.
+    ``quiet`` keeps the progress of a long write unsaid."""
     from workbench.cli.progress import step
     from workbench.store import ProjectFileError, save_design
 
     try:
-        with step(f"writing {path.name}"):
+        with step(f"writing {path.name}", quiet=quiet):
             save_design(design, path)
     except ProjectFileError as exc:
         raise CliError(str(exc)) from None

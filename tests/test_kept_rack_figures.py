@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from fractions import Fraction
 
 import pytest
 from storage_designs import DGX, PFS, storage_design
@@ -17,7 +18,7 @@ from workbench.calc.storage_tiers import ClientFigures, is_starved, storage_figu
 from workbench.calc.summary import cooling_pue, walked_pue
 from workbench.catalog import load_catalog
 from workbench.model import Design, Device, Link, StorageTier
-from workbench.model.index import DesignIndex
+from workbench.model.index import DesignIndex, exact
 from workbench.model.ops import (
     AddDevice,
     AddLink,
@@ -169,3 +170,14 @@ def test_kept_nodes_listed_after_a_later_edit_are_those_of_their_figures(catalog
     assert len(before.nodes) == before.count == 5
     assert "gpu-new" in {n.device_id for n in after.nodes} and after.count == 5
     assert before != after
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [(400, 400), (400.0, 400), (25.5, Fraction(51, 2)), (float("nan"), None)],
+)
+def test_exact_takes_ints_floats_and_refuses_what_is_not_finite(value, kept) -> None:
+    """A speed or count read from a file may be an int (SQLite hands back 400, not
+    400.0); int has no is_integer before Python 3.12, which crashed the Storage panel
+    on an odd design."""
+    assert exact(value) == kept

@@ -61,6 +61,8 @@ def exact(value: float) -> int | Fraction | None:
     """``value`` as an exact number (an integer when whole, else a fraction), or None
     when it is not finite: kept totals add and subtract these without rounding, and
     round once when read."""
+    if isinstance(value, int):  # a whole count or speed read from a file (Python 3.11's
+        return value  # int has no is_integer)
     if not math.isfinite(value):
         return None
     return int(value) if value.is_integer() else Fraction(value)

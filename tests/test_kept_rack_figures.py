@@ -13,8 +13,9 @@ from fractions import Fraction
 import pytest
 from storage_designs import DGX, PFS, storage_design
 
-from workbench.calc import storage_tiers
-from workbench.calc.storage_tiers import ClientFigures, is_starved, storage_figures
+from workbench.calc import storage_clients, storage_tiers
+from workbench.calc.storage_clients import ClientFigures, is_starved
+from workbench.calc.storage_tiers import storage_figures
 from workbench.calc.summary import cooling_pue, walked_pue
 from workbench.catalog import load_catalog
 from workbench.model import Design, Device, Link, StorageTier
@@ -114,13 +115,13 @@ def test_a_drop_reads_the_rack_it_lands_in_only(catalog, monkeypatch) -> None:
     design = storage_design(catalog, nodes=9, appliances=2, appliance_links=1, node_links=1)
     storage_figures(design)
     read: list[str] = []
-    original = storage_tiers._rack_clients
+    original = storage_clients._rack_clients
 
     def spy(design, rack, *args):
         read.append(rack.id)
         return original(design, rack, *args)
 
-    monkeypatch.setattr(storage_tiers, "_rack_clients", spy)
+    monkeypatch.setattr(storage_clients, "_rack_clients", spy)
     summed: list[str] = []
     appliances = storage_tiers._appliances
 

@@ -34,28 +34,26 @@ so the rules can ask after every edit of a 100,000-GPU design.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from fractions import Fraction
-from functools import cached_property
 from typing import Any, NamedTuple
 
 from workbench.calc.fabric.planes import (
     PlaneStructure,
-    is_host_end,
     link_plane,
     network_planes,
     plane_structure,
 )
+from workbench.calc.storage_clients import (
+    BITS_PER_BYTE,
+    ClientFigures,
+    PlaneBandwidth,
+    PortSpeeds,
+    clients_of,
+    kept_clients,
+)
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.model.change import Change, edited_types
 from workbench.model.design import Design, Link, StorageTier
-from workbench.model.index import SignedTotals, exact
-from workbench.model.parts import Rack
-from workbench.model.ports import HOST_KINDS, link_speed, ports_of
-
-#: Bits per byte: link speeds are Gb/s, storage bandwidth GB/s.
-BITS_PER_BYTE = 8.0
 
 
 @dataclass(frozen=True)
@@ -100,117 +98,6 @@ def _figure(item: CatalogItem | None, name: str) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return max(float(value), 0.0)
     return 0.0
-
-
-class NodeStorage(NamedTuple):
-    """One GPU node as a storage client (a tuple: 12,500 of them are made per check)."""
-
-    device_id: str
-    name: str
-    gpus: int
-    #: Storage-plane bandwidth, Gb/s: its storage links, or its storage ports if uncabled.
-    gbps: float
-    cabled: bool
-
-
-#: Storage-plane bandwidth a GPU needs, Gb/s: the low end of 100–200 Gb/s per 8-GPU node
-#: (brief §3), so a 25G NIC on an 8-GPU node (3.1 Gb/s per GPU) starves it (brief §4).
-#: 100 Gb/s is 12.5 GB/s, above the 4 / 8 GB/s "good" / "better" single-node read of
-#: NVIDIA's DGX SuperPOD reference (RA-11333-001 V11, Table 6; "best" is 40).
-#: STORAGE-CLIENT (:mod:`workbench.rules.storage`) judges by it; it lives here so the
-#: kept per-rack client figures can count the starved nodes.
-MIN_NODE_STORAGE_GBPS_PER_GPU = 100.0 / 8
-
-
-def node_need_gbps(gpus: int) -> float:
-    """Storage-plane Gb/s a node with ``gpus`` GPUs needs (100 Gb/s for 8)."""
-    return gpus * MIN_NODE_STORAGE_GBPS_PER_GPU
-
-
-def is_starved(node: NodeStorage) -> bool:
-    """Whether the node's storage bandwidth is below what its GPUs need."""
-    return node.gbps < node_need_gbps(node.gpus) - 1e-9
-
-
-class ClientSums(NamedTuple):
-    """The client totals when they were kept per rack (:func:`_kept_clients`): the same
-    numbers :class:`ClientFigures` would sum over its nodes."""
-
-    nodes: int
-    gpus: int
-    #: None when a node's Gb/s is not a finite number (then summed over the nodes).
-    gbps: float | None
-    cabled: int
-    starved: int
-
-
-@dataclass(frozen=True, eq=False)
-class ClientFigures:
-    """The GPU nodes as storage clients (shared by every tier).
-
-    The sums are taken once (``cached_property``): every tier and every storage rule
-    reads them, and each read summed 12,500 nodes at 100,000 GPUs.  ``sums``, when
-    given, holds them already (kept per rack between edits); a fresh sum equals it
-    exactly (Gb/s summed exactly, once rounded: :func:`math.fsum`, which the kept side
-    matches with integers and fractions).  ``listed`` is the nodes, or what lists them
-    when first asked (:attr:`nodes`): after an edit at 100,000 GPUs the rules need the
-    sums, not a list of 12,500 nodes rebuilt from the racks.  Two figures are equal
-    when their nodes are."""
-
-    listed: tuple[NodeStorage, ...] | Callable[[], tuple[NodeStorage, ...]]
-    sums: ClientSums | None = field(default=None, repr=False)
-
-    @cached_property
-    def nodes(self) -> tuple[NodeStorage, ...]:
-        """Every GPU node as a storage client, in the design's device order."""
-        listed = self.listed
-        return listed if isinstance(listed, tuple) else listed()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClientFigures):
-            return NotImplemented
-        return self.nodes == other.nodes
-
-    def __hash__(self) -> int:
-        return hash(self.nodes)
-
-    @property
-    def count(self) -> int:
-        """How many GPU nodes (``len(nodes)`` without listing them when kept)."""
-        return self.sums.nodes if self.sums is not None else len(self.nodes)
-
-    @cached_property
-    def gpus(self) -> int:
-        if self.sums is not None:
-            return self.sums.gpus
-        return sum(n.gpus for n in self.nodes)
-
-    @cached_property
-    def gbps(self) -> float:
-        """Σ of the nodes' storage-plane bandwidth, Gb/s (exact, rounded once)."""
-        if self.sums is not None and self.sums.gbps is not None:
-            return self.sums.gbps
-        return math.fsum(n.gbps for n in self.nodes)
-
-    @cached_property
-    def starved(self) -> tuple[NodeStorage, ...]:
-        """The nodes whose storage bandwidth is below what their GPUs need
-        (:func:`is_starved`), in the design's order."""
-        if self.sums is not None and not self.sums.starved:
-            return ()
-        return tuple(n for n in self.nodes if is_starved(n))
-
-    @property
-    def gbs(self) -> float:
-        """The same in GB/s (bytes)."""
-        return self.gbps / BITS_PER_BYTE
-
-    @cached_property
-    def cabled(self) -> int:
-        """How many nodes have storage-plane links (the others count their ports)."""
-        if self.sums is not None:
-            return self.sums.cabled
-        return sum(1 for n in self.nodes if n.cabled)
 
 
 @dataclass(frozen=True)
@@ -339,222 +226,6 @@ def storage_links(design: Design) -> list[Link]:
     return found
 
 
-#: How a catalog item's link ends count on the plane: every port of a server or an
-#: appliance is a host end; a switch's ports are not, unless it has a management-only port
-#: (its own BMC port on the out-of-band plane), which :func:`is_host_end` decides per port.
-_HOST, _SWITCH, _ASK = 1, 0, 2
-
-
-class _PlaneBandwidth:
-    """Storage-plane Gb/s per host device (a server or appliance end of a plane link)."""
-
-    def __init__(self, design: Design, links: Iterable[Link]):
-        self.gbps: dict[str, float] = {}
-        devices = design.index.devices
-        types = design.device_types
-        # A tight loop with per-device and per-port-pair caches: 25,000 storage links
-        # pass through here after every edit of a 100,000-GPU design.
-        slugs: dict[str, str] = {}
-        kinds: dict[str, int] = {}
-        speeds: dict[tuple[str, str, str, str], float] = {}
-        gbps = self.gbps
-
-        def slug_of(device_id: str) -> str:
-            found = devices.get(device_id)
-            slug = slugs[device_id] = found[1].device_type if found is not None else ""
-            if slug not in kinds:
-                item = types.get(slug)
-                if item is None:
-                    kinds[slug] = _SWITCH
-                elif item.kind in HOST_KINDS:
-                    kinds[slug] = _HOST
-                else:
-                    kinds[slug] = _ASK if any(i.mgmt_only for i in item.interfaces) else _SWITCH
-            return slug
-
-        asked: dict[tuple[str, str], bool] = {}
-
-        def ask(slug: str, port: str) -> bool:
-            key = (slug, port)
-            known = asked.get(key)
-            if known is None:
-                known = asked[key] = is_host_end(types[slug], port)
-            return known
-
-        def speed(key: tuple[str, str, str, str]) -> float:
-            a, a_port, b, b_port = key
-            a_item, b_item = types.get(a), types.get(b)
-            known = 0.0
-            if a_item is not None and b_item is not None:
-                known = link_speed(a_item, a_port, b_item, b_port) or 0.0
-            speeds[key] = known
-            return known
-
-        for link in links:
-            a_id, b_id = link.a_device, link.b_device
-            a = slugs[a_id] if a_id in slugs else slug_of(a_id)
-            b = slugs[b_id] if b_id in slugs else slug_of(b_id)
-            a_kind, b_kind = kinds[a], kinds[b]
-            a_host = a_kind == _HOST or (a_kind == _ASK and ask(a, link.a_port))
-            b_host = b_kind == _HOST or (b_kind == _ASK and ask(b, link.b_port))
-            if not (a_host or b_host):
-                continue
-            gb = link.speed_gbps
-            if gb is None:
-                key = (a, link.a_port, b, link.b_port)
-                gb = speeds[key] if key in speeds else speed(key)
-            if a_host:
-                gbps[a_id] = gbps.get(a_id, 0.0) + gb
-            if b_host:
-                gbps[b_id] = gbps.get(b_id, 0.0) + gb
-
-
-def storage_port_gbps(item: CatalogItem) -> float:
-    """Σ of an item's storage-plane port speeds, Gb/s (``storage0``.. of a host)."""
-    return sum(p.kind.speed_gbps for p in ports_of(item) if p.plane == "storage")
-
-
-class _PortSpeeds(dict[str, float]):
-    """:func:`storage_port_gbps` per slug, for one pass (12,500 nodes share a few types)."""
-
-    def of(self, item: CatalogItem) -> float:
-        known = self.get(item.slug)
-        if known is None:
-            known = self[item.slug] = storage_port_gbps(item)
-        return known
-
-
-def _clients(design: Design, bandwidth: _PlaneBandwidth, ports: _PortSpeeds) -> ClientFigures:
-    """Every GPU node of ``design`` as a storage client, in the design's device order."""
-    servers: dict[str, CatalogItem | None] = {}  # slug → its item when a GPU server
-    nodes: list[NodeStorage] = []
-    for rack in design.iter_racks():
-        nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
-    return ClientFigures(tuple(nodes))
-
-
-def _rack_clients(
-    design: Design,
-    rack: Rack,
-    bandwidth: _PlaneBandwidth,
-    ports: _PortSpeeds,
-    servers: dict[str, CatalogItem | None],
-) -> tuple[NodeStorage, ...]:
-    """The GPU nodes of one rack as storage clients (reads its devices' ids, names and
-    types only: :meth:`~workbench.model.index.DesignIndex.per_rack` keeps them)."""
-    nodes = []
-    types = design.device_types
-    for device in rack.devices:
-        slug = device.device_type
-        if slug in servers:
-            item = servers[slug]
-        else:
-            item = types.get(slug)
-            item = servers[slug] = item if item is not None and is_gpu_server(item) else None
-        if item is None:
-            continue
-        cabled = bandwidth.gbps.get(device.id)
-        gbps = cabled if cabled is not None else ports.of(item)
-        nodes.append(
-            NodeStorage(device.id, device.name, int(item.gpu_count), gbps, cabled is not None)
-        )
-    return tuple(nodes)
-
-
-class _RackClients(NamedTuple):
-    """One rack's GPU nodes as storage clients, with their sums (exact: Gb/s as an
-    integer or a fraction, so racks add and subtract without rounding)."""
-
-    nodes: tuple[NodeStorage, ...]
-    gpus: int
-    gbps: int | Fraction
-    #: Nodes whose Gb/s is not a finite number (summed over the nodes instead).
-    odd: int
-    cabled: int
-    starved: int
-
-
-def _rack_sums(nodes: tuple[NodeStorage, ...]) -> _RackClients:
-    gbps: int | Fraction = 0
-    gpus = odd = cabled = starved = 0
-    for node in nodes:
-        gpus += node.gpus
-        g = exact(node.gbps)
-        if g is None:
-            odd += 1
-        else:
-            gbps += g
-        cabled += node.cabled
-        starved += is_starved(node)
-    return _RackClients(nodes, gpus, gbps, odd, cabled, starved)
-
-
-class _ClientTotals(SignedTotals):
-    """:class:`~workbench.model.index.RackTotals` over :class:`_RackClients`."""
-
-    def __init__(self) -> None:
-        self.gbps: int | Fraction = 0
-        self.count = self.gpus = self.odd = self.cabled = self.starved = 0
-
-    def step(self, value: object, sign: int) -> None:
-        part = value if isinstance(value, _RackClients) else _rack_sums(())
-        self.count += sign * len(part.nodes)
-        self.gbps += sign * part.gbps
-        self.gpus += sign * part.gpus
-        self.odd += sign * part.odd
-        self.cabled += sign * part.cabled
-        self.starved += sign * part.starved
-
-    def sums(self) -> ClientSums:
-        gbps = None if self.odd else float(self.gbps)
-        return ClientSums(self.count, self.gpus, gbps, self.cabled, self.starved)
-
-
-def _kept_clients(design: Design, bandwidth: _PlaneBandwidth) -> ClientFigures:
-    """:func:`_clients`, with each rack's nodes kept from edit to edit: a GPU node dropped
-    into a rack of a 100,000-GPU design reads that rack, not 30,000 devices.  Every rack
-    is read again when the cabling (so the per-host bandwidth) or the catalog snapshot
-    changed: both bump the cabling version that ``bandwidth`` is kept by."""
-    ports = _PortSpeeds()
-    servers: dict[str, CatalogItem | None] = {}
-    index = design.index
-    table = index.per_rack(
-        "storage-clients",
-        (index.fabric_version, id(bandwidth), id(design.device_types)),
-        lambda rack: _rack_sums(_rack_clients(design, rack, bandwidth, ports, servers)),
-        _ClientTotals,
-    )
-    totals = index.rack_totals("storage-clients")
-    rows = [row.racks for site in design.sites for row in site.rows]
-    if isinstance(totals, _ClientTotals) and sum(map(len, rows)) == len(table):
-        # Every rack sits in the table under its own id, so the totals are the
-        # design's; the node list is read off a snapshot only when asked.
-        order = [tuple(racks) for racks in rows]
-        kept = dict(table)
-
-        def listed() -> tuple[NodeStorage, ...]:
-            nodes: list[NodeStorage] = []
-            for racks in order:
-                for rack in racks:
-                    entry = kept.get(rack.id)
-                    if entry is not None and entry[0] is rack:
-                        nodes.extend(entry[1].nodes)
-                    else:  # not kept (cannot happen while the index is in step)
-                        nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
-            return tuple(nodes)
-
-        return ClientFigures(listed, totals.sums())
-    # Two racks of a damaged file share an id: read each here, sum over the nodes.
-    nodes: list[NodeStorage] = []
-    for rack in design.iter_racks():
-        entry = table.get(rack.id)
-        if entry is not None and entry[0] is rack:
-            nodes.extend(entry[1].nodes)
-        else:
-            nodes.extend(_rack_clients(design, rack, bandwidth, ports, servers))
-    return ClientFigures(tuple(nodes))
-
-
 def _share(fractions: frozenset[float], usable: float, raw: float, default: float) -> float:
     """The tier's usable fraction: the one its appliances share, else usable / raw."""
     if len(fractions) == 1:
@@ -578,20 +249,20 @@ def storage_figures(design: Design, structure: PlaneStructure | None = None) -> 
     cabling edit, :func:`~workbench.calc.fabric.planes.plane_structures`)."""
     if structure is not None:
         links = structure.host_links
-        bandwidth = _PlaneBandwidth(design, links)
+        bandwidth = PlaneBandwidth(design, links)
     else:
         # The storage plane's Gb/s per host is read off the links alone: once per
         # cabling edit (a GPU server dropped into a rack of a 16,384-GPU design then
         # re-reads no storage link).
         bandwidth = design.index.by_cabling(
             "storage_bandwidth",
-            lambda: _PlaneBandwidth(design, plane_structure(design, "storage").host_links),
+            lambda: PlaneBandwidth(design, plane_structure(design, "storage").host_links),
         )
-    port_speeds = _PortSpeeds()
+    port_speeds = PortSpeeds()
     if structure is not None:
-        clients = _clients(design, bandwidth, port_speeds)
+        clients = clients_of(design, bandwidth, port_speeds)
     else:
-        clients = _kept_clients(design, bandwidth)
+        clients = kept_clients(design, bandwidth)
     tiers = tuple(
         _tier_figures(design, tier, bandwidth, port_speeds, clients, structure is None)
         for tier in design.storage_tiers
@@ -620,7 +291,7 @@ class _Appliances(NamedTuple):
 
 
 def _appliances(
-    design: Design, tier: StorageTier, bandwidth: _PlaneBandwidth, port_speeds: _PortSpeeds
+    design: Design, tier: StorageTier, bandwidth: PlaneBandwidth, port_speeds: PortSpeeds
 ) -> _Appliances:
     raw = usable = read = write = link = port = served_read = served_write = 0.0
     uncabled_ports = uncabled_read = 0.0
@@ -681,7 +352,7 @@ def _appliances(
 
 
 def _kept_appliances(
-    design: Design, tier: StorageTier, bandwidth: _PlaneBandwidth, port_speeds: _PortSpeeds
+    design: Design, tier: StorageTier, bandwidth: PlaneBandwidth, port_speeds: PortSpeeds
 ) -> _Appliances:
     """:func:`_appliances`, kept while the cabling (the cache is dropped with each cabling
     version, which a catalog item replaced also bumps), the tier's kind and members and
@@ -710,8 +381,8 @@ def _kept_appliances(
 def _tier_figures(
     design: Design,
     tier: StorageTier,
-    bandwidth: _PlaneBandwidth,
-    port_speeds: _PortSpeeds,
+    bandwidth: PlaneBandwidth,
+    port_speeds: PortSpeeds,
     clients: ClientFigures,
     kept: bool = False,
 ) -> TierFigures:

@@ -47,13 +47,15 @@ from workbench.calc.storage import (
     checkpoint_write_seconds,
     min_checkpoint_interval_s,
 )
-from workbench.calc.storage_tiers import (
+from workbench.calc.storage_clients import (
     BITS_PER_BYTE,
     MIN_NODE_STORAGE_GBPS_PER_GPU,
     NodeStorage,
+    node_need_gbps,
+)
+from workbench.calc.storage_tiers import (
     StorageFigures,
     TierFigures,
-    node_need_gbps,
     storage_figures,
     touches_storage,
 )
@@ -241,7 +243,7 @@ def workload_tier(design: Design, tier_id: str | None) -> StorageTier | None:
 
 def starved_nodes(found: StorageFigures) -> list[NodeStorage]:
     """GPU nodes whose storage bandwidth is below what their GPUs need
-    (:func:`~workbench.calc.storage_tiers.is_starved`; counted per rack between edits,
+    (:func:`~workbench.calc.storage_clients.is_starved`; counted per rack between edits,
     so a design with none answers without reading 12,500 nodes)."""
     return list(found.clients.starved)
 

@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.calc.fabric.planes import plane_structure
-from workbench.calc.storage_tiers import storage_port_gbps, usable_fraction
+from workbench.calc.storage_clients import storage_port_gbps
+from workbench.calc.storage_tiers import usable_fraction
 from workbench.catalog.item import CatalogItem
 from workbench.model.errors import EditError
 from workbench.model.net_ops import TIER_KINDS

@@ -7,10 +7,11 @@ runs the same generator to its end with :func:`drain`, so both give one answer.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterator, Sequence
 from typing import TypeVar, cast
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 
 def drain(steps: Generator[None, None, T]) -> T:
@@ -20,3 +21,13 @@ def drain(steps: Generator[None, None, T]) -> T:
             next(steps)
         except StopIteration as done:
             return cast(T, done.value)
+
+
+def chunks(items: Sequence[S], step: int | None) -> Iterator[Sequence[S]]:
+    """``items`` in runs of ``step`` (a step generator yields between runs), or whole
+    and uncopied when ``step`` is 0 or None (the command line's one pass)."""
+    if not step:
+        yield items
+        return
+    for start in range(0, len(items), step):
+        yield items[start : start + step]

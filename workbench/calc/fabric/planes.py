@@ -21,7 +21,7 @@ from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
-from workbench.calc.steps import drain
+from workbench.calc.steps import chunks, drain
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import PLANES, Design, Link
 from workbench.model.ports import HOST_KINDS, port_named
@@ -206,10 +206,10 @@ def _plane_structures_in_steps(
         if network is not None
     }
     links = design.links
-    for start in range(0, len(links), step or max(len(links), 1)):
-        if start:
+    for n, run in enumerate(chunks(links, step)):
+        if n:
             yield
-        for link in links[start : start + step] if step else links:
+        for link in run:
             network = link.network
             if network in of_network:
                 slot = of_network[network]
@@ -253,10 +253,10 @@ def _plane_structures_in_steps(
         # one: a tuple per link is 400,000 allocations, and the collector's passes over
         # the whole design that they set off.
         host_links = structure.host_links
-        for start in range(0, len(host_links), step or max(len(host_links), 1)):
-            if start:
+        for n, run in enumerate(chunks(host_links, step)):
+            if n:
                 yield
-            for link in host_links[start : start + step] if step else host_links:
+            for link in run:
                 a = link.a_device
                 if a in plane_leaves:
                     tiers.setdefault(a, 0)

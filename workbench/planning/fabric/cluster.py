@@ -69,9 +69,14 @@ def cable_cluster(design: Design, catalog: ItemSource, fabrics: ClusterFabrics) 
     return notes
 
 
-def _generate(design: Design, catalog: ItemSource, request: FabricRequest) -> None:
+def _generate(
+    design: Design,
+    catalog: ItemSource,
+    request: FabricRequest,
+    hosts_memo: dict[object, list[Host]] | None = None,
+) -> None:
     try:
-        generate_fabric(design, catalog, request)
+        generate_fabric(design, catalog, request, hosts_memo=hosts_memo)
     except FabricError as exc:
         raise FabricError(f"the {request.plane} fabric cannot be built: {exc}") from None
 
@@ -85,8 +90,9 @@ def _compute(
         topology="rail" if fabrics.rails else "auto",
         su_nodes=fabrics.su_nodes,
     )
+    hosts: dict[object, list[Host]] = {}  # read once for both tries, as in _access
     try:
-        generate_fabric(design, catalog, request)
+        generate_fabric(design, catalog, request, hosts_memo=hosts)
         return
     except FabricError as exc:
         if not fabrics.large_compute_switch:
@@ -96,7 +102,7 @@ def _compute(
     speed = next((n.speed_gbps for n in design.networks if n.plane == "compute"), 400.0)
     half = len(slots(large, speed)) // 2
     bigger = dataclasses.replace(request, switch=large.slug, su_nodes=max(fabrics.su_nodes, half))
-    _generate(design, catalog, bigger)
+    _generate(design, catalog, bigger, hosts)
     notes["compute_switch"] = large.slug
     notes["compute_switch_reason"] = (
         f"{fabrics.compute_switch} cannot build it: {why} So {large.slug} is used, in "

@@ -14,14 +14,16 @@ takes out.  Nothing here changes the design.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Collection
+from itertools import compress
 from operator import attrgetter
 from typing import Any
 
 from workbench.calc.fabric.planes import plane_structure
 from workbench.catalog.item import CatalogItem
 from workbench.model import net_ops
-from workbench.model.design import Design, Device, Network, Rack
+from workbench.model.design import Design, Device, Link, Network, Rack
 from workbench.model.ports import HOST_KINDS, port_named, ports_of
 from workbench.model.requests import ItemSource, lookup_item
 from workbench.planning.fabric.ports import host_ports, host_speed, slots
@@ -31,6 +33,9 @@ from workbench.planning.fabric.wiring import Host
 
 #: A link's network id (None: on no network).
 _NETWORK = attrgetter("network")
+#: A link's port names at each end.
+_A_PORT = attrgetter("a_port")
+_B_PORT = attrgetter("b_port")
 
 
 def switch_item(design: Design, catalog: ItemSource | None, slug: str, option: str) -> CatalogItem:
@@ -128,9 +133,10 @@ def plane_hosts(
         skip = set(gone)
         chosen = [(r, d) for r, d in design.iter_devices() if d.id not in skip]
     per_slug: dict[str, tuple[tuple[int, str, float], ...]] = {}
-    limit = request.ports_per_host
-    hosts: list[Host] = []
-    links = index.links
+    # Each host's model and its ports on the plane first (a model that cannot run at
+    # the speed, or a named host with no port there, fails on the first such host in
+    # order, as it always did), so the links are read once for the ports that matter.
+    candidates: list[tuple[Rack, Device, CatalogItem, tuple[tuple[int, str, float], ...]]] = []
     for rack, device in chosen:
         item = design.device_types.get(device.device_type)
         if item is None:
@@ -144,17 +150,14 @@ def plane_hosts(
                     f"{device.name} ({item.label}) has no port on the {request.plane} plane."
                 )
             continue
-        link_ids = index.device_links.get(device.id)
-        if link_ids:
-            # A host's own ports never break out (model.ports), so a used one appears
-            # on its links under its own name.
-            used = set()
-            for link_id in link_ids:
-                link = links[link_id]
-                used.add(link.a_port if link.a_device == device.id else link.b_port)
-            wanted = [end for end in every if end[1] not in used]
-        else:
-            wanted = list(every)
+        candidates.append((rack, device, item, every))
+    names = {end[1] for every in per_slug.values() for end in every}
+    used = _used_ports(design.links, names) if candidates else {}
+    limit = request.ports_per_host
+    hosts: list[Host] = []
+    for rack, device, item, every in candidates:
+        taken = used.get(device.id)
+        wanted = [end for end in every if end[1] not in taken] if taken else list(every)
         if limit is not None:
             wanted = wanted[:limit]
         if wanted:
@@ -163,6 +166,27 @@ def plane_hosts(
         where = "every host is already cabled" if not request.replace else "no device has a port"
         raise FabricError(f"Nothing to connect on the {request.plane} plane: {where} there.")
     return hosts
+
+
+def _used_ports(links: list[Link], names: set[str]) -> dict[str, set[str]]:
+    """device id → its ports named in ``names`` that a link holds already.
+
+    A host's own ports never break out (model.ports), so a used one appears on its links
+    under its own name; a link's end counts for the device it names (an end on a
+    device's own other end counts once, as its ``a`` end).  The links are sifted by
+    port name in C: at 1,000,000 GPUs the out-of-band plane asks with 4.4 million links
+    in the design, nearly none of them on a port it cables, and reading each host's
+    links one by one took about a fifth of a template's build."""
+    used: defaultdict[str, set[str]] = defaultdict(set)
+    if not names or not links:
+        return used
+    hit = names.__contains__
+    for link in compress(links, map(hit, map(_A_PORT, links))):
+        used[link.a_device].add(link.a_port)
+    for link in compress(links, map(hit, map(_B_PORT, links))):
+        if link.b_device != link.a_device:
+            used[link.b_device].add(link.b_port)
+    return used
 
 
 def _host_ends(

@@ -130,6 +130,14 @@ class DesignIndex:
         #: Derived results keyed by name, valid for :attr:`fabric_version` (the calc
         #: layer's caches; dropped with the index).
         self.fabric_cache: dict[str, tuple[int, object]] = {}
+        #: What each of the latest :attr:`fabric_version` bumps did, oldest first (see
+        #: :meth:`fabric_changes`), and the version before the first of them.
+        self._fabric_log: list[FabricChange | None] = []
+        self._log_from = 0
+        #: Whether readers may keep per-link tables between cabling edits to update them
+        #: in step (:func:`workbench.calc.design_hardware.compute_plane`): the window,
+        #: which edits, says so; a command's one pass would only hold the memory.
+        self.keep_tables = False
         #: Where each link stood in the design's list when last seen (see
         #: :meth:`link_positions`), and how many links left and entered the list since:
         #: a link has moved at most that many places towards the front / the back.
@@ -219,7 +227,7 @@ class DesignIndex:
         if self._named_by_links(device.id):
             # A link already named this id (a file's dangling end): what the cabling
             # means changes with the device's type, so figures cached by cabling go.
-            self.fabric_version += 1
+            self._bump(("device", device.id))
         if self._names is not None:
             self._names[device.name] += 1
         if self._hosts is not None:
@@ -227,7 +235,7 @@ class DesignIndex:
 
     def drop_device(self, device: Device) -> None:
         if self._named_by_links(device.id):
-            self.fabric_version += 1  # links left naming it now end on nothing
+            self._bump(("device", device.id))  # links naming it now end on nothing
         placed = self.devices.pop(device.id, None)
         if placed is not None:
             self._mark(placed[0].id)
@@ -369,8 +377,34 @@ class DesignIndex:
         return sum(len(row.racks) for site in design_sites for row in site.rows) == len(self.racks)
 
     def touch_fabric(self) -> None:
-        """Say the cabling changed (see :attr:`fabric_version`)."""
+        """Say the cabling changed (see :attr:`fabric_version`) in a way no reader can
+        replay (a network's plane, a catalog item's ports, a link's fields)."""
+        self._bump(None)
+
+    def _bump(self, change: FabricChange | None) -> None:
         self.fabric_version += 1
+        log = self._fabric_log
+        log.append(change)
+        if len(log) > _LOG_LENGTH:
+            del log[: len(log) - _LOG_LENGTH]
+            self._log_from = self.fabric_version - len(log)
+
+    def fabric_changes(self, since: int) -> list[FabricChange] | None:
+        """What changed the cabling after :attr:`fabric_version` ``since``, in order:
+        ``("add", links)`` (put into the design's list), ``("drop", link)`` (taken
+        out), ``("device", id)`` (a device came or went while links named it).  None
+        when some change cannot be replayed (:meth:`touch_fabric`, a large add) or is
+        no longer logged: the reader computes afresh.
+
+        Why: a cabling edit at 100,000 GPUs touches a few links of 443,000, and the
+        figures read off every link (the planes' structures, the compute plane's link
+        arrays) can be brought up to date from the links it touched."""
+        if since < self._log_from or since > self.fabric_version:
+            return None
+        found = self._fabric_log[since - self._log_from :]
+        if any(change is None for change in found):
+            return None
+        return cast("list[FabricChange]", found)
 
     def by_cabling(self, name: str, compute: Callable[[], T]) -> T:
         """``compute()`` once per :attr:`fabric_version` under ``name``: figures read
@@ -391,15 +425,15 @@ class DesignIndex:
         """Index many links at once (a generated fabric adds 300,000 in one edit); the
         caller has put them in the design's list already, so while the link tables are
         not built there is nothing to do but say the cabling changed."""
-        self.fabric_version += 1
+        links = links if isinstance(links, (list, tuple)) else list(links)
+        self._bump(("add", tuple(links)) if len(links) <= _LOGGED_LINKS else None)
         if self._link_at is not None:
-            links = links if isinstance(links, (list, tuple)) else list(links)
             self._links_in += len(links)
         if self._links is not None:
             self._fill_links(links)
 
     def drop_link(self, link: Link) -> None:
-        self.fabric_version += 1
+        self._bump(("drop", link))
         self._links_out += 1
         if self._links is None:
             return  # taken out of the design's list already: never indexed
@@ -581,6 +615,14 @@ class DesignIndex:
 #: Links taken out of or put into the list after which :meth:`DesignIndex.link_positions`
 #: reads the whole list again rather than search that far around each link's old place.
 _LINK_DRIFT = 2048
+
+#: Cabling changes :meth:`DesignIndex.fabric_changes` remembers, and the most links one
+#: logged add may hold (a generated fabric's 300,000 are recomputed, not replayed).
+_LOG_LENGTH = 256
+_LOGGED_LINKS = 4096
+
+#: One logged cabling change (see :meth:`DesignIndex.fabric_changes`).
+FabricChange = tuple[str, object]
 
 
 def _host(name: object) -> str | None:

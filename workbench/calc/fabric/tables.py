@@ -164,9 +164,11 @@ class DeviceTable:
     """Every device of a design numbered (one more number, :attr:`missing`, for link ends
     on a device the design lacks), with its catalog item and its ends' codes."""
 
-    def __init__(self, design: Design):
+    def __init__(self, design: Design, ends: EndTable | None = None):
+        """``ends``: an earlier table's, so its end codes hold here too (link arrays
+        kept across an edit are brought up to date, not read again)."""
         self.design = design
-        self.ends = EndTable()
+        self.ends = ends if ends is not None else EndTable()
         self.ids: list[str] = []
         self.items: list[CatalogItem | None] = []
         self.pos: dict[str, int] = {}

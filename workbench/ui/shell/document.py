@@ -278,6 +278,7 @@ class Document(QObject):
     def replace_design(self, design: Design, path: Path | None) -> None:
         """Load a different design: clears undo history and selection, marks clean."""
         self._design = design
+        design.index.keep_tables = True  # the window edits: tables kept are updated
         self.file_version = None  # the File actions note it when the design is the file's
         self._mend, self._changed_without_history = None, False
         self.undo_stack.clear()

@@ -1,0 +1,331 @@
+"""The planes' structures brought up to date from the links an edit touched.
+
+:func:`workbench.calc.fabric.planes.plane_structures` reads all ~443,000 links of a
+100,000-GPU design (~0.18 s); removing a cabled GPU node touches a dozen of them.  The
+index logs what each cabling edit did (:meth:`DesignIndex.fabric_changes`), and
+:func:`replayed` applies that to the kept structures: each touched link taken out of,
+or put into, its plane's lists at the place the design's order gives it, the hosts
+of the touched devices decided again, and the leaves put back in the order a full pass
+would name them.
+
+The answer must equal a full pass exactly (lists in the design's link order, the
+switches' tiers in the same order with the same values): where an edit could change
+more than this replays (a switch-to-switch link, a switch that stops or starts being a
+leaf, a device that comes or goes while links name it), :func:`replayed` answers None
+and the caller reads every link again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import count
+from typing import cast
+
+import numpy as np
+
+from workbench.calc.fabric.planes import PlaneStructure, link_plane, network_planes
+from workbench.model.design import Design, Link
+from workbench.model.index import FabricChange
+from workbench.model.ports import HOST_KINDS
+
+#: Numbers the structures a replay made, so a reader keeping per-link arrays of one
+#: structure can tell it is the base of the next (see :class:`Replay`).
+_serials = count(1)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """How a plane's ``links`` list changed from the structure ``base`` (its serial)
+    to this one: the places taken out (in ``base.links``, ascending) and the places
+    the new links stand (in the new list, ascending)."""
+
+    base: int
+    removed: tuple[int, ...]
+    inserted: tuple[int, ...]
+
+
+@dataclass
+class _Kept:
+    """What a replay keeps beside a structure: the object ids of its three lists' links
+    (numpy, to find a link without comparing 300,000 of them) and each leaf's first
+    host link (what orders the leaves)."""
+
+    ids: dict[str, np.ndarray]
+    first: dict[str, Link]
+
+
+_LISTS = ("links", "host_links", "switch_links")
+
+
+def kept_of(structure: PlaneStructure) -> _Kept:
+    """The :class:`_Kept` of ``structure``, made on first ask (one pass over its
+    lists, ~20 ms at 100,000 GPUs, paid by the first cabling edit only)."""
+    kept = structure.__dict__.get("_kept")
+    if kept is None:
+        ids = {
+            name: np.fromiter(map(id, getattr(structure, name)), dtype=np.int64) for name in _LISTS
+        }
+        leaves = {s for s, tier in structure.tiers.items() if tier == 1}
+        first: dict[str, Link] = {}
+        for link in structure.host_links:
+            a, b = link.a_device, link.b_device
+            if a in leaves and a not in first:
+                first[a] = link
+            if b in leaves and b not in first:
+                first[b] = link
+        kept = structure.__dict__["_kept"] = _Kept(ids, first)
+    return kept
+
+
+def serial_of(structure: PlaneStructure) -> int:
+    """A number for ``structure``, given on first ask: what a reader keeping per-link
+    arrays of it records, to know the arrays' base when :func:`replay_of` names it."""
+    return cast(int, structure.__dict__.setdefault("_serial", next(_serials)))
+
+
+def replay_of(structure: PlaneStructure) -> Replay | None:
+    """How a replay made ``structure`` from its base (None: a full pass made it)."""
+    return cast("Replay | None", structure.__dict__.get("_replay"))
+
+
+class _Ends:
+    """Whether a link end is a plane's end point, as the full pass decides it: a device
+    whose item is a host kind, or one of its item's management-only port names."""
+
+    def __init__(self, design: Design):
+        self.design = design
+        self.by_slug: dict[str, frozenset[str] | None] = {}
+
+    def host(self, device_id: str, port: str) -> bool:
+        found = self.design.index.devices.get(device_id)
+        if found is None:
+            return False
+        slug = found[1].device_type
+        if slug not in self.by_slug:
+            item = self.design.device_types.get(slug)
+            if item is None:
+                self.by_slug[slug] = frozenset()
+            elif item.kind in HOST_KINDS:
+                self.by_slug[slug] = None
+            else:
+                self.by_slug[slug] = frozenset(i.name for i in item.interfaces if i.mgmt_only)
+        names = self.by_slug[slug]
+        return names is None or port in names
+
+
+def replayed(
+    design: Design, old: dict[str, PlaneStructure], changes: Sequence[FabricChange]
+) -> dict[str, PlaneStructure] | None:
+    """``old`` (every plane's structure, as of the version ``changes`` start from)
+    brought up to date, or None when the changes are more than a replay follows."""
+    touched: dict[int, Link] = {}
+    for kind, what in changes:
+        if kind == "add":
+            for link in what:  # type: ignore[attr-defined]
+                touched[id(link)] = link
+        elif kind == "drop":
+            touched[id(what)] = what  # type: ignore[assignment]
+        else:
+            return None
+    if not touched:
+        return dict(old)
+    index = design.index
+    current = index.links
+    by_network = network_planes(design)
+    ends = _Ends(design)
+    planes: dict[str, list[Link]] = {}  # plane → touched links now in the design
+    for link in touched.values():
+        if current.get(link.id) is link:
+            plane = _plane_of(design, link, by_network)
+            if plane in old:
+                planes.setdefault(plane, []).append(link)
+    out = dict(old)
+    wanted = [id(link) for link in touched.values()]
+    for plane, structure in old.items():
+        kept = kept_of(structure)
+        gone = np.flatnonzero(np.isin(kept.ids["links"], wanted))
+        new = planes.get(plane, [])
+        if len(gone) == 0 and not new:
+            continue
+        found = _replay_plane(design, structure, kept, gone, new, ends, by_network)
+        if found is None:
+            return None
+        out[plane] = found
+    return out
+
+
+def _plane_of(design: Design, link: Link, by_network: dict[str, str]) -> str | None:
+    """The plane the full pass files ``link`` under."""
+    if link.network in by_network:
+        return by_network[link.network]
+    return link_plane(design, link, by_network)
+
+
+def _replay_plane(
+    design: Design,
+    structure: PlaneStructure,
+    kept: _Kept,
+    gone: np.ndarray,
+    new: list[Link],
+    ends: _Ends,
+    by_network: dict[str, str],
+) -> PlaneStructure | None:
+    index = design.index
+    old_links = structure.links
+    removed = [old_links[i] for i in gone.tolist()]
+    removed_ids = [id(link) for link in removed]
+    if np.isin(kept.ids["switch_links"], removed_ids).any():
+        return None  # a switch-to-switch link went: tiers may move
+    devices: set[str] = set()
+    for link in removed:
+        devices.update((link.a_device, link.b_device))
+    for link in new:
+        if not (ends.host(link.a_device, link.a_port) or ends.host(link.b_device, link.b_port)):
+            return None  # a switch-to-switch link came
+        devices.update((link.a_device, link.b_device))
+    leaves = {s for s, tier in structure.tiers.items() if tier == 1}
+    # The lists, without the links that went (kept in order) ...
+    lists: dict[str, list[Link]] = {}
+    ids: dict[str, np.ndarray] = {}
+    for name in ("links", "host_links"):
+        column = kept.ids[name]
+        drop = gone if name == "links" else np.flatnonzero(np.isin(column, removed_ids))
+        keep = list(getattr(structure, name))
+        for i in reversed(drop.tolist()):
+            del keep[i]
+        lists[name], ids[name] = keep, np.delete(column, drop)
+    # ... and with the new ones at the places the design's order gives them.
+    positions = index.link_positions(design.links, new) if new else []
+    if positions is None:
+        return None
+    order = sorted(zip(positions, new, strict=True), key=lambda pair: pair[0])
+    inserted: list[int] = []
+    for name in ("links", "host_links"):
+        target, places = lists[name], []
+        for at, link in order:
+            place = _place(design, target, at)
+            if place is None:
+                return None
+            target.insert(place, link)
+            places.append(place)
+        if name == "links":
+            inserted = places
+        ids[name] = np.insert(
+            ids[name],
+            [p - k for k, p in enumerate(places)],
+            [id(link) for _at, link in order],
+        )
+    ids["switch_links"] = kept.ids["switch_links"]
+    # The touched devices' parts: host of the plane, leaf of it, and a leaf's first link.
+    hosts = set(structure.hosts)
+    first = dict(kept.first)
+    moved: set[str] = set()
+    for device in devices:
+        is_host = is_leaf = False
+        mine = []
+        for link_id in index.device_links.get(device, ()):
+            link = index.links[link_id]
+            if _plane_of(design, link, by_network) != structure.plane:
+                continue
+            a_host = ends.host(link.a_device, link.a_port)
+            b_host = ends.host(link.b_device, link.b_port)
+            if not (a_host or b_host):
+                continue
+            mine.append(link)
+            if link.a_device == device:
+                is_host = is_host or a_host
+                is_leaf = is_leaf or (b_host and not a_host)
+            if link.b_device == device:
+                is_host = is_host or b_host
+                is_leaf = is_leaf or (a_host and not b_host)
+        if is_leaf != (device in leaves):
+            return None  # a switch became or stopped being a leaf: tiers may move
+        if is_host:
+            hosts.add(device)
+        else:
+            hosts.discard(device)
+        if is_leaf:
+            spots = index.link_positions(design.links, mine)
+            if spots is None:
+                return None
+            head = min(zip(spots, mine, strict=True), key=lambda pair: pair[0])[1]
+            if first.get(device) is not head:
+                first[device] = head
+                moved.add(device)
+    tiers = structure.tiers
+    if moved:
+        reordered = _reordered(design, structure.tiers, first, moved)
+        if reordered is None:
+            return None
+        tiers = reordered
+    found = PlaneStructure(
+        structure.plane,
+        lists["links"],
+        hosts,
+        dict(tiers),
+        lists["host_links"],
+        structure.switch_links,
+    )
+    found.__dict__["_kept"] = _Kept(ids, first)
+    found.__dict__["_replay"] = Replay(serial_of(structure), tuple(gone.tolist()), tuple(inserted))
+    return found
+
+
+def _place(design: Design, target: list[Link], at: int) -> int | None:
+    """Where a link standing at ``at`` in the design's list goes in ``target`` (a list
+    in the design's order, every link of it in the design): after the links before it.
+    A binary search, each probe's place read from the index (a few steps each)."""
+    index, links = design.index, design.links
+    low, high = 0, len(target)
+    while low < high:
+        middle = (low + high) // 2
+        found = index.link_positions(links, [target[middle]])
+        if found is None:
+            return None
+        if at < found[0]:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _reordered(
+    design: Design, tiers: dict[str, int], first: dict[str, Link], moved: set[str]
+) -> dict[str, int] | None:
+    """``tiers`` with the leaves in the order of their first host link (the link's
+    ``a`` end before its ``b`` end), then the other switches as they were.  Only the
+    ``moved`` leaves' first links changed: the others keep their order, and each moved
+    one is put among them by a binary search (a few places read, not 2,000)."""
+    index, links = design.index, design.links
+    keys: dict[str, tuple[int, int]] = {}
+
+    def key(leaf: str) -> tuple[int, int] | None:
+        found = keys.get(leaf)
+        if found is None:
+            head = first[leaf]
+            places = index.link_positions(links, [head])
+            if places is None:
+                return None
+            found = keys[leaf] = (places[0], 0 if head.a_device == leaf else 1)
+        return found
+
+    order = [s for s, tier in tiers.items() if tier == 1 and s not in moved]
+    for leaf in moved:
+        mine = key(leaf)
+        if mine is None:
+            return None
+        low, high = 0, len(order)
+        while low < high:
+            middle = (low + high) // 2
+            theirs = key(order[middle])
+            if theirs is None:
+                return None
+            if mine < theirs:
+                high = middle
+            else:
+                low = middle + 1
+        order.insert(low, leaf)
+    out = dict.fromkeys(order, 1)
+    out.update((s, tier) for s, tier in tiers.items() if tier != 1)
+    return out

@@ -164,7 +164,8 @@ def compute_plane_in_steps(
         return compute_plane(design)
     structures = yield from plane_structures_in_steps(design, chunk)
     structure = structures["compute"]
-    devices = DeviceTable(design)
+    yield
+    devices = yield from DeviceTable.in_steps(design, chunk // 4)
     parts: list[LinkArrays] = []
     for start in range(0, len(structure.links), chunk):
         yield

@@ -42,6 +42,10 @@ KINDS: frozenset[str] = frozenset(
 #: Id of the findings that report a rule which raised.
 INTERNAL_ERROR = "INTERNAL-ERROR"
 
+#: How often an edit may restart one rule's pass in :meth:`Checker.recheck_in_steps`
+#: before the pass runs to its end in one step.
+RESTARTS_IN_STEPS = 3
+
 
 class Severity(enum.IntEnum):
     """How bad a finding is; ordered, so ``severity >= Severity.WARNING`` filters."""
@@ -458,6 +462,8 @@ class Checker:
     #: False: the caller runs the first full check itself, in steps
     #: (:meth:`recheck_in_steps`), and reads nothing before it is done.
     check_now: bool = True
+    #: Edits made while :meth:`recheck_in_steps` runs (see :meth:`edited`).
+    _edits: int = 0
 
     def __post_init__(self) -> None:
         if self.ctx is None:
@@ -468,7 +474,15 @@ class Checker:
     def recheck_in_steps(self, chunk: int = 2000) -> Iterator[float]:
         """:meth:`recheck_all` in steps of about ``chunk`` objects, yielding the fraction
         done after each, so a window can keep answering input during the first check of
-        a 100,000-GPU design and show its progress."""
+        a 100,000-GPU design and show its progress.
+
+        The design may be edited between steps; the caller says so with :meth:`edited`
+        and applies the edits' change with :meth:`update` once the steps are done.  The
+        rules already finished are then brought forward as after any edit; the rule in
+        progress cannot be (its pass may have read half the links before the edit and
+        half after), so it starts again on the edited design.  After
+        :data:`RESTARTS_IN_STEPS` such restarts it runs to its end in one step, so a
+        stream of edits cannot keep the check from ending."""
         assert self.ctx is not None
         self.ctx.forget(types=True)
         self._by_rule = {}
@@ -476,13 +490,31 @@ class Checker:
         total = max(1, sum(sizes[r.scope] for r in self.rules.values()))
         before = 0
         for registered in self.rules.values():
-            table: dict[str, list[Finding]] = {}
-            self._by_rule[registered.id] = table
-            for done in _run_in_steps(self.ctx, registered, table, chunk):
-                yield min(1.0, (before + done) / total)
+            restarts = 0
+            while True:
+                table: dict[str, list[Finding]] = {}
+                self._by_rule[registered.id] = table
+                edits = self._edits
+                step = chunk if restarts < RESTARTS_IN_STEPS else 0
+                for done in _run_in_steps(self.ctx, registered, table, step):
+                    yield min(1.0, (before + done) / total)
+                    if self._edits != edits:
+                        break  # edited meanwhile: this rule's pass starts again
+                else:
+                    break
+                restarts += 1
             before += sizes[registered.scope]
             yield min(1.0, before / total)
         self.version += 1
+
+    def edited(self, change: Change) -> None:
+        """Say the design was edited (by ``change``) while :meth:`recheck_in_steps`
+        runs: the steps still to come must not read figures the edit moved, and the
+        rule under way starts again (see there).  ``change`` itself is applied with
+        :meth:`update` once the steps are done."""
+        assert self.ctx is not None
+        self.ctx.forget(types=change.design or bool(change.types))
+        self._edits += 1
 
     def recheck_all(self) -> None:
         """Run every rule on every object (a new design, or a change of unknown extent)."""

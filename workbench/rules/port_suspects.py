@@ -40,7 +40,7 @@ _MAX_LANE = 1_000_000
 
 
 #: Links read per step by :func:`port_suspects_in_steps` (about 30 ms at 100,000 GPUs).
-STEP_LINKS = 25_000
+STEP_LINKS = 10_000
 
 
 def port_suspects(design: Design) -> set[str] | None:
@@ -75,7 +75,7 @@ def port_suspects_in_steps(
     given = [link.speed_gbps for link in links]
     if not {type(v) for v in given} <= _PLAIN_SPEEDS:
         return None
-    devices = DeviceTable(design)
+    devices = yield from DeviceTable.in_steps(design, max(1, chunk // 4) if chunk else 0)
     step = max(1, chunk) if chunk is not None else len(links)
     flagged: list[np.ndarray] = []
     ends: list[tuple[np.ndarray, np.ndarray]] = []
@@ -95,7 +95,8 @@ def port_suspects_in_steps(
         return None
     device = np.concatenate([d for d, _c in ends])
     code = np.concatenate([c for _d, c in ends])
-    flagged.append(_doubled_ports(devices, device, code, exists, lanes))
+    flagged.append((yield from _doubled_ports(devices, device, code, exists, lanes)))
+    yield
     numbers = np.unique(np.concatenate(flagged))
     ids = devices.ids
     return {ids[n] for n in numbers.tolist() if n < devices.missing}
@@ -183,10 +184,11 @@ def _doubled_ports(
     code: np.ndarray,
     exists: np.ndarray,
     lanes: list[int | None],
-) -> np.ndarray:
+) -> Generator[None, None, np.ndarray]:
     """Device numbers with a physical port taken by more than one link other than as
     distinct lanes of one split (what ``_doubled`` in the rule words), from every link
-    end's device number and end code."""
+    end's device number and end code; a step generator (each sort of the ~880,000 ends
+    of a 100,000-GPU design is a step of its own), the answer its return value."""
     real = exists[code]
     device, code = device[real], code[real]
     if not len(code):
@@ -196,8 +198,11 @@ def _doubled_ports(
     lane_no = np.array([0 if lane is None else lane + 1 for lane in lanes], dtype=np.int64)
     port_key = device * devices.ends.physical_ports + physical[code]
     lane_key = port_key * (_MAX_LANE + 2) + lane_no[code]
+    yield
     repeated_lane = _repeated(lane_key)  # one lane (or the whole port) twice
+    yield
     shared_ports = _repeated(port_key)
+    yield
     whole_and_more = (lane_no[code] == 0) & np.isin(port_key, shared_ports)
     ports = devices.ends.physical_ports
     return np.concatenate([repeated_lane // (_MAX_LANE + 2) // ports, device[whole_and_more]])

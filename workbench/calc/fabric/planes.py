@@ -286,9 +286,12 @@ def _plane_structures_in_steps(
                 b = link.b_device
                 if b in plane_leaves:
                     tiers.setdefault(b, 0)
-        for link in structure.switch_links:
-            tiers.setdefault(link.a_device, 0)
-            tiers.setdefault(link.b_device, 0)
+        for run in chunks(structure.switch_links, step):
+            if step:
+                yield
+            for link in run:
+                tiers.setdefault(link.a_device, 0)
+                tiers.setdefault(link.b_device, 0)
         if step:
             yield
         _assign_tiers(structure, plane_leaves, adjacency[plane])

@@ -86,8 +86,15 @@ class LiveFigures(QObject):
     #: The window has painted its first frame: figures put off until then may be read.
     released = Signal()
 
-    #: Milliseconds of checking per slice: input and repaints get the rest.
-    SLICE_MS = 30
+    #: Milliseconds of checking per slice: input and repaints get the rest.  A slice
+    #: ends after the step that passes it, so a block of input is this plus one step
+    #: (steps are sized to ~10 ms at 100,000 GPUs: :attr:`STEP_OBJECTS`,
+    #: :attr:`STEP_LINKS`).
+    SLICE_MS = 8
+    #: Objects (racks, devices) a rule checks per step of the first check.
+    STEP_OBJECTS = 250
+    #: Links read per step of the compute plane's build in the first check.
+    STEP_LINKS = 12_000
 
     def __init__(self, document: FiguresOwner, parent: QObject | None = None):
         super().__init__(parent)
@@ -121,6 +128,8 @@ class LiveFigures(QObject):
         self._checker: Checker | None = None
         #: The first full check while it runs in slices: the checker and its steps.
         self._slicing: tuple[Checker, Iterator[float]] | None = None
+        #: The percent of the first check last shown (progress only ever grows).
+        self._shown_percent = -1
         self._pending: Change | None = None
         self._marks: tuple[dict[str, Severity], dict[str, Severity]] | None = None
         self._marks_version = -1
@@ -304,7 +313,9 @@ class LiveFigures(QObject):
             evaluate=lambda workload: self.workload(workload.id),
         )
         checker = Checker(self.design, context, check_now=False)
-        self._slicing = (checker, chain(self._plane_steps(), checker.recheck_in_steps()))
+        steps = checker.recheck_in_steps(self.STEP_OBJECTS)
+        self._slicing = (checker, chain(self._plane_steps(), steps))
+        self._shown_percent = -1
         self.computed["check"] += 1
 
     def _plane_steps(self) -> Iterator[float]:
@@ -312,7 +323,7 @@ class LiveFigures(QObject):
         progress): the training estimate and the workload rules read it, and built in
         one go it blocked input for half a second right after a 100,000-GPU design's
         first frame.  What it builds is kept by the design's index, where they find it."""
-        for _step in compute_plane_in_steps(self.design):
+        for _step in compute_plane_in_steps(self.design, self.STEP_LINKS):
             yield 0.0
 
     def _check_slice(self) -> None:
@@ -324,7 +335,10 @@ class LiveFigures(QObject):
         fraction = 0.0
         for fraction in slicing[1]:
             if time.perf_counter() >= deadline:
-                self.checkProgress.emit(int(fraction * 100))
+                percent = int(fraction * 100)
+                if percent > self._shown_percent:  # the strip repaints on news only
+                    self._shown_percent = percent
+                    self.checkProgress.emit(percent)
                 QTimer.singleShot(0, self._check_slice)
                 return
         self._finish_check()
@@ -424,10 +438,10 @@ class LiveFigures(QObject):
             return
         if self._checker is not None or self._slicing is not None:
             self._pending = change if self._pending is None else self._pending | change
-        if self._slicing is not None and self._slicing[0].ctx is not None:
-            # Slices still to run must not read figures the edit moved; what was
-            # checked already is re-checked from the pending change when they are done.
-            self._slicing[0].ctx.forget(types=change.design or bool(change.types))
+        if self._slicing is not None:
+            # What was checked already is re-checked from the pending change when the
+            # slices are done; the rule under way starts its pass again.
+            self._slicing[0].edited(change)
         if change.waivers:
             self._waivers_moved = True
         for workload_id in change.workloads:

@@ -1,0 +1,166 @@
+"""The window's first check in steps (issue 21): every step small, the findings those of
+a one-shot check, and an edit made between two steps never leaves stale findings.
+
+The design is the sample with faults for the rules whose full-check shortcuts run in
+steps: servers whose names clash or map to no host name (NODE-HOSTNAME), servers off
+the compute plane (FABRIC-UNCABLED), a port cabled twice (FABRIC-PORT)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from workbench.catalog import load_catalog
+from workbench.catalog.item import is_gpu_server
+from workbench.model import Design, ops
+from workbench.rules import Checker, check_design
+from workbench.rules import fabric as fabric_rules
+from workbench.rules import identity as identity_rules
+from workbench.rules import port_suspects as suspect_pass
+from workbench.templates import sample_design
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(include_user=False, strict=True)
+
+
+@pytest.fixture(autouse=True)
+def small_steps(monkeypatch):
+    """Steps of a few items, so even the sample's passes span many steps."""
+    monkeypatch.setattr(suspect_pass, "STEP_LINKS", 97)
+    monkeypatch.setattr(identity_rules, "STEP_DEVICES", 5)
+    monkeypatch.setattr(fabric_rules, "STEP_ITEMS", 53)
+
+
+def servers(design: Design) -> list:
+    types = design.device_types
+    return [d for _r, d in design.iter_devices() if is_gpu_server(types.get(d.device_type))]
+
+
+def faulty(catalog) -> Design:
+    design = sample_design(catalog)
+    gpus = servers(design)
+    gpus[3].name = gpus[2].name  # two servers, one host name
+    gpus[5].name = "gpu 05!"  # maps to no host name
+    off = {gpus[7].id, gpus[8].id}  # taken off every plane
+    design.links[:] = [
+        link for link in design.links if link.a_device not in off and link.b_device not in off
+    ]
+    design.links.append(dataclasses.replace(design.links[0], id="l-twice"))
+    design.reindex()
+    return design
+
+
+def rules_of(findings) -> set[str]:
+    return {f.rule for f in findings}
+
+
+def test_the_faults_are_found(catalog):
+    found = rules_of(check_design(faulty(catalog)))
+    assert {"NODE-HOSTNAME", "FABRIC-UNCABLED", "FABRIC-PORT"} <= found
+
+
+def test_a_check_in_steps_gives_the_findings_of_a_one_shot_check(catalog):
+    design = faulty(catalog)
+    checker = Checker(design, check_now=False)
+    steps = list(checker.recheck_in_steps(chunk=7))
+    assert len(steps) > len(design.links) // 97  # the passes took steps of their own
+    assert checker.findings() == check_design(design)
+
+
+def edits(design: Design) -> list:
+    """Edits that move the faulted rules' verdicts: a clash resolved, a server
+    uncabled, a clash made, the doubled link removed."""
+    gpus = servers(design)
+    cabled = next(link for link in design.links if link.a_device == gpus[10].id)
+    return [
+        ops.RenameDevice(gpus[3].id, "gpu-renamed"),
+        ops.RemoveLink(cabled.id),
+        ops.RenameDevice(gpus[11].id, gpus[12].name.upper()),
+        ops.RemoveLink("l-twice"),
+        ops.RemoveDevice(gpus[20].id),
+    ]
+
+
+@pytest.mark.parametrize("which", range(5))
+def test_an_edit_between_steps_leaves_no_stale_finding(catalog, which):
+    """As the window does: the edit is told to the checker between steps, the steps run
+    on, and the edit's change is applied once they are done.  Tried at many points of
+    the check: inside the suspects' passes, between rules, and at the end."""
+    probe = faulty(catalog)
+    total = sum(1 for _ in Checker(probe, check_now=False).recheck_in_steps(chunk=7))
+    for at in range(0, total + 1, max(1, total // 23)):
+        design = faulty(catalog)
+        checker = Checker(design, check_now=False)
+        steps = checker.recheck_in_steps(chunk=7)
+        for _ in range(at):
+            next(steps, None)
+        change = ops.apply(design, edits(design)[which]).change
+        checker.edited(change)
+        for _ in steps:
+            pass
+        checker.update(change)
+        expected = check_design(design)
+        assert sorted(checker.findings(), key=repr) == sorted(expected, key=repr), at
+
+
+def test_edits_keep_restarting_a_rule_only_so_often(catalog):
+    """A stream of edits restarts the rule under way a few times, then it runs to its
+    end in one step: the check always ends."""
+    design = faulty(catalog)
+    checker = Checker(design, check_now=False)
+    steps = checker.recheck_in_steps(chunk=1)
+    gpus = servers(design)
+    pending = None
+    for taken, _fraction in enumerate(steps):
+        if taken > 100_000:
+            raise AssertionError("the check did not end")
+        change = ops.apply(design, ops.RenameDevice(gpus[30].id, f"gpu-edit-{taken}")).change
+        checker.edited(change)
+        pending = change if pending is None else pending | change
+    assert pending is not None
+    checker.update(pending)
+    assert sorted(checker.findings(), key=repr) == sorted(check_design(design), key=repr)
+
+
+def test_a_link_removed_while_the_port_pass_runs_misses_no_doubled_port(catalog):
+    """FABRIC-PORT's suspects read the link list a chunk per step: a link removed
+    before the chunk under way shifts the list, so one link would never be read.  The
+    doubled port's second link sits at a chunk's start; an unrelated link is removed at
+    every step of the pass.  The rule's pass must start again, not miss the fault."""
+    step = suspect_pass.STEP_LINKS
+
+    def design_with_fault() -> Design:
+        design = sample_design(catalog)
+        design.links.insert(step, dataclasses.replace(design.links[0], id="l-twice"))
+        design.reindex()
+        return design
+
+    probe = design_with_fault()
+    checker = Checker(probe, check_now=False)
+    port_steps = [
+        n
+        for n, _ in enumerate(checker.recheck_in_steps(chunk=7))
+        if "FABRIC-PORT" in checker._by_rule and list(checker._by_rule)[-1] == "FABRIC-PORT"
+    ]
+    assert port_steps
+    twins = {probe.links[0].a_device, probe.links[0].b_device}
+    for at in port_steps[:80]:
+        design = design_with_fault()
+        checker = Checker(design, check_now=False)
+        steps = checker.recheck_in_steps(chunk=7)
+        for _ in range(at + 1):
+            next(steps)
+        gone = next(
+            link for link in design.links[1:step] if not {link.a_device, link.b_device} & twins
+        )
+        change = ops.apply(design, ops.RemoveLink(gone.id)).change
+        checker.edited(change)
+        for _ in steps:
+            pass
+        checker.update(change)
+        found = sorted(checker.findings(), key=repr)
+        assert found == sorted(check_design(design), key=repr), at
+        assert any(f.rule == "FABRIC-PORT" for f in found)

@@ -21,6 +21,8 @@ from workbench.calc.fabric.graph import plane_graph
 from workbench.calc.fabric.plane_edits import replay_of
 from workbench.calc.fabric.planes import PLANES, _plane_structures, plane_structures
 from workbench.calc.fabric.tables import DeviceTable
+from workbench.calc.storage_clients import PlaneBandwidth, PortSpeeds, clients_of, kept_clients
+from workbench.calc.summary import cooling_pue, walked_pue
 from workbench.catalog import load_catalog
 from workbench.catalog.item import is_gpu_server
 from workbench.model import ops
@@ -47,6 +49,17 @@ def same_structures(design: Design) -> None:
         assert a.hosts == b.hosts, plane
         assert list(a.tiers.items()) == list(b.tiers.items()), plane
     assert compute_plane(design) == full_compute_plane(design, full["compute"])
+    # The storage clients and the racks' draw, kept per rack across cabling edits.
+    bandwidth = PlaneBandwidth(design, full["storage"].host_links)
+    kept_nodes = kept_clients(design, bandwidth)
+    fresh = clients_of(design, bandwidth, PortSpeeds())
+    assert kept_nodes.nodes == fresh.nodes
+    assert (kept_nodes.count, kept_nodes.gpus, kept_nodes.gbps) == (
+        len(fresh.nodes),
+        sum(n.gpus for n in fresh.nodes),
+        fresh.gbps,
+    )
+    assert cooling_pue(design) == walked_pue(design)
 
 
 def full_compute_plane(design: Design, structure) -> ComputePlane:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from workbench.calc.fabric.planes import is_host_end
 from workbench.catalog.item import CatalogItem, is_gpu_server
@@ -312,6 +312,36 @@ class _ClientTotals(SignedTotals):
         return ClientSums(self.count, self.gpus, gbps, self.cabled, self.starved)
 
 
+def _clients_key(design: Design) -> object:
+    """The key :func:`kept_clients` keeps its racks under: the one of its last read
+    when every cabling change since can be replayed (the racks of the touched links'
+    ends are then marked to be read again: only their hosts' Gb/s can have changed),
+    else a new one (every rack read again).  Why: a cabled node removed at 100,000 GPUs
+    re-read all 10,000 racks' nodes."""
+    index = design.index
+    kept = index.fabric_cache.get("storage-clients-key")
+    key: object = (index.fabric_version, id(design.device_types))
+    if kept is not None:
+        version, old = cast(tuple[int, object], kept[1])
+        changes = index.fabric_changes(version)
+        if (
+            changes is not None
+            and all(kind in ("add", "drop") for kind, _what in changes)
+            and isinstance(old, tuple)
+            and old[1] == id(design.device_types)
+        ):
+            for kind, what in changes:
+                links = what if kind == "add" else (what,)
+                for link in cast("tuple[Link, ...]", links):
+                    for end in (link.a_device, link.b_device):
+                        placed = index.devices.get(end)
+                        if placed is not None:
+                            index.rack_changed(placed[0].id)
+            key = old
+    index.fabric_cache["storage-clients-key"] = (0, (index.fabric_version, key))
+    return key
+
+
 def kept_clients(design: Design, bandwidth: PlaneBandwidth) -> ClientFigures:
     """:func:`clients_of`, with each rack's nodes kept from edit to edit: a GPU node dropped
     into a rack of a 100,000-GPU design reads that rack, not 30,000 devices.  Every rack
@@ -322,7 +352,7 @@ def kept_clients(design: Design, bandwidth: PlaneBandwidth) -> ClientFigures:
     index = design.index
     table = index.per_rack(
         "storage-clients",
-        (index.fabric_version, id(bandwidth), id(design.device_types)),
+        _clients_key(design),
         lambda rack: _rack_sums(_rack_clients(design, rack, bandwidth, ports, servers)),
         _ClientTotals,
     )

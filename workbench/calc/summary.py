@@ -147,7 +147,7 @@ def cooling_pue(design: Design) -> float:
         watts: dict[str, float] = {}
         index.per_rack(
             "rack-it-watts",
-            (index.fabric_version, id(design.device_types)),
+            (index.types_version, id(design.device_types)),
             lambda rack: _rack_draw(design, rack, watts),
             _DrawTotals,
         )
@@ -231,7 +231,8 @@ def _count_pue(totals: _DrawTotals) -> float:
 def _rack_draw(design: Design, rack: Rack, watts: dict[str, float]) -> _RackDraw:
     """The rack's :class:`_RackDraw` (``watts``: per slug, filled as met); kept per rack
     by :meth:`~workbench.model.index.DesignIndex.per_rack`, so an edit re-sums the racks
-    it touched (a catalog item replaced bumps the cabling version: all)."""
+    it touched (a catalog item replaced bumps the types' version: all; a link edit,
+    which changes no draw, none)."""
     w: int | Fraction = 0
     odd = 0
     for device in rack.devices:

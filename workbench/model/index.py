@@ -127,6 +127,10 @@ class DesignIndex:
         #: read off the links (:func:`workbench.calc.fabric.planes.plane_structures`) are
         #: computed once per such edit, not once per view that asks.
         self.fabric_version = 0
+        #: Bumped (with :attr:`fabric_version`) by every change of the catalog snapshot
+        #: (:meth:`touch_types`): figures that read the items but no link (a rack's IT
+        #: draw) key on this, and a link added or removed leaves them be.
+        self.types_version = 0
         #: Derived results keyed by name, valid for :attr:`fabric_version` (the calc
         #: layer's caches; dropped with the index).
         self.fabric_cache: dict[str, tuple[int, object]] = {}
@@ -379,6 +383,12 @@ class DesignIndex:
     def touch_fabric(self) -> None:
         """Say the cabling changed (see :attr:`fabric_version`) in a way no reader can
         replay (a network's plane, a catalog item's ports, a link's fields)."""
+        self._bump(None)
+
+    def touch_types(self) -> None:
+        """Say a catalog item of the snapshot came, went or was replaced: what the
+        cabling means changes (ports, speeds), and so may every figure read off items."""
+        self.types_version += 1
         self._bump(None)
 
     def _bump(self, change: FabricChange | None) -> None:

@@ -59,7 +59,7 @@ def _replace_device_type(design: Design, op: ReplaceDeviceType) -> Applied:
     if old is None:
         raise EditError(f"The design holds no catalog item {item.slug!r} to replace.")
     design.device_types[item.slug] = item  # same key: its place in the dict stays
-    design.index.touch_fabric()  # ports and speeds come from the item
+    design.index.touch_types()  # ports and speeds come from the item
     return Applied(ReplaceDeviceType(old), type_change(design, item.slug))
 
 
@@ -79,7 +79,7 @@ def _add_device_type(design: Design, op: AddDeviceType) -> Applied:
     if op.item.slug in design.device_types:
         raise EditError(f"The design already holds catalog item {op.item.slug!r}.")
     design.device_types[op.item.slug] = op.item
-    design.index.touch_fabric()
+    design.index.touch_types()
     return Applied(RemoveDeviceType(op.item.slug), type_change(design, op.item.slug))
 
 
@@ -87,7 +87,7 @@ def _remove_device_type(design: Design, op: RemoveDeviceType) -> Applied:
     item = design.device_types.pop(op.slug, None)
     if item is None:
         raise EditError(f"The design holds no catalog item {op.slug!r}.")
-    design.index.touch_fabric()
+    design.index.touch_types()
     return Applied(AddDeviceType(item), type_change(design, op.slug))
 
 

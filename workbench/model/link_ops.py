@@ -16,6 +16,9 @@ from workbench.model.design import Design, Link
 from workbench.model.errors import EditError
 from workbench.model.structure_ops import position_of
 
+#: A link's id.
+_ID = attrgetter("id")
+
 
 @dataclass(frozen=True)
 class AddLink:
@@ -88,7 +91,8 @@ def _add_links(design: Design, op: AddLinks) -> Applied:
                     raise EditError(
                         f"Link {link.id!r} ends on a device that does not exist: {end!r}."
                     )
-    check_free(design, (link.id for link in links))
+    link_ids = list(map(_ID, links))  # read once for the check, the change and the inverse
+    check_free(design, link_ids)
     if op.positions is None:
         design.links.extend(links)
     else:
@@ -109,9 +113,9 @@ def _add_links(design: Design, op: AddLinks) -> Applied:
                 merged.append(next(old))
         design.links[:] = merged
     design.index.add_links(links)
-    ids = frozenset(link.id for link in links)
+    ids = frozenset(link_ids)
     change = Change(devices=ends, links=ids, added=ids)
-    return Applied(RemoveLinks(tuple(link.id for link in links)), change)
+    return Applied(RemoveLinks(tuple(link_ids)), change)
 
 
 def _remove_links(design: Design, op: RemoveLinks) -> Applied:

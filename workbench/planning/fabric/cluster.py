@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from workbench.model.design import Design
 from workbench.model.requests import ItemSource
-from workbench.planning.fabric.generator import generate_fabric
+from workbench.planning.fabric.generator import build_fabric
 from workbench.planning.fabric.ports import slots
 from workbench.planning.fabric.request import FabricRequest
 from workbench.planning.fabric.sizing import FabricError
@@ -76,7 +76,7 @@ def _generate(
     hosts_memo: dict[object, list[Host]] | None = None,
 ) -> None:
     try:
-        generate_fabric(design, catalog, request, hosts_memo=hosts_memo)
+        build_fabric(design, catalog, request, hosts_memo=hosts_memo)
     except FabricError as exc:
         raise FabricError(f"the {request.plane} fabric cannot be built: {exc}") from None
 
@@ -92,7 +92,7 @@ def _compute(
     )
     hosts: dict[object, list[Host]] = {}  # read once for both tries, as in _access
     try:
-        generate_fabric(design, catalog, request, hosts_memo=hosts)
+        build_fabric(design, catalog, request, hosts_memo=hosts)
         return
     except FabricError as exc:
         if not fabrics.large_compute_switch:
@@ -127,7 +127,7 @@ def _access(
     hosts: dict[object, list[Host]] = {}  # read once for every try
     for share in ACCESS_SHARING:
         try:
-            generate_fabric(
+            build_fabric(
                 design,
                 catalog,
                 dataclasses.replace(request, racks_per_access_switch=share),

@@ -41,7 +41,14 @@ from typing import NamedTuple
 import numpy as np
 
 from workbench.asbuilt import bulk
-from workbench.asbuilt.mapping import UNKNOWN, DeviceNames, PortMap, pick
+from workbench.asbuilt.mapping import (
+    UNKNOWN,
+    DeviceNames,
+    PortMap,
+    ib_port_number,
+    ib_split_ways,
+    pick,
+)
 from workbench.model.captures import CapturedLink
 from workbench.model.design import Design, Link
 from workbench.model.ports import link_speed
@@ -134,6 +141,21 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _highest_ib_ports(captures: Iterable[CapturedLink]) -> dict[str, int]:
+    """The highest switch port number ibnetdiscover shows per node name: how a switch
+    numbers its split ports is told from it (:func:`~workbench.asbuilt.mapping.ib_split_ways`)."""
+    highest: dict[str, int] = {}
+    get = highest.get
+    for record in captures:
+        if record.format != "ibnetdiscover":
+            continue
+        for name, port in ((record.local_device, record.local_port),
+                           (record.remote_device, record.remote_port)):  # fmt: skip
+            if port.isdigit() and (n := ib_port_number(port)) > get(name, 0):
+                highest[name] = n
+    return highest
+
+
 class _Matcher:
     def __init__(self, design: Design, captures: Iterable[CapturedLink]):
         self.design = design
@@ -160,6 +182,7 @@ class _Matcher:
         self._pairs: dict[tuple[str, str], list[int]] | None = None
         self._planes_of: dict[str, Counter[str | None]] | None = None
         self._lanes: dict[tuple[str, str], int] | None = None
+        self._split: dict[str, int] | None = None
         self._speeds: dict[tuple[str, str, str, str], float | None] = {}
         self.caps: list[_Cap] = []
         self.at: dict[End, int] = {}  # a known port -> the capture there
@@ -185,6 +208,8 @@ class _Matcher:
         ports = PortMap()
         names, items, end_link = self.names, self.names.item, self.end_link
         resolved: dict[tuple[str, str], End] = {}
+        highest = _highest_ib_ports(captures)
+        splits: dict[str, int] = {}  # capture node name -> ib_split_ways
 
         def resolve(name: str, port: str) -> End:
             key = (name, port)
@@ -194,9 +219,21 @@ class _Matcher:
                 if dev is None:
                     end = ("?" + name, port)
                 else:
-                    options = ports.candidates(items[dev], port)
-                    end = (dev, pick(options, lambda p: (dev, p) in end_link,
-                                     lambda phys: self._lanes_used(dev, phys)))  # fmt: skip
+                    item = items[dev]
+                    number = port.isdigit()
+                    split = splits.get(name) if number else 1
+                    if split is None:
+                        split = splits[name] = ib_split_ways(item, highest.get(name, 0))
+                    designed = lambda p: (dev, p) in end_link  # noqa: E731
+                    lanes = lambda phys: self._lanes_used(dev, phys)  # noqa: E731
+                    end = (dev, pick(ports.candidates(item, port, split), designed, lanes))
+                    if number and split == 1 and end not in end_link:
+                        # A number the design does not use: read as the design splits
+                        # the switch (a pass over the design, so only for these).
+                        split = ib_split_ways(item, highest.get(name, 0),
+                                              lambda: self._split_only().get(dev, 0))  # fmt: skip
+                        if split > 1:
+                            end = (dev, pick(ports.candidates(item, port, split), designed, lanes))
                 resolved[key] = end
             return end
 
@@ -266,6 +303,24 @@ class _Matcher:
                     key = (d, head)
                     self._lanes[key] = max(self._lanes.get(key, 0), int(lane))
         return self._lanes.get((dev, phys), 0)
+
+    def _split_only(self) -> dict[str, int]:
+        """Device -> the most lanes the design splits a port of it into, for devices
+        whose every designed port (of the links near a capture) is a breakout lane."""
+        if self._split is None:
+            switches = {d for d, item in self.names.item.items() if item and item.kind == "switch"}
+            lanes: dict[str, int] = {}
+            whole: set[str] = set()
+            for d, port in self.end_link:
+                if d not in switches:
+                    continue
+                head, slash, lane = port.rpartition("/")
+                if slash and lane.isdigit():
+                    lanes[d] = max(lanes.get(d, 0), int(lane))
+                else:
+                    whole.add(d)
+            self._split = {d: n for d, n in lanes.items() if d not in whole}
+        return self._split
 
     def _device_planes(self) -> dict[str, Counter[str | None]]:
         if self._planes_of is None:

@@ -21,7 +21,13 @@ from workbench.calc.fabric.graph import plane_graph
 from workbench.calc.fabric.plane_edits import replay_of
 from workbench.calc.fabric.planes import PLANES, _plane_structures, plane_structures
 from workbench.calc.fabric.tables import DeviceTable
-from workbench.calc.storage_clients import PlaneBandwidth, PortSpeeds, clients_of, kept_clients
+from workbench.calc.storage_clients import (
+    PlaneBandwidth,
+    PortSpeeds,
+    clients_of,
+    kept_bandwidth,
+    kept_clients,
+)
 from workbench.calc.summary import cooling_pue, walked_pue
 from workbench.catalog import load_catalog
 from workbench.catalog.item import is_gpu_server
@@ -51,7 +57,8 @@ def same_structures(design: Design) -> None:
     assert compute_plane(design) == full_compute_plane(design, full["compute"])
     # The storage clients and the racks' draw, kept per rack across cabling edits.
     bandwidth = PlaneBandwidth(design, full["storage"].host_links)
-    kept_nodes = kept_clients(design, bandwidth)
+    assert kept_bandwidth(design).gbps == bandwidth.gbps
+    kept_nodes = kept_clients(design, kept_bandwidth(design))
     fresh = clients_of(design, bandwidth, PortSpeeds())
     assert kept_nodes.nodes == fresh.nodes
     assert (kept_nodes.count, kept_nodes.gpus, kept_nodes.gbps) == (

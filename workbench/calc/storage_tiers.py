@@ -41,7 +41,6 @@ from workbench.calc.fabric.planes import (
     PlaneStructure,
     link_plane,
     network_planes,
-    plane_structure,
 )
 from workbench.calc.storage_clients import (
     BITS_PER_BYTE,
@@ -49,6 +48,7 @@ from workbench.calc.storage_clients import (
     PlaneBandwidth,
     PortSpeeds,
     clients_of,
+    kept_bandwidth,
     kept_clients,
 )
 from workbench.catalog.item import CatalogItem, is_gpu_server
@@ -251,13 +251,10 @@ def storage_figures(design: Design, structure: PlaneStructure | None = None) -> 
         links = structure.host_links
         bandwidth = PlaneBandwidth(design, links)
     else:
-        # The storage plane's Gb/s per host is read off the links alone: once per
-        # cabling edit (a GPU server dropped into a rack of a 16,384-GPU design then
-        # re-reads no storage link).
-        bandwidth = design.index.by_cabling(
-            "storage_bandwidth",
-            lambda: PlaneBandwidth(design, plane_structure(design, "storage").host_links),
-        )
+        # The storage plane's Gb/s per host is read off the links alone: kept per
+        # cabling version (a GPU server dropped into a rack of a 16,384-GPU design then
+        # re-reads no storage link), and a link edit re-reads its ends' links only.
+        bandwidth = kept_bandwidth(design)
     port_speeds = PortSpeeds()
     if structure is not None:
         clients = clients_of(design, bandwidth, port_speeds)

@@ -89,7 +89,7 @@ def replay_of(structure: PlaneStructure) -> Replay | None:
     return cast("Replay | None", structure.__dict__.get("_replay"))
 
 
-class _Ends:
+class HostEnds:
     """Whether a link end is a plane's end point, as the full pass decides it: a device
     whose item is a host kind, or one of its item's management-only port names."""
 
@@ -133,11 +133,11 @@ def replayed(
     index = design.index
     current = index.links
     by_network = network_planes(design)
-    ends = _Ends(design)
+    ends = HostEnds(design)
     planes: dict[str, list[Link]] = {}  # plane → touched links now in the design
     for link in touched.values():
         if current.get(link.id) is link:
-            plane = _plane_of(design, link, by_network)
+            plane = plane_of(design, link, by_network)
             if plane in old:
                 planes.setdefault(plane, []).append(link)
     out = dict(old)
@@ -155,7 +155,7 @@ def replayed(
     return out
 
 
-def _plane_of(design: Design, link: Link, by_network: dict[str, str]) -> str | None:
+def plane_of(design: Design, link: Link, by_network: dict[str, str]) -> str | None:
     """The plane the full pass files ``link`` under."""
     if link.network in by_network:
         return by_network[link.network]
@@ -168,13 +168,14 @@ def _replay_plane(
     kept: _Kept,
     gone: np.ndarray,
     new: list[Link],
-    ends: _Ends,
+    ends: HostEnds,
     by_network: dict[str, str],
 ) -> PlaneStructure | None:
     index = design.index
     old_links = structure.links
     removed = [old_links[i] for i in gone.tolist()]
     removed_ids = [id(link) for link in removed]
+    gone_ids, new_ids = set(removed_ids), {id(link) for link in new}
     if np.isin(kept.ids["switch_links"], removed_ids).any():
         return None  # a switch-to-switch link went: tiers may move
     devices: set[str] = set()
@@ -226,7 +227,7 @@ def _replay_plane(
         mine = []
         for link_id in index.device_links.get(device, ()):
             link = index.links[link_id]
-            if _plane_of(design, link, by_network) != structure.plane:
+            if plane_of(design, link, by_network) != structure.plane:
                 continue
             a_host = ends.host(link.a_device, link.a_port)
             b_host = ends.host(link.b_device, link.b_port)
@@ -246,10 +247,16 @@ def _replay_plane(
         else:
             hosts.discard(device)
         if is_leaf:
-            spots = index.link_positions(design.links, mine)
+            # The first host link: the kept one unless it went, else the first of all.
+            head = first.get(device)
+            if head is None or id(head) in gone_ids:
+                candidates = mine
+            else:
+                candidates = [head, *(link for link in mine if id(link) in new_ids)]
+            spots = index.link_positions(design.links, candidates)
             if spots is None:
                 return None
-            head = min(zip(spots, mine, strict=True), key=lambda pair: pair[0])[1]
+            head = min(zip(spots, candidates, strict=True), key=lambda pair: pair[0])[1]
             if first.get(device) is not head:
                 first[device] = head
                 moved.add(device)

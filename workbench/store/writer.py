@@ -16,6 +16,8 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from itertools import groupby
+from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any
 
@@ -174,13 +176,118 @@ def _insert(
     conn: sqlite3.Connection, file: Path, table: str, rows: Iterable[Sequence[Any]]
 ) -> None:
     """executemany in batches: sqlite-utils' insert_all costs ~7x more per row (measured
-    in tests/benchmarks/bench_store.py) for no benefit on a table we just created."""
+    in tests/benchmarks/bench_store.py) for no benefit on a table we just created.
+    A big table's runs of rows that share some columns' values are written with those
+    values in the statement (:func:`_insert_runs`)."""
     columns = binding.row_columns(table)
-    rows = list(rows)
+    rows = rows if isinstance(rows, list) else list(rows)
     check_stored_texts(file, table, columns, rows)
-    sql = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join("?" * len(columns))})'
+    sql = _insert_sql(table, columns)
+    shared = _shared_columns(rows, len(columns)) if len(rows) >= _RUNS_FROM else []
+    if shared:
+        _insert_runs(conn, table, columns, rows, shared)
+        return
     for start in range(0, len(rows), _BATCH):
         conn.executemany(sql, rows[start : start + _BATCH])
+
+
+def _insert_sql(table: str, columns: Sequence[str], values: Sequence[str] = ()) -> str:
+    """``INSERT`` of ``columns``: a parameter each, but for the last ``len(values)``
+    columns, whose SQL literals are ``values``."""
+    marks = ["?"] * (len(columns) - len(values)) + list(values)
+    return f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join(marks)})'
+
+
+#: Tables with fewer rows are written row by row with every value a parameter.
+_RUNS_FROM = 20_000
+#: Rows looked at to find the columns whose values come in long runs.
+_SAMPLE = 2048
+#: A run shorter than this is written with every value a parameter.
+_MIN_RUN = 256
+#: Short runs (or runs of values with no exact literal) after which a table is written
+#: the plain way: its columns do not run after all.
+_MAX_SHORT = 256
+
+
+def _shared_columns(rows: Sequence[Sequence[Any]], width: int) -> list[int]:
+    """Columns (but the first, the row number) whose values come in long runs: nearly
+    every row sampled at an even stride holds the value of the one sampled before it
+    (every link of a plane has its network and speed, and no cable type or length until
+    the hall is measured)."""
+    sample = rows[:: max(1, len(rows) // _SAMPLE)]
+    shared = []
+    for i in range(1, width):
+        values = list(map(itemgetter(i), sample))
+        if sum(map(ne, values, values[1:])) * 32 <= len(values):
+            shared.append(i)
+    # At least two columns stay parameters (a row's own values are a tuple).
+    return shared if len(shared) < width - 1 else shared[:-1]
+
+
+def _insert_runs(
+    conn: sqlite3.Connection,
+    table: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    shared: Sequence[int],
+) -> None:
+    """Write ``rows`` run by run: each long run of rows holding the same values in the
+    ``shared`` columns with those values as SQL literals, so only the others are bound
+    row by row.  Binding a value costs the sqlite3 module about as much as SQLite's whole
+    insert; the 4.4 million links of a 1,000,000-GPU design bind 5 values each instead
+    of 10, ~40 % less time.  The rows stored are the same, value for value and type for
+    type (:func:`_literal` makes only literals that read back exactly); rows whose
+    values have none go the plain way, in order."""
+    own = [i for i in range(len(columns)) if i not in shared]
+    plain_sql = _insert_sql(table, columns)
+    names = [columns[i] for i in (*own, *shared)]
+    mine = itemgetter(*own)
+    key = itemgetter(*shared)
+    pending: list[Sequence[Any]] = []
+    taken = short = 0  # rows read so far; runs written the plain way
+    for values, group in groupby(rows, key):
+        run = list(group)
+        taken += len(run)
+        literals = _literals(values if len(shared) > 1 else (values,))
+        if literals is None or len(run) < _MIN_RUN:
+            pending += run
+            if len(pending) >= _BATCH:
+                conn.executemany(plain_sql, pending)
+                pending = []
+            short += 1
+            if short > _MAX_SHORT:
+                break  # the columns do not run after all: the rest the plain way
+            continue
+        if pending:
+            conn.executemany(plain_sql, pending)
+            pending = []
+        sql = _insert_sql(table, names, literals)
+        for at in range(0, len(run), _BATCH):
+            conn.executemany(sql, map(mine, run[at : at + _BATCH]))
+    if pending:
+        conn.executemany(plain_sql, pending)
+    for at in range(taken, len(rows), _BATCH):
+        conn.executemany(plain_sql, rows[at : at + _BATCH])
+
+
+def _literals(values: Sequence[Any]) -> list[str] | None:
+    """SQL literals that SQLite reads back as exactly ``values``, or None when one has
+    none: NULL, whole numbers, floats that are whole and exact in a double (the speeds),
+    and printable ASCII text, quoted."""
+    out = []
+    for value in values:
+        kind = type(value)
+        if value is None:
+            out.append("NULL")
+        elif kind is int and -(2**63) <= value < 2**63:
+            out.append(str(value))
+        elif kind is float and value.is_integer() and 0 < abs(value) < 2**53:
+            out.append(repr(value))
+        elif kind is str and value.isascii() and value.isprintable():
+            out.append("'" + value.replace("'", "''") + "'")
+        else:
+            return None
+    return out
 
 
 def _json_default(value: Any) -> Any:

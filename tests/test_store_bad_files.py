@@ -161,6 +161,78 @@ def test_wal_mode_file_of_another_app_is_not_a_project(tmp_path: Path) -> None:
     assert _listing(tmp_path) == ["wal.dcwb", "work"]
 
 
+# -- damage the integrity check sees and the rows do not ----------------------------------
+
+
+def _index_page_overwritten(work: Path, good: bytes | None = None) -> bytes:
+    """A good file (``good``, else the small design) with the page of an index the
+    reader never uses (devices by rack) overwritten: every row still reads, and only
+    ``PRAGMA quick_check`` sees it."""
+    path = work / "index.db"
+    path.write_bytes(_good_bytes(work) if good is None else good)
+    conn = sqlite3.connect(path)
+    (root,) = conn.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'idx_devices_rack_seq'"
+    ).fetchone()
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    data[(root - 1) * page : root * page] = random.Random(5).randbytes(page)
+    return bytes(data)
+
+
+def test_damage_only_the_integrity_check_sees_is_refused(tmp_path: Path) -> None:
+    """The check runs beside the reading (on its own copy of the bytes), so a file whose
+    rows all read but whose pages are damaged must still be refused, never opened."""
+    from workbench.store import binding, header, reader
+
+    work = tmp_path / "work"
+    work.mkdir()
+    path = tmp_path / "index.dcwb"
+    path.write_bytes(_index_page_overwritten(work))
+    before = path.read_bytes()
+    conn = header.load(path)  # the rows themselves read: only the check can tell
+    with binding.collector_paused():
+        design, _order = reader._read(path, conn)
+    conn.close()
+    assert design.links
+
+    with pytest.raises(ProjectFileError) as caught:
+        open_design(path)
+    assert str(caught.value).startswith(f"{path}: truncated or damaged: ")
+    assert "\n" not in str(caught.value)
+    assert path.read_bytes() == before
+    assert _listing(tmp_path) == ["index.dcwb", "work"]
+
+
+def test_damage_is_named_before_what_the_rows_say(tmp_path: Path) -> None:
+    """A damaged file whose rows are wrong too (bad JSON) is refused for its damage, as
+    when the check ran before the rows were read."""
+    work = tmp_path / "work"
+    work.mkdir()
+    bad_json = _edited(work, "UPDATE software_stacks SET components = '{oops'")
+    path = tmp_path / "both.dcwb"
+    path.write_bytes(_index_page_overwritten(work, bad_json))
+    with pytest.raises(ProjectFileError, match="truncated or damaged") as caught:
+        open_design(path)
+    assert "JSON" not in str(caught.value)
+
+
+@pytest.mark.parametrize("case", ["newer schema", "another app's database", "bad JSON"])
+def test_refused_files_leave_no_check_running(tmp_path: Path, case: str) -> None:
+    """However a file is refused, the open returns with its integrity check finished."""
+    import threading
+
+    make, expected = CASES[case]
+    work = tmp_path / "work"
+    work.mkdir()
+    path = tmp_path / "f.dcwb"
+    path.write_bytes(make(work))
+    with pytest.raises(ProjectFileError, match=expected.replace("(", r"\(").replace(")", r"\)")):
+        open_design(path)
+    assert not [t for t in threading.enumerate() if t.name == "quick_check"]
+
+
 # -- catalog slugs missing from the snapshot -------------------------------------------
 
 

@@ -52,18 +52,34 @@ def open_design(path: str | os.PathLike[str], catalog: SlugLookup | None = None)
     rule CATALOG-MISSING reports the racks and devices that use it.
     """
     file = Path(path)
-    conn = header.load(file)
-    return design_from(file, conn, catalog)
+    conn, integrity = header.load_checking(file)
+    return design_from(file, conn, catalog, integrity)
 
 
-def design_from(file: Path, conn: sqlite3.Connection, catalog: SlugLookup | None = None) -> Design:
+def design_from(
+    file: Path,
+    conn: sqlite3.Connection,
+    catalog: SlugLookup | None = None,
+    integrity: header.Integrity | None = None,
+) -> Design:
     """The design an in-memory copy of ``file`` (from :func:`header.load`) holds, read
     and checked as :func:`open_design` does; ``conn`` is closed.  The repair of a file
-    the reader refuses (:mod:`workbench.store.repair`) reads its mended copy here."""
+    the reader refuses (:mod:`workbench.store.repair`) reads its mended copy here.
+
+    With ``integrity`` (:func:`header.load_checking`) the file's quick_check runs
+    while its rows are read, and is confirmed before anything else is done with them:
+    a damaged file is refused with the check's message, whatever the rows said."""
     try:
-        header.check(file, conn)
-        with binding.collector_paused():
-            design, order = _read(file, conn)
+        header.check(file, conn, integrity)
+        try:
+            with binding.collector_paused():
+                design, order = _read(file, conn)
+        except BaseException:
+            if integrity is not None:
+                integrity.confirm()  # damage, when there is any, is why the rows failed
+            raise
+        if integrity is not None:
+            integrity.confirm()
     except sqlite3.DatabaseError as exc:
         raise ProjectFileError(file, f"truncated or damaged: {exc}") from exc
     except UnicodeDecodeError as exc:  # sqlite3 decodes the schema's text itself
@@ -72,6 +88,8 @@ def design_from(file: Path, conn: sqlite3.Connection, catalog: SlugLookup | None
         ) from exc
     finally:
         conn.close()
+        if integrity is not None:
+            integrity.cancel()  # refused before the check was asked: stop it
     _resolve_slugs(design, catalog)
     with binding.collector_paused():  # the checks' sets and lists are garbage-free too
         check_values(file, design, order)

@@ -164,3 +164,33 @@ def test_a_sliced_check_with_port_faults_ends_with_the_findings_of_check_design(
     assert any(f.rule == "FABRIC-PORT" for f in found)  # the faults were found
     qtbot.waitUntil(lambda: "days …" not in strip.text())
     assert "days" in strip.text()
+
+
+def test_a_replaced_design_is_freed_without_the_collector(qtbot):
+    """The window keeps the collector off from a design's load until its first check is
+    done, and never thaws the old design: reference counting must free it whole.  The
+    compute plane's kept device table names the design from its index (a cycle), so
+    the document drops the old design's index when it replaces it."""
+    import gc
+    import weakref
+
+    from workbench.calc.design_hardware import compute_plane_ready
+    from workbench.model import Design
+
+    document = Document()
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    document.replace_design(design, None)
+    figures = document.figures
+    figures.findings()
+    figures.fabric  # noqa: B018 - the compute plane and its tables, kept by the index
+    assert compute_plane_ready(design) and "compute_tables" in design.index.fabric_cache
+    gone = weakref.ref(design)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        document.replace_design(Design(), None)
+        del design
+        assert gone() is None, "the old design waits for a pass of the cyclic collector"
+    finally:
+        if was_enabled:
+            gc.enable()

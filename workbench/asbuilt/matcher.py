@@ -149,10 +149,12 @@ def _highest_ib_ports(captures: Iterable[CapturedLink]) -> dict[str, int]:
     for record in captures:
         if record.format != "ibnetdiscover":
             continue
-        for name, port in ((record.local_device, record.local_port),
-                           (record.remote_device, record.remote_port)):  # fmt: skip
-            if port.isdigit() and (n := ib_port_number(port)) > get(name, 0):
-                highest[name] = n
+        port = record.local_port
+        if port.isdigit() and (n := ib_port_number(port)) > get(record.local_device, 0):
+            highest[record.local_device] = n
+        port = record.remote_port
+        if port.isdigit() and (n := ib_port_number(port)) > get(record.remote_device, 0):
+            highest[record.remote_device] = n
     return highest
 
 

@@ -127,16 +127,14 @@ def _replayed_arrays(
     """``old`` with the rows :class:`Replay` took out deleted and its new links' rows
     put in, renumbered to a fresh device table (devices may have come and gone): the
     arrays a full read of ``structure.links`` gives."""
-    devices = DeviceTable(design, old_devices.ends)
-    pos, missing = devices.pos, devices.missing
-    renumber = np.array([pos.get(i, missing) for i in old_devices.ids] + [missing], np.int64)
+    devices, renumber = DeviceTable.renumbered(design, old_devices)
     removed = np.array(replay.removed, dtype=np.int64)
     columns = {f: np.delete(getattr(old, f), removed) for f in _ARRAY_FIELDS}
     columns["a"] = renumber[columns["a"]]
     columns["b"] = renumber[columns["b"]]
     if replay.inserted:
         links = structure.links
-        new = link_arrays(devices, [links[i] for i in replay.inserted])
+        new = link_arrays(devices, [links[i] for i in replay.inserted], end_codes=True)
         at = [p - k for k, p in enumerate(replay.inserted)]
         for f in _ARRAY_FIELDS:
             columns[f] = np.insert(columns[f], at, getattr(new, f))

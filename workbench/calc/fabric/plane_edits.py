@@ -97,11 +97,22 @@ class HostEnds:
         self.design = design
         self.by_slug: dict[str, frozenset[str] | None] = {}
 
+    def names(self, device_id: str) -> frozenset[str] | None:
+        """None for a host item (every port a host end), else the management-only port
+        names that are (empty for a plain switch, or a device the design lacks)."""
+        found = self.design.index.devices.get(device_id)
+        if found is None:
+            return frozenset()
+        return self._names(found[1].device_type)
+
     def host(self, device_id: str, port: str) -> bool:
         found = self.design.index.devices.get(device_id)
         if found is None:
             return False
-        slug = found[1].device_type
+        names = self._names(found[1].device_type)
+        return names is None or port in names
+
+    def _names(self, slug: str) -> frozenset[str] | None:
         if slug not in self.by_slug:
             item = self.design.device_types.get(slug)
             if item is None:
@@ -110,8 +121,7 @@ class HostEnds:
                 self.by_slug[slug] = None
             else:
                 self.by_slug[slug] = frozenset(i.name for i in item.interfaces if i.mgmt_only)
-        names = self.by_slug[slug]
-        return names is None or port in names
+        return self.by_slug[slug]
 
 
 def replayed(
@@ -175,7 +185,7 @@ def _replay_plane(
     old_links = structure.links
     removed = [old_links[i] for i in gone.tolist()]
     removed_ids = [id(link) for link in removed]
-    gone_ids, new_ids = set(removed_ids), {id(link) for link in new}
+    gone_ids = set(removed_ids)
     if np.isin(kept.ids["switch_links"], removed_ids).any():
         return None  # a switch-to-switch link went: tiers may move
     devices: set[str] = set()
@@ -185,7 +195,6 @@ def _replay_plane(
         if not (ends.host(link.a_device, link.a_port) or ends.host(link.b_device, link.b_port)):
             return None  # a switch-to-switch link came
         devices.update((link.a_device, link.b_device))
-    leaves = {s for s, tier in structure.tiers.items() if tier == 1}
     # The lists, without the links that went (kept in order) ...
     lists: dict[str, list[Link]] = {}
     ids: dict[str, np.ndarray] = {}
@@ -222,7 +231,13 @@ def _replay_plane(
     hosts = set(structure.hosts)
     first = dict(kept.first)
     moved: set[str] = set()
+    tiers = structure.tiers
     for device in devices:
+        was_leaf = tiers.get(device) == 1
+        head = first.get(device)
+        # Every host link of a leaf whose first one went; else the first that decides.
+        every = was_leaf and (head is None or id(head) in gone_ids)
+        names = ends.names(device)
         is_host = is_leaf = False
         mine = []
         for link_id in index.device_links.get(device, ()):
@@ -240,19 +255,22 @@ def _replay_plane(
             if link.b_device == device:
                 is_host = is_host or b_host
                 is_leaf = is_leaf or (a_host and not b_host)
-        if is_leaf != (device in leaves):
+            # A host item's end is always a host (never a leaf), a plain switch's never
+            # (a leaf once one host link names it): one such link decides.
+            if not every and ((names is None and is_host) or (names == frozenset() and is_leaf)):
+                break
+        if is_leaf != was_leaf:
             return None  # a switch became or stopped being a leaf: tiers may move
         if is_host:
             hosts.add(device)
         else:
             hosts.discard(device)
         if is_leaf:
-            # The first host link: the kept one unless it went, else the first of all.
-            head = first.get(device)
-            if head is None or id(head) in gone_ids:
+            if every:
                 candidates = mine
             else:
-                candidates = [head, *(link for link in mine if id(link) in new_ids)]
+                candidates = [cast(Link, head)]
+                candidates += (link for link in new if device in (link.a_device, link.b_device))
             spots = index.link_positions(design.links, candidates)
             if spots is None:
                 return None

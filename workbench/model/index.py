@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
+from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from workbench.text_rules import node_hostname
@@ -94,6 +95,20 @@ ID_SHAPES: dict[str, tuple[str, int]] = {
 }
 
 
+#: A link's id and the devices at its ends.
+_LINK_ID = attrgetter("id")
+_A_DEVICE = attrgetter("a_device")
+_B_DEVICE = attrgetter("b_device")
+
+
+def _fill_ends(ends: defaultdict[str, set[str]], links: Iterable[Link]) -> None:
+    """Put each link's id under the devices at its ends."""
+    for link in links:
+        link_id = link.id
+        ends[link.a_device].add(link_id)
+        ends[link.b_device].add(link_id)
+
+
 class DesignIndex:
     """Id → object (and parent) maps of one design.
 
@@ -115,6 +130,14 @@ class DesignIndex:
         #: edits change it in place), then None.  None while the tree is indexed below,
         #: too: a device met there is no news to any figure (see :meth:`_named_by_links`).
         self._unindexed: list[Link] | None = None
+        #: The design's link list (the same object), read when :attr:`device_links` is
+        #: first asked for: a template's build never asks (it needs only whether a new
+        #: device's id is named by a link, :attr:`_ends`), and filling it link by link
+        #: was a seventh of a 1,000,000-GPU build.
+        self._link_list: list[Link] = []
+        #: Every device id some link ends on, while :attr:`device_links` is not built
+        #: (made in C on first need, grown by the link adds, dropped by a link removal).
+        self._ends: set[str] | None = None
         self.workloads: dict[str, Workload] = {}
         #: Next number to try per kind (see :meth:`new_id`).
         self._next: dict[str, int] = {}
@@ -161,7 +184,7 @@ class DesignIndex:
                 self.add_row(site, row)
         for workload in design.workloads:
             self.workloads[workload.id] = workload
-        self._unindexed = design.links
+        self._unindexed = self._link_list = design.links
 
     # -- the link tables, built on first read -------------------------------------------
     @property
@@ -182,8 +205,12 @@ class DesignIndex:
     def device_links(self) -> defaultdict[str, set[str]]:
         """device id → ids of the links with an end on it"""
         if self._device_links is None:
-            self._index_links()
-        return cast("defaultdict[str, set[str]]", self._device_links)
+            if self._links is None:
+                self._index_links()
+            ends: defaultdict[str, set[str]] = defaultdict(set)
+            _fill_ends(ends, self._link_list)
+            self._device_links, self._ends = ends, None
+        return self._device_links
 
     @property
     def links_indexed(self) -> bool:
@@ -192,16 +219,13 @@ class DesignIndex:
 
     def _index_links(self) -> None:
         pending, self._unindexed = self._unindexed or [], None
-        self._links, self._device_links = {}, defaultdict(set)
+        self._links = {}
         self._fill_links(pending)
 
-    def _fill_links(self, links: Iterable[Link]) -> None:
-        by_id, ends = self.links, self.device_links
-        for link in links:
-            link_id = link.id
-            by_id[link_id] = link
-            ends[link.a_device].add(link_id)
-            ends[link.b_device].add(link_id)
+    def _fill_links(self, links: Sequence[Link]) -> None:
+        cast("dict[str, Link]", self._links).update(zip(map(_LINK_ID, links), links, strict=True))
+        if self._device_links is not None:
+            _fill_ends(self._device_links, links)
 
     # -- kept in step by the edits ------------------------------------------------------
     def add_site(self, site: Site) -> None:
@@ -223,7 +247,13 @@ class DesignIndex:
         built (no figure has been read off it yet, so no change is news)."""
         if self._links is None and self._unindexed is None:
             return False
-        return bool(self.device_links.get(device_id))
+        if self._device_links is not None:
+            return bool(self._device_links.get(device_id))
+        if self._ends is None:
+            links = self._link_list
+            self._ends = set(map(_A_DEVICE, links))
+            self._ends.update(map(_B_DEVICE, links))
+        return device_id in self._ends
 
     def add_device(self, rack: Rack, device: Device) -> None:
         self.devices[device.id] = (rack, device)
@@ -439,21 +469,27 @@ class DesignIndex:
         self._bump(("add", tuple(links)) if len(links) <= _LOGGED_LINKS else None)
         if self._link_at is not None:
             self._links_in += len(links)
+        if self._ends is not None:
+            self._ends.update(map(_A_DEVICE, links))
+            self._ends.update(map(_B_DEVICE, links))
         if self._links is not None:
             self._fill_links(links)
 
     def drop_link(self, link: Link) -> None:
         self._bump(("drop", link))
         self._links_out += 1
+        self._ends = None  # another link may end on its devices: made again if asked
         if self._links is None:
             return  # taken out of the design's list already: never indexed
         self.links.pop(link.id, None)
+        if self._device_links is None:
+            return  # made from the design's list when first asked for
         for end in (link.a_device, link.b_device):
-            ids = self.device_links.get(end)
+            ids = self._device_links.get(end)
             if ids is not None:
                 ids.discard(link.id)
                 if not ids:
-                    del self.device_links[end]
+                    del self._device_links[end]
 
     # -- where links stand in the design's list ------------------------------------------
     def link_positions(self, links: list[Link], wanted: Iterable[Link]) -> list[int] | None:

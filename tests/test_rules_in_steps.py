@@ -164,3 +164,37 @@ def test_a_link_removed_while_the_port_pass_runs_misses_no_doubled_port(catalog)
         found = sorted(checker.findings(), key=repr)
         assert found == sorted(check_design(design), key=repr), at
         assert any(f.rule == "FABRIC-PORT" for f in found)
+
+
+def test_the_storage_figures_are_read_ahead_in_steps_and_kept_for_the_rules(catalog):
+    """STORAGE-HOT-TIER's warm-up reads the storage figures a piece per step; the rule
+    then reads them from the check's memo, and the findings are a one-shot check's."""
+    from workbench.rules import REGISTRY, RuleContext
+    from workbench.rules.storage import figures_in_steps
+
+    design = faulty(catalog)
+    ctx = RuleContext(design)
+    assert REGISTRY["STORAGE-HOT-TIER"].warm_in_steps is figures_in_steps
+    assert sum(1 for _ in figures_in_steps(ctx)) >= 3
+    assert ("storage-figures", "") in ctx._memo
+    checker = Checker(design, check_now=False)
+    for _ in checker.recheck_in_steps(chunk=7):
+        pass
+    assert checker.findings() == check_design(design)
+
+
+def test_a_warm_up_that_raises_leaves_the_rule_to_report(catalog, monkeypatch):
+    """A warm-up only saves time: one that raises stops, and the rule still runs."""
+    from workbench.rules import REGISTRY
+
+    def broken(_ctx):
+        yield
+        raise RuntimeError("odd data")
+
+    rule = REGISTRY["STORAGE-HOT-TIER"]
+    monkeypatch.setitem(REGISTRY, rule.id, dataclasses.replace(rule, warm_in_steps=broken))
+    design = faulty(catalog)
+    checker = Checker(design, check_now=False)
+    for _ in checker.recheck_in_steps(chunk=7):
+        pass
+    assert checker.findings() == check_design(design)

@@ -177,8 +177,11 @@ def compute_plane_in_steps(
         if parts
         else link_arrays(devices, structure.links)
     )
+    yield
     graph = plane_graph(design, "compute", structure, devices, arrays)
+    yield
     tiers = tuple(tier_figures(graph))
+    yield
     found = ComputePlane(tiers, _fabric_figures(graph, tiers))
     if design.index is index and index.fabric_version == version:
         index.fabric_cache["compute_plane"] = (version, found)

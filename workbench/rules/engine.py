@@ -131,6 +131,12 @@ class Rule:
     #: full check run between a window's events: one step of it then blocks input,
     #: not the whole pass.  Must give what :attr:`suspects` gives.
     suspects_in_steps: SuspectSteps | None = None
+    #: For a full check run between a window's events: work the rule's first object
+    #: would do in one go (figures it reads and something keeps: the storage plane's
+    #: clients, say), done ahead in steps, so the rule then finds it kept and no one
+    #: step blocks input for all of it.  Changes no finding; what it raises is left
+    #: for the rule to meet (and report).
+    warm_in_steps: Callable[[RuleContext], Iterator[None]] | None = None
 
     def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
         """A finding of this rule (at its own severity unless told otherwise)."""
@@ -155,6 +161,7 @@ def rule(
     everywhere: Callable[[Design, Change], bool] | None = None,
     related: Callable[[RuleContext, AbstractSet[str]], AbstractSet[str]] | None = None,
     suspects_in_steps: SuspectSteps | None = None,
+    warm_in_steps: Callable[[RuleContext], Iterator[None]] | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -184,6 +191,7 @@ def rule(
             everywhere,
             related,
             suspects_in_steps,
+            warm_in_steps,
         )
         REGISTRY[rule_id] = made
         return made
@@ -334,6 +342,8 @@ def _run_in_steps(
     """Fill ``table`` as :func:`_run_everywhere` does, yielding how many objects were
     checked after every ``chunk`` of them (never, for a ``chunk`` of 0)."""
     quiet_types: set[str] = set()
+    if chunk and rule.warm_in_steps is not None:
+        yield from _warmed(ctx, rule.warm_in_steps)
     if chunk and rule.suspects_in_steps is not None:
         steps = _suspects_in_steps(ctx, rule)
         while True:
@@ -359,6 +369,16 @@ def _run_in_steps(
             table[object_id] = found
         elif rule.per_type:
             quiet_types.add(obj.device_type)
+
+
+def _warmed(ctx: RuleContext, warm: Callable[[RuleContext], Iterator[None]]) -> Iterator[int]:
+    """Run a rule's :attr:`Rule.warm_in_steps`, yielding 0 (no object checked yet)
+    between its steps; a warm-up that raises stops there (the rule meets the oddity)."""
+    try:
+        for _step in warm(ctx):
+            yield 0
+    except Exception:  # noqa: BLE001 - a warm-up only saves time
+        return
 
 
 def _suspects(ctx: RuleContext, rule: Rule) -> AbstractSet[str] | None:

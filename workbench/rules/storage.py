@@ -51,6 +51,8 @@ from workbench.calc.storage_clients import (
     BITS_PER_BYTE,
     MIN_NODE_STORAGE_GBPS_PER_GPU,
     NodeStorage,
+    kept_bandwidth,
+    kept_clients,
     node_need_gbps,
 )
 from workbench.calc.storage_tiers import (
@@ -194,6 +196,22 @@ def figures(ctx: RuleContext) -> StorageFigures:
     return found
 
 
+def figures_in_steps(ctx: RuleContext) -> Iterator[None]:
+    """:func:`figures` for the window's first check, a piece per step (the storage
+    rules' ``warm_in_steps``): the summary, the storage plane's Gb/s per host, the
+    clients rack by rack (kept by the index), then the tiers.  Why: in one go they
+    were the longest step left of a 100,000-GPU design's first check (~35-80 ms)."""
+    design = ctx.design
+    yield
+    ctx.summary  # noqa: B018 - read (and kept) before the storage figures read it
+    yield
+    bandwidth = kept_bandwidth(design)
+    yield
+    kept_clients(design, bandwidth)
+    yield
+    figures(ctx)
+
+
 def hot_read(found: StorageFigures, tier_ids: Sequence[str] | None = None) -> HotRead:
     """The tiers ``tier_ids`` (default: every hot tier) together, each appliance limited
     by its links (an uncabled one serves nothing), all of them by the clients."""
@@ -275,6 +293,7 @@ def _seconds(seconds: float) -> str:
     looks_at={"tier", "device", "link", "design"},
     depends=storage_moved,
     source=_SOURCE,
+    warm_in_steps=figures_in_steps,
 )
 def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
     gpus = ctx.summary.gpus
@@ -351,6 +370,7 @@ def storage_hot_flash(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fi
     looks_at={"tier", "device", "link", "design"},
     depends=storage_moved,
     source=planning("a tier serves only through its storage-plane links"),
+    warm_in_steps=figures_in_steps,
 )
 def storage_uncabled(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
     for tier in figures(ctx).tiers:
@@ -373,6 +393,7 @@ def storage_uncabled(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
     source=planning(
         "storage plane 100–200 Gb/s per node; a node with a 25G storage NIC starves 8 GPUs"
     ),
+    warm_in_steps=figures_in_steps,
 )
 def storage_client(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:
     if not design.storage_tiers:
@@ -435,6 +456,7 @@ def interval_min(workload: Workload) -> float | None:
     depends=storage_moved,
     source=planning("one checkpoint save should cost at most 5 % of the interval between saves")
     + "; checkpoint = weights + optimizer state (Rajbhandari et al. 2020, ZeRO §3.1)",
+    warm_in_steps=figures_in_steps,
 )
 def storage_checkpoint(ctx: RuleContext, me: Rule, workload: Workload) -> Iterator[Finding]:
     if workload.kind != "training":

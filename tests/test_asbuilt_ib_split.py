@@ -19,6 +19,7 @@ from workbench import asbuilt
 from workbench.asbuilt.mapping import PortMap, ib_split_ways
 from workbench.catalog import load_catalog
 from workbench.model import ops
+from workbench.model.design import Link
 from workbench.model.field_ops import RenameDevice
 from workbench.model.ports import ports_of
 from workbench.planning.fabric.generator import FabricRequest, generate_fabric
@@ -41,12 +42,18 @@ def _fabric(catalog, switch: str, nodes: int, **request):
     return design
 
 
+def _ib_links(design) -> list:
+    """The links ibnetdiscover sees: those on the InfiniBand networks."""
+    ib = {n.id for n in design.networks if n.technology == "infiniband"}
+    return [lk for lk in design.links if lk.network in ib]
+
+
 def _numbers(design) -> dict[tuple[str, str], int]:
     """(switch id, catalog port or lane) -> its ibnetdiscover port number: lanes of a
     split port one after the other, a whole port on an unsplit switch its catalog place."""
     out: dict[tuple[str, str], int] = {}
-    ends = [(lk.a_device, lk.a_port) for lk in design.links]
-    ends += [(lk.b_device, lk.b_port) for lk in design.links]
+    ends = [(lk.a_device, lk.a_port) for lk in _ib_links(design)]
+    ends += [(lk.b_device, lk.b_port) for lk in _ib_links(design)]
     by_switch: dict[str, set[str]] = {}
     for dev, port in ends:
         if design.item(design.index.devices[dev][1].device_type).kind == "switch":
@@ -78,7 +85,7 @@ def _ibnetdiscover(design, *, moved: dict | None = None) -> str:
         k = int(port.removeprefix("compute"))
         return f"{int(guid[dev], 16) + k:016x}", f"mlx5_{k}"
 
-    for lk in design.links:
+    for lk in _ib_links(design):
         (a, ap), (b, bp) = (lk.a_device, lk.a_port), (lk.b_device, lk.b_port)
         if kind[a] == "switch" and kind[b] != "switch":
             (a, ap), (b, bp) = (b, bp), (a, ap)
@@ -141,6 +148,10 @@ def test_split_fabric_faults_still_show(catalog, tmp_path: Path) -> None:
     host = {(name[lk.a_device], lk.a_port): lk for lk in design.links}
     first, second = host[("gpu00001", "compute0")], host[("gpu00002", "compute0")]
     assert (first.b_port, second.b_port) == ("p1/1", "p1/2")
+    # The leaf's management port is cabled too (as every template cables it): it is
+    # whole, on another network, and says nothing of how the InfiniBand ports split.
+    gpu = next(d.id for _, d in design.iter_devices() if d.name == "gpu00005")
+    ops.apply(design, ops.AddLink(Link("l-mgmt", first.b_device, "mgmt0", gpu, "mgmt0")))
     item = design.item(design.index.devices[first.b_device][1].device_type)
     free = 2 * ([p.name for p in ports_of(item)].index("p40") + 1)  # p40/2
     moved = {("gpu00001", "compute0"): 2, ("gpu00002", "compute0"): 1,
@@ -149,7 +160,7 @@ def test_split_fabric_faults_still_show(catalog, tmp_path: Path) -> None:
     assert verdicts[first.id].verdict == verdicts[second.id].verdict == "swapped"
     wrong = verdicts[host[("gpu00003", "compute0")].id]
     assert wrong.verdict == "wrong-port" and wrong.detail.endswith("cmp-leaf-su01-r1 p40/2")
-    faulted = {first.id, second.id, wrong.link_id}
+    faulted = {first.id, second.id, wrong.link_id, "l-mgmt"}
     assert {v.verdict for i, v in verdicts.items() if i not in faulted} == {"correct"}
 
 

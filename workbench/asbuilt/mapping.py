@@ -181,6 +181,11 @@ def _candidates(item: CatalogItem, name: str, split: int = 1) -> Candidates:
     return tuple((n, None) if isinstance(n, str) else n for n in _names(item, name, split))
 
 
+def ib_port_names(item: CatalogItem) -> frozenset[str]:
+    """The names of a switch's InfiniBand data ports (none for anything else)."""
+    return frozenset(p.name for p in _ib_data(item))
+
+
 def _ib_data(item: CatalogItem) -> list:
     """A switch's InfiniBand data ports in catalog order; none for anything else."""
     if item.kind in HOST_KINDS:

@@ -45,6 +45,7 @@ from workbench.asbuilt.mapping import (
     UNKNOWN,
     DeviceNames,
     PortMap,
+    ib_port_names,
     ib_port_number,
     ib_split_ways,
     pick,
@@ -307,19 +308,29 @@ class _Matcher:
         return self._lanes.get((dev, phys), 0)
 
     def _split_only(self) -> dict[str, int]:
-        """Device -> the most lanes the design splits a port of it into, for devices
-        whose every designed port (of the links near a capture) is a breakout lane."""
+        """InfiniBand switch -> the most lanes the design splits a port of it into, for
+        switches whose every designed InfiniBand port (of the links near a capture) is
+        a breakout lane (their management ports are on another network)."""
         if self._split is None:
-            switches = {d for d, item in self.names.item.items() if item and item.kind == "switch"}
+            by_item: dict[str, frozenset[str]] = {}
+            switches: dict[str, frozenset[str]] = {}
+            for d, item in self.names.item.items():
+                if item is not None and item.kind == "switch":
+                    names = by_item.get(item.slug)
+                    if names is None:
+                        names = by_item[item.slug] = ib_port_names(item)
+                    if names:
+                        switches[d] = names
             lanes: dict[str, int] = {}
             whole: set[str] = set()
             for d, port in self.end_link:
-                if d not in switches:
+                ib = switches.get(d)
+                if ib is None:
                     continue
                 head, slash, lane = port.rpartition("/")
-                if slash and lane.isdigit():
+                if slash and lane.isdigit() and head in ib:
                     lanes[d] = max(lanes.get(d, 0), int(lane))
-                else:
+                elif port in ib:
                     whole.add(d)
             self._split = {d: n for d, n in lanes.items() if d not in whole}
         return self._split

@@ -232,13 +232,23 @@ def _replay_plane(
     first = dict(kept.first)
     moved: set[str] = set()
     tiers = structure.tiers
+    # Devices whose management-only port a touched link holds: their being a host of
+    # the plane is read again; every other switch keeps what it was.
+    on_mgmt = {
+        device
+        for link in (*removed, *new)
+        for device, port in ((link.a_device, link.a_port), (link.b_device, link.b_port))
+        if port in (ends.names(device) or ())
+    }
     for device in devices:
         was_leaf = tiers.get(device) == 1
         head = first.get(device)
         # Every host link of a leaf whose first one went; else the first that decides.
         every = was_leaf and (head is None or id(head) in gone_ids)
         names = ends.names(device)
-        is_host = is_leaf = False
+        kept_host = names is not None and device not in on_mgmt
+        is_host = kept_host and device in structure.hosts and device in index.devices
+        is_leaf = False
         mine = []
         for link_id in index.device_links.get(device, ()):
             link = index.links[link_id]
@@ -255,9 +265,9 @@ def _replay_plane(
             if link.b_device == device:
                 is_host = is_host or b_host
                 is_leaf = is_leaf or (a_host and not b_host)
-            # A host item's end is always a host (never a leaf), a plain switch's never
-            # (a leaf once one host link names it): one such link decides.
-            if not every and ((names is None and is_host) or (names == frozenset() and is_leaf)):
+            # A host item's end is always a host (never a leaf); a switch whose host part
+            # stands is a leaf once one host link names it: one such link decides.
+            if not every and ((names is None and is_host) or (kept_host and is_leaf)):
                 break
         if is_leaf != was_leaf:
             return None  # a switch became or stopped being a leaf: tiers may move

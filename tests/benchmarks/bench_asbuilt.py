@@ -2,9 +2,10 @@
 
 Builds ``dgx-h100-superpod`` with 100,000 GPUs (about 440,000 links), makes captured
 records for the first 100,000 links as ibnetdiscover would name them (hosts by
-``HOST mlx5_N``, switch ports by number) with 1% of them crossed in pairs and 1% at
-the wrong rate, and times :func:`workbench.asbuilt.check` (the matcher: names and ports
-mapped, indexes built, every design link given its verdict).  Also times reading an
+``HOST mlx5_N``, switch ports by number, a split port's lanes numbered one after the
+other) with 1% of them crossed in pairs and 1% at the wrong rate, and times
+:func:`workbench.asbuilt.check` (the matcher: names and ports mapped, indexes built,
+every design link given its verdict).  Also times reading an
 ibnetdiscover file of the same cables written to a temporary folder.
 
     .venv/bin/python tests/benchmarks/bench_asbuilt.py [--gpus 100000] [--links 100000]
@@ -38,8 +39,12 @@ def captured(design, count: int) -> list[CapturedLink]:
                     x for x in data if x.startswith("storage")
                 ]
                 number[key] = f"mlx5_{order.index(p)}" if p in order else p
-            else:
-                number[key] = str(data.index(p) + 1) if p in data else p
+            else:  # a split port's lanes one after the other (asbuilt.mapping.ib_split_ways)
+                head, _, lane = p.partition("/")
+                if lane and head in data:
+                    number[key] = str(2 * data.index(head) + int(lane))
+                else:
+                    number[key] = str(data.index(p) + 1) if p in data else p
         return number[key]
 
     out = []

@@ -299,12 +299,14 @@ class _Matcher:
     def _lanes_used(self, dev: str, phys: str) -> int:
         """The highest breakout lane the design uses on a physical port (0: none)."""
         if self._lanes is None:
-            self._lanes = {}
+            lanes: dict[tuple[str, str], int] = {}
+            get = lanes.get
             for d, port in self.end_link:
-                head, slash, lane = port.rpartition("/")
-                if slash and lane.isdigit():
-                    key = (d, head)
-                    self._lanes[key] = max(self._lanes.get(key, 0), int(lane))
+                if "/" in port:
+                    head, _, lane = port.rpartition("/")
+                    if lane.isdigit() and (n := int(lane)) > get((d, head), 0):
+                        lanes[(d, head)] = n
+            self._lanes = lanes
         return self._lanes.get((dev, phys), 0)
 
     def _split_only(self) -> dict[str, int]:

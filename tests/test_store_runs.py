@@ -109,3 +109,10 @@ def test_literals_only_for_values_read_back_exactly() -> None:
     assert literals([None, 3, 400.0, "it's"]) == ["NULL", "3", "400.0", "'it''s'"]
     for odd in (12.5, math.nan, math.inf, -0.0, 0.0, 2.0**60, True, "é", "a\x00b", b"x"):
         assert literals([odd]) is None, odd
+
+
+def test_rows_are_left_to_number_themselves_only_from_1_in_order() -> None:
+    numbered = writer_module._numbered
+    assert numbered([(1, "a"), (2, "b"), (3, "c")])
+    for odd in ([(2, "a"), (3, "b")], [(1, "a"), (3, "b")], [(1.0, "a"), (2, "b")]):
+        assert not numbered(odd), odd

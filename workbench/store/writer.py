@@ -17,7 +17,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby
-from operator import itemgetter, ne
+from operator import eq, itemgetter, ne
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +239,11 @@ def _insert_runs(
     type (:func:`_literal` makes only literals that read back exactly); rows whose
     values have none go the plain way, in order."""
     own = [i for i in range(len(columns)) if i not in shared]
+    if len(own) > 2 and _numbered(rows):
+        # Rows numbered 1, 2, 3 … in order into a new table: SQLite gives a row with no
+        # number one more than the largest so far, the same number (one value less to
+        # bind per row).
+        own = own[1:]
     plain_sql = _insert_sql(table, columns)
     names = [columns[i] for i in (*own, *shared)]
     mine = itemgetter(*own)
@@ -268,6 +273,12 @@ def _insert_runs(
         conn.executemany(plain_sql, pending)
     for at in range(taken, len(rows), _BATCH):
         conn.executemany(plain_sql, rows[at : at + _BATCH])
+
+
+def _numbered(rows: Sequence[Sequence[Any]]) -> bool:
+    """Whether the rows' first values (their ``seq``) are the whole numbers 1, 2, 3 …"""
+    seqs = list(map(itemgetter(0), rows))
+    return set(map(type, seqs)) == {int} and all(map(eq, seqs, range(1, len(seqs) + 1)))
 
 
 def _literals(values: Sequence[Any]) -> list[str] | None:

@@ -198,3 +198,35 @@ def test_a_warm_up_that_raises_leaves_the_rule_to_report(catalog, monkeypatch):
     for _ in checker.recheck_in_steps(chunk=7):
         pass
     assert checker.findings() == check_design(design)
+
+
+def test_the_link_tables_built_in_steps_are_those_built_at_once(catalog):
+    design = faulty(catalog)
+    index = design.index
+    steps = sum(1 for _ in index.link_tables_in_steps(100))
+    assert steps >= len(design.links) // 100 and index.links_indexed
+    fresh = faulty(catalog).index
+    assert index.links == fresh.links
+    assert dict(index.device_links) == dict(fresh.device_links)
+
+
+@pytest.mark.parametrize("edit", ["remove", "add"])
+def test_link_tables_in_steps_are_not_kept_across_a_cabling_edit(catalog, edit):
+    """A link edit between the steps: what the steps read is dropped, and the tables
+    the readers then get are the edited design's."""
+    design = faulty(catalog)
+    index = design.index
+    steps = index.link_tables_in_steps(100)
+    next(steps)
+    next(steps)
+    if edit == "remove":
+        ops.apply(design, ops.RemoveLink(design.links[-1].id))
+    else:
+        extra = dataclasses.replace(design.links[0], id="l-extra", a_port="p-extra")
+        ops.apply(design, ops.AddLink(extra))
+    for _ in steps:
+        pass
+    fresh = dataclasses.replace(design)
+    fresh.reindex()
+    assert index.links == fresh.index.links
+    assert dict(index.device_links) == dict(fresh.index.device_links)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
@@ -211,6 +211,32 @@ class DesignIndex:
             _fill_ends(ends, self._link_list)
             self._device_links, self._ends = ends, None
         return self._device_links
+
+    def link_tables_in_steps(self, chunk: int) -> Iterator[None]:
+        """Build :attr:`links` and :attr:`device_links` ``chunk`` links per step.
+
+        Why: in one go they take 0.15-0.3 s at 100,000 GPUs (a set per device, an id per
+        link end), and the window's first check met them in one step, when FABRIC-PORT
+        first asked about a suspect device.  Read off a copy of the design's list, and
+        kept only when the cabling did not move meanwhile (every link edit bumps
+        :attr:`fabric_version`) and no reader built them first; otherwise the next
+        reader builds them as ever."""
+        if self._device_links is not None:
+            return
+        version = self.fabric_version
+        source = list(self._link_list)
+        table: dict[str, Link] = {}
+        ends: defaultdict[str, set[str]] = defaultdict(set)
+        for start in range(0, len(source), max(1, chunk)):
+            yield
+            run = source[start : start + max(1, chunk)]
+            table.update(zip(map(_LINK_ID, run), run, strict=True))
+            _fill_ends(ends, run)
+        if self.fabric_version != version or self._device_links is not None:
+            return
+        if self._links is None:
+            self._unindexed, self._links = None, table
+        self._device_links, self._ends = ends, None
 
     @property
     def links_indexed(self) -> bool:

@@ -263,6 +263,9 @@ def _uncabled_suspects_in_steps(
             for device_id, (_rack, device) in placed
             if device_id not in ends and is_gpu_server(types.get(device.device_type))
         )
+    if found and chunk:
+        # The rule reads each suspect's links: the index's link tables, built in steps.
+        yield from design.index.link_tables_in_steps(chunk)
     return frozenset(found)
 
 

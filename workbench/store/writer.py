@@ -16,7 +16,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from itertools import groupby
+from itertools import chain, groupby
 from operator import eq, itemgetter, ne
 from pathlib import Path
 from typing import Any
@@ -191,15 +191,22 @@ def _insert(
         conn.executemany(sql, rows[start : start + _BATCH])
 
 
-def _insert_sql(table: str, columns: Sequence[str], values: Sequence[str] = ()) -> str:
-    """``INSERT`` of ``columns``: a parameter each, but for the last ``len(values)``
-    columns, whose SQL literals are ``values``."""
+def _insert_sql(
+    table: str, columns: Sequence[str], values: Sequence[str] = (), rows: int = 1
+) -> str:
+    """``INSERT`` of ``rows`` rows of ``columns``: a parameter each, but for the last
+    ``len(values)`` columns, whose SQL literals are ``values``."""
     marks = ["?"] * (len(columns) - len(values)) + list(values)
-    return f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join(marks)})'
+    row = f"({', '.join(marks)})"
+    return f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES {", ".join([row] * rows)}'
 
 
 #: Tables with fewer rows are written row by row with every value a parameter.
 _RUNS_FROM = 20_000
+#: Rows of a run written by one statement, and the parameters one statement may take
+#: (SQLite's limit before 3.32).
+_PER_STATEMENT = 50
+_MAX_PARAMETERS = 999
 #: Rows looked at to find the columns whose values come in long runs.
 _SAMPLE = 2048
 #: A run shorter than this is written with every value a parameter.
@@ -247,6 +254,8 @@ def _insert_runs(
     plain_sql = _insert_sql(table, columns)
     names = [columns[i] for i in (*own, *shared)]
     mine = itemgetter(*own)
+    # Rows per statement, within the 999 parameters any SQLite takes.
+    per = max(1, min(_PER_STATEMENT, _MAX_PARAMETERS // len(own)))
     key = itemgetter(*shared)
     pending: list[Sequence[Any]] = []
     taken = short = 0  # rows read so far; runs written the plain way
@@ -266,9 +275,16 @@ def _insert_runs(
         if pending:
             conn.executemany(plain_sql, pending)
             pending = []
-        sql = _insert_sql(table, names, literals)
-        for at in range(0, len(run), _BATCH):
-            conn.executemany(sql, map(mine, run[at : at + _BATCH]))
+        # Many rows per statement, their values in one flat tuple: the sqlite3
+        # module's own cost per executed statement is then shared by them all.
+        whole = len(run) - len(run) % per
+        if whole:
+            sql = _insert_sql(table, names, literals, per)
+            for at in range(0, whole, per * 100):
+                flat = iter(chain.from_iterable(map(mine, run[at : min(at + per * 100, whole)])))
+                conn.executemany(sql, zip(*[flat] * (per * len(own)), strict=False))
+        if whole < len(run):
+            conn.executemany(_insert_sql(table, names, literals), map(mine, run[whole:]))
     if pending:
         conn.executemany(plain_sql, pending)
     for at in range(taken, len(rows), _BATCH):

@@ -28,6 +28,7 @@ from workbench.calc.storage_clients import (
     kept_bandwidth,
     kept_clients,
 )
+from workbench.calc.storage_tiers import storage_figures
 from workbench.calc.summary import cooling_pue, walked_pue
 from workbench.catalog import load_catalog
 from workbench.catalog.item import is_gpu_server
@@ -67,6 +68,7 @@ def same_structures(design: Design) -> None:
         fresh.gbps,
     )
     assert cooling_pue(design) == walked_pue(design)
+    assert storage_figures(design) == storage_figures(design, full["storage"])
 
 
 def full_compute_plane(design: Design, structure) -> ComputePlane:
@@ -154,3 +156,24 @@ def test_a_node_removal_is_replayed_not_recomputed(catalog):
     assert [link.id for link in plane_structures(design)["compute"].links] == [
         link.id for link in before["compute"].links
     ]
+
+
+def test_an_appliance_unlinked_moves_its_tier(catalog):
+    """A storage link of a tier's appliance taken out and put back: the tier's figures
+    (kept across replays of the storage Gb/s) follow, as a fresh computation says."""
+    design = build_template("dgx-h100-superpod", gpus=256, catalog=catalog)
+    design.index.keep_tables = True
+    members = {d for tier in design.storage_tiers for d in tier.device_ids}
+    storage = {n.id for n in design.networks if n.plane == "storage"}
+    link = next(
+        link
+        for link in design.links
+        if link.network in storage and {link.a_device, link.b_device} & members
+    )
+    before = storage_figures(design)
+    gone = ops.apply(design, ops.RemoveLink(link.id))
+    same_structures(design)
+    assert storage_figures(design) != before  # the appliance lost a port's Gb/s
+    ops.apply(design, gone.inverse)
+    same_structures(design)
+    assert storage_figures(design) == before

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from itertools import count
 from typing import NamedTuple, cast
 
 from workbench.calc.fabric.plane_edits import HostEnds, plane_of
@@ -148,11 +149,20 @@ class ClientFigures:
 _HOST, _SWITCH, _ASK = 1, 0, 2
 
 
+#: Numbers the :class:`PlaneBandwidth` objects (see :attr:`PlaneBandwidth.serial`).
+_bandwidths = count(1)
+
+
 class PlaneBandwidth:
     """Storage-plane Gb/s per host device (a server or appliance end of a plane link)."""
 
     def __init__(self, design: Design, links: Iterable[Link]):
         self.gbps: dict[str, float] = {}
+        #: This object's number, and when :func:`kept_bandwidth` replayed it from an
+        #: earlier one, that one's number and the devices whose figure may differ: a
+        #: reader keeping figures of other devices (a tier's appliances) keeps them.
+        self.serial = next(_bandwidths)
+        self.replayed: tuple[int, frozenset[str]] | None = None
         devices = design.index.devices
         types = design.device_types
         # A tight loop with per-device and per-port-pair caches: 25,000 storage links
@@ -260,6 +270,7 @@ def _replayed_bandwidth(
     ordered = [link for _place, link in sorted(zip(places, listed, strict=True))]
     fresh = PlaneBandwidth(design, ordered)  # whole sums for the touched devices only
     found = PlaneBandwidth(design, ())
+    found.replayed = (old.serial, frozenset(touched))
     found.gbps = dict(old.gbps)
     for device in touched:
         found.gbps.pop(device, None)

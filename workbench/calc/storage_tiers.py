@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from workbench.calc.fabric.planes import (
     PlaneStructure,
@@ -351,17 +351,18 @@ def _appliances(
 def _kept_appliances(
     design: Design, tier: StorageTier, bandwidth: PlaneBandwidth, port_speeds: PortSpeeds
 ) -> _Appliances:
-    """:func:`_appliances`, kept while the cabling (the cache is dropped with each cabling
-    version, which a catalog item replaced also bumps), the tier's kind and members and
-    the devices those ids name stay the same: a GPU node dropped at 100,000 GPUs then
-    re-reads no appliance."""
-    kept: dict[str, tuple[tuple[object, ...], _Appliances]] = design.index.by_cabling(
-        "storage-appliances", dict
+    """:func:`_appliances`, kept while the catalog snapshot, the tier's kind and members
+    and the devices those ids name stay the same and the storage Gb/s of its members
+    does: a GPU node dropped at 100,000 GPUs then re-reads no appliance, and neither
+    does a cabled GPU node removed (its bandwidth replayed, :func:`kept_bandwidth`,
+    moves only the node's and its switches' figures)."""
+    kept = cast(
+        dict[str, tuple[tuple[object, ...], int, _Appliances]],
+        design.index.fabric_cache.setdefault("storage-appliances", (0, {}))[1],
     )
     devices = design.index.devices
     ids = tuple(tier.device_ids)
     key = (
-        id(bandwidth),
         id(design.device_types),
         tier.tier,
         ids,
@@ -369,9 +370,15 @@ def _kept_appliances(
     )
     entry = kept.get(tier.id)
     if entry is not None and entry[0] == key:
-        return entry[1]
+        serial = entry[1]
+        replayed = bandwidth.replayed
+        if serial == bandwidth.serial or (
+            replayed is not None and replayed[0] == serial and replayed[1].isdisjoint(ids)
+        ):
+            kept[tier.id] = (key, bandwidth.serial, entry[2])
+            return entry[2]
     summed = _appliances(design, tier, bandwidth, port_speeds)
-    kept[tier.id] = (key, summed)
+    kept[tier.id] = (key, bandwidth.serial, summed)
     return summed
 
 

@@ -244,3 +244,56 @@ def test_plain_numbers_on_a_whole_switch_match_the_published_labels(catalog) -> 
         cage, port = (n + 1) // 2, (n - 1) % 2 + 1
         assert PortMap().candidates(qm, str(n))[0][0] == data[2 * (cage - 1) + port - 1]
         assert re.fullmatch(rf"p{n}", data[2 * (cage - 1) + port - 1])
+
+
+def _multi_plane_capture() -> str:
+    """Two Quantum-X800 Q3400s as public tooling shows them: four ASIC nodes each
+    (``NAME:Q3400_RA/U1`` .. ``/U4``), one front-port cable seen once per plane at
+    ``1xXDR``, listed under both ends; and a host adapter on the leaf's first plane."""
+    out = ["#", "# Topology file: generated", "#", ""]
+    leaf = {k: f"{0xB8E9240300001000 + 16 * k:016x}" for k in range(1, 5)}
+    spine = {k: f"{0xB8E9240300002000 + 16 * k:016x}" for k in range(1, 5)}
+    for name, mine, other, port, far, far_name in (
+        ("xdr-leaf", leaf, spine, 5, 9, "xdr-spine"),
+        ("xdr-spine", spine, leaf, 9, 5, "xdr-leaf"),
+    ):
+        for k in range(1, 5):
+            g = mine[k]
+            out += ["vendid=0x2c9", "devid=0xd2f4", f"sysimgguid=0x{mine[1]}",
+                    f"switchguid=0x{g}({g})",
+                    f'Switch\t257 "S-{g}"\t\t# "MF0;{name}:Q3400_RA/U{k}" enhanced port 0 '
+                    f"lid {k} lmc 0",
+                    f'[{port}]\t"S-{other[k]}"[{far}]\t\t# "MF0;{far_name}:Q3400_RA/U{k}" '
+                    f"lid {10 + k} 1xXDR"]  # fmt: skip
+            if name == "xdr-leaf" and k == 1:
+                out.append('[1]\t"H-0c42a10300120011"[1](c42a10300120011) \t\t# "gb-001 mlx5_0" '
+                           "lid 100 4xNDR")  # fmt: skip
+            out.append("")
+    return "\n".join(out) + "\n"
+
+
+def test_multi_plane_switch_cable_is_one_record(tmp_path: Path) -> None:
+    """The four plane records of one 800G cable fold into one 4x, 800G record."""
+    folder = tmp_path / "xdr"
+    folder.mkdir()
+    (folder / "fabric.txt").write_text(_multi_plane_capture())
+    read = asbuilt.read_folder(folder, who="t", now=NOW)
+    cables = {(c.local_device, c.local_port, c.remote_device, c.remote_port): c
+              for c in read.captures}  # fmt: skip
+    assert len(read.captures) == 2, read.captures
+    cable = cables[("xdr-leaf", "5", "xdr-spine", "9")]
+    assert (cable.width, cable.speed_gbps) == (4, 800.0)
+    host = cables[("xdr-leaf", "1", "gb-001", "mlx5_0")]
+    assert (host.width, host.speed_gbps) == (4, 400.0)
+
+
+def test_same_plane_twice_is_not_folded(tmp_path: Path) -> None:
+    """Two records between the same names on the same plane are two cables (two
+    switches that share a name), never added up."""
+    text = _multi_plane_capture().replace("Q3400_RA/U2", "Q3400_RA/U1")
+    folder = tmp_path / "dup"
+    folder.mkdir()
+    (folder / "fabric.txt").write_text(text)
+    read = asbuilt.read_folder(folder, who="t", now=NOW)
+    leaf_spine = [c for c in read.captures if c.local_port in ("5", "9")]
+    assert sorted((c.width, c.speed_gbps) for c in leaf_spine) == [(1, 200.0), (3, 600.0)]

@@ -18,11 +18,22 @@ adapter name (``mlx5_0``, or ``mlx5_0/2`` for a second port); the matcher maps t
 catalog interfaces.  Every cable shows up twice, once under each end's block: it is kept
 once, where it is first seen.  Lines that are none of the above end the read with their
 line number (a truncated copy, a different tool's output pasted in).
+
+A multi-plane switch (NVIDIA Quantum-X800 Q3400: four ASICs, each its own node
+``MF0;NAME:Q3400_RA/U1`` .. ``/U4``, every front port one lane per ASIC, ``1xXDR``)
+shows one cable once per plane, each time between the same names: those records are
+folded into one whose width and rate are the planes' sum (four ``1xXDR`` make the
+800G of the port).  Records are folded only where the switch ends name different
+planes (``/U<k>``), so two switches that merely share a name are never added up.
+How the planes of a split Q3400 port, or a ConnectX-8 adapter's planes, show is not
+documented publicly; those records are kept as they come.
 """
 
 from __future__ import annotations
 
 import re
+from array import array
+from dataclasses import replace
 
 from workbench.asbuilt.seen import CaptureError, Seen, checked_name, ib_rate
 
@@ -40,6 +51,7 @@ _CA_PORT = re.compile(
     r"(\d+)x([A-Za-z0-9]+)"
 )
 _MF0 = re.compile(r"^MF0;([^:]+):")
+_PLANE = re.compile(r"^MF0;[^:]+:[^/]*/U(\d+)$")
 
 
 def looks_like(text: str) -> bool:
@@ -68,6 +80,9 @@ def parse(where: str, lines: list[str], _name: str) -> list[Seen]:
     seen: list[Seen] = []
     done: set[tuple[str, int]] = set()  # (node guid, port) ends already recorded
     node: tuple[str, str, str, str] | None = None  # kind, guid, device, adapter
+    plane = 0  # the node's ASIC plane (``/U<k>``), 0 for none
+    planes = array("B")  # per record: its local end's plane, its remote end's plane
+    multi: set[str] = set()  # switches with an ASIC past the first (``/U2`` ..)
     for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("#") or _HEADER.match(line):
@@ -80,6 +95,9 @@ def parse(where: str, lines: list[str], _name: str) -> list[Seen]:
             device, adapter = node_name(description, switch=kind != "Ca")
             checked_name(where, number, "node name", device)
             node = (kind, guid, device, adapter)
+            plane = _plane(description) if kind != "Ca" else 0
+            if plane > 1:
+                multi.add(device)
             continue
         if not line.startswith("["):
             raise CaptureError(where, number, f"not an ibnetdiscover line: {line[:60]!r}")
@@ -102,18 +120,60 @@ def parse(where: str, lines: list[str], _name: str) -> list[Seen]:
         remote_device, remote_adapter = node_name(description, switch=remote_guid[0] != "H")
         local = _port_name(adapter, int(port))
         remote = _port_name(remote_adapter, int(remote_port))
-        seen.append(
-            Seen(
-                number,
-                device,
-                checked_name(where, number, "local port", local, port=True),
-                checked_name(where, number, "remote node name", remote_device),
-                checked_name(where, number, "remote port", remote, port=True),
-                rate,
-                int(width),
-            )
+        record = Seen(
+            number,
+            device,
+            checked_name(where, number, "local port", local, port=True),
+            checked_name(where, number, "remote node name", remote_device),
+            checked_name(where, number, "remote port", remote, port=True),
+            rate,
+            int(width),
         )
-    return seen
+        seen.append(record)
+        planes.append(min(plane, 255))
+        planes.append(min(_plane(description), 255) if remote_guid[0] != "H" else 0)
+    return _fold_planes(seen, planes, multi) if multi else seen
+
+
+def _plane(description: str) -> int:
+    """The ASIC plane ``k`` of a switch described ``MF0;NAME:MODEL/U<k>`` (0: none)."""
+    match = _PLANE.match(description.strip())
+    return int(match.group(1)) if match else 0
+
+
+def _fold_planes(seen: list[Seen], planes: array, multi: set[str]) -> list[Seen]:
+    """One record per cable of a multi-plane switch: a record between the same names
+    as an earlier one, with every switch end on a plane the earlier ones did not use,
+    is another plane of that cable, and its lanes and rate are added to it."""
+    out: list[Seen] = []
+    cables: dict[tuple[tuple[str, str], ...], tuple[int, list[tuple[int, int]]]] = {}
+    for i, record in enumerate(seen):
+        if record.local_device not in multi and record.remote_device not in multi:
+            out.append(record)
+            continue
+        ends = ((record.local_device, record.local_port),
+                (record.remote_device, record.remote_port))  # fmt: skip
+        key = tuple(sorted(ends))
+        on = (planes[2 * i], planes[2 * i + 1])
+        if key[0] != ends[0]:
+            on = on[::-1]
+        folded = cables.get(key)
+        if folded is None:
+            cables[key] = (len(out), [on])
+            out.append(record)
+            continue
+        index, kept = folded
+        if not any(on) or not all(p == 0 or all(k[j] != p for k in kept) for j, p in enumerate(on)):
+            out.append(record)  # the same plane again: two switches sharing a name
+            continue
+        first = out[index]
+        out[index] = replace(
+            first,
+            speed_gbps=(first.speed_gbps or 0.0) + (record.speed_gbps or 0.0),
+            width=(first.width or 0) + (record.width or 0),
+        )
+        kept.append(on)
+    return out
 
 
 def _port_name(adapter: str, port: int) -> str:

@@ -120,16 +120,17 @@ def parse(where: str, lines: list[str], _name: str) -> list[Seen]:
         remote_device, remote_adapter = node_name(description, switch=remote_guid[0] != "H")
         local = _port_name(adapter, int(port))
         remote = _port_name(remote_adapter, int(remote_port))
-        record = Seen(
-            number,
-            device,
-            checked_name(where, number, "local port", local, port=True),
-            checked_name(where, number, "remote node name", remote_device),
-            checked_name(where, number, "remote port", remote, port=True),
-            rate,
-            int(width),
+        seen.append(
+            Seen(
+                number,
+                device,
+                checked_name(where, number, "local port", local, port=True),
+                checked_name(where, number, "remote node name", remote_device),
+                checked_name(where, number, "remote port", remote, port=True),
+                rate,
+                int(width),
+            )
         )
-        seen.append(record)
         planes.append(min(plane, 255))
         planes.append(min(_plane(description), 255) if remote_guid[0] != "H" else 0)
     return _fold_planes(seen, planes, multi) if multi else seen

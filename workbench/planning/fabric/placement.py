@@ -35,7 +35,7 @@ from workbench.model import ops
 from workbench.model.change import Change
 from workbench.model.design import Design, Device, Rack
 from workbench.model.floor import is_placed, lay_out
-from workbench.model.hall_edits import add_racks, add_row
+from workbench.model.hall_edits import HallNames, add_racks, add_row
 from workbench.model.placement import free_ranges
 from workbench.model.ports import HOST_KINDS
 from workbench.model.rack_fields import built_limit_kw
@@ -191,6 +191,8 @@ class SwitchPlacer:
         self._empty: set[str] = set()
         #: (rack signature, slug, count) → the places fill_rack gave, and its reason.
         self._verdicts: dict[tuple[object, str, int], tuple[list[tuple[int | None, str]], str]] = {}
+        #: The hall's rack and row names, once this placer adds racks (see HallNames).
+        self._hall_names: HallNames | None = None
 
     # -- network racks ---------------------------------------------------------------
     def place(self, group: SwitchGroup, reserve_u: int = OOB_RESERVE_U) -> list[Device]:
@@ -313,12 +315,25 @@ class SwitchPlacer:
             room = per_row - len(last.racks)
         else:
             last, room = None, 0
+        if self._hall_names is None:  # made once: every add below is applied at once
+            self._hall_names = HallNames(self.design)
         if last is not None and room > 0:
             # The hall's last row ends in network racks and has room: it grows along.
-            batch = add_racks(self.design, self.catalog, last.id, rack_type, count=min(need, room))
+            batch = add_racks(
+                self.design,
+                self.catalog,
+                last.id,
+                rack_type,
+                count=min(need, room),
+                names=self._hall_names,
+            )
         else:
             batch = add_row(
-                self.design, catalog=self.catalog, rack_type=rack_type, count=min(need, per_row)
+                self.design,
+                catalog=self.catalog,
+                rack_type=rack_type,
+                count=min(need, per_row),
+                names=self._hall_names,
             )
         racks = [op.rack for op in batch.ops if isinstance(op, ops.AddRack)]
         racks += [r for op in batch.ops if isinstance(op, ops.AddRow) for r in op.row.racks]

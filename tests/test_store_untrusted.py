@@ -42,7 +42,7 @@ from workbench.store import (
 )
 from workbench.store import temps as temps_module
 from workbench.store.schema import SCHEMA_VERSION
-from workbench.store.value_table import _plain_texts
+from workbench.store.value_table import _plain_texts, found_in, increasing
 
 # -- helpers ----------------------------------------------------------------------------
 
@@ -397,6 +397,79 @@ def test_a_design_the_window_could_save_always_reopens(tmp_path: Path) -> None:
     design.workloads[0] = Workload("w1", "pretrain", mfu=5.0, tp=-8, tokens=-1.0, pp=0)
     path = _saved(tmp_path, design)
     assert open_design(path) == design
+
+
+# -- ids in increasing order are proven unique without a set of them -------------------
+
+
+def _many_links(link_ids: list[str], device_ids: tuple[str, str] = ("d1", "d2")) -> Design:
+    """One rack of two devices joined by a link per id: the links are the largest table."""
+    from store_designs import one_rack_design
+
+    a, b = device_ids
+    design = one_rack_design(
+        snapshot(), [Device(a, "node-1", "dgx-h100", position=1), Device(b, "sw", "dgx-h100")]
+    )
+    design.links = [Link(i, a, f"osfp{n % 8}", b, f"osfp{n % 8}") for n, i in enumerate(link_ids)]
+    return design
+
+
+@pytest.mark.parametrize(
+    ("link_ids", "device_ids", "expected"),
+    [
+        # In order by length then text (l9 before l10): a device holding one is named.
+        (
+            [f"l{n}" for n in range(1, 21)],
+            ("d1", "l12"),
+            "devices row 2 (id 'l12'), id: 'l12' is the id of a link too",
+        ),
+        # Not in order: the same found with a set.
+        (
+            [f"l{n}" for n in range(20, 0, -1)],
+            ("l7", "d2"),
+            "devices row 1 (id 'l7'), id: 'l7' is the id of a link too",
+        ),
+        # Shorter after longer hides a repeat from a walk of neighbours alone.
+        (["b", "aa", "b", *(f"x{n:02d}" for n in range(10))], ("d1", "d2"), "another link"),
+        (["l1", "l2", "l2", *(f"x{n:02d}" for n in range(10))], ("d1", "d2"), "another link"),
+    ],
+    ids=["ordered, device holds a link id", "unordered", "b aa b", "repeat"],
+)
+def test_link_ids_are_unique_and_their_own(
+    tmp_path: Path, link_ids: list[str], device_ids: tuple[str, str], expected: str
+) -> None:
+    path = tmp_path / "links.dcwb"
+    save_design(_many_links(link_ids, device_ids), path)
+    _refused(path, expected)
+
+
+def test_ordered_link_ids_open(tmp_path: Path) -> None:
+    design = _many_links([f"l{n}" for n in range(1, 1200)])
+    path = tmp_path / "links.dcwb"
+    save_design(design, path)
+    assert open_design(path) == design
+
+
+_IDS = st.sampled_from(["", "a", "b", "aa", "ab", "ba", "l9", "l10", "é"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_IDS, max_size=7), st.lists(_IDS, max_size=4))
+def test_increasing_ids_never_repeat_and_are_found(values: list[str], wanted: list[str]) -> None:
+    runs = increasing(values)
+    if runs is not None:
+        assert len(set(values)) == len(values)
+        assert values == sorted(values, key=lambda v: (len(v), v))
+        assert found_in(values, runs, wanted) == set(wanted) & set(values)
+
+
+def test_increasing_is_none_for_what_cannot_be_ordered() -> None:
+    assert increasing(["l8", "l9", "l10", "l11"]) == {2: (0, 2), 3: (2, 4)}
+    assert increasing([]) == {}
+    assert increasing(["l9", "l10", "l9"]) is None
+    assert increasing(["a", 1]) is None
+    assert increasing([None, None]) is None
+    assert increasing([1, 2]) is None  # whole numbers have no length: a set decides
 
 
 # -- the fast path for names agrees with text_problem --------------------------------------

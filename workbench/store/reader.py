@@ -141,20 +141,16 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
     order: Order = {}
     pools = _Pools()
     for b in binding.TREE:
-        seqs, objects = _attach(file, conn, b, loads, design, made, pools)
-        order[b.table] = Rows(
-            b.columns, (), objects, b.json, seqs, pools.distinct(b.table), pools.known_ends(b.table)
-        )
+        seqs, objects, ids = _attach(file, conn, b, loads, design, made, pools)
+        order[b.table] = _rows(b, objects, seqs, ids, pools)
         if b.table in parents:
             made[b.table] = dict(zip(seqs, objects, strict=True))
     made.clear()
     pools.share_ids(obj.id for _, obj in design.iter_devices())
     for b in binding.LISTS:
-        seqs, objects = _stream(file, conn, b, loads, pools)
+        seqs, objects, ids = _stream(file, conn, b, loads, pools)
         setattr(design, b.table, objects)
-        order[b.table] = Rows(
-            b.columns, (), objects, b.json, seqs, pools.distinct(b.table), pools.known_ends(b.table)
-        )
+        order[b.table] = _rows(b, objects, seqs, ids, pools)
     design.versions = read_versions(file, conn)
     design.acceptance = read_acceptance(file, conn)
     design.captures = read_captures(file, conn)
@@ -166,6 +162,23 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
         ],
     )
     return design, order
+
+
+def _rows(
+    b: binding.Binding, objects: list[Any], seqs: array[int], ids: list[Any] | None, pools: _Pools
+) -> Rows:
+    """What the value checks are handed of ``b.table``: its objects and seqs, and what
+    the reading already knows of its columns (shared values, device ends, ids)."""
+    return Rows(
+        b.columns,
+        (),
+        objects,
+        b.json,
+        seqs,
+        pools.distinct(b.table),
+        pools.known_ends(b.table),
+        {} if ids is None else {"id": ids},
+    )
 
 
 #: Rows fetched and turned into objects at a time: large enough that the per-fetch cost
@@ -310,9 +323,11 @@ def _stream(
     loads: _JsonReader,
     pools: _Pools,
     rows_made: Callable[[list[tuple[Any, ...]], list[Any]], None] | None = None,
-) -> tuple[array[int], list[Any]]:
-    """``b.table``'s objects, made :data:`_CHUNK` rows at a time, and the ``seq`` of
-    each (in file order, for the value checks' messages).
+) -> tuple[array[int], list[Any], list[Any] | None]:
+    """``b.table``'s objects, made :data:`_CHUNK` rows at a time, the ``seq`` of each
+    (in file order, for the value checks' messages), and the ids when the table has
+    them (listed from the chunks' columns: cheaper than reading 4 million objects'
+    ids again, which the id checks would).
 
     Each chunk is turned column-wise: repeated values shared (:class:`_Pools`), JSON
     columns decoded, then one object per row.  ``rows_made`` is called with each
@@ -327,6 +342,8 @@ def _stream(
     seqs: array[int] = array("q")
     objects: list[Any] = []
     sharers = pools.sharers(conn, b.table, b.columns)
+    at = b.columns.index("id") if "id" in b.columns else 0
+    ids: list[Any] | None = [] if "id" in b.columns else None
     while rows := cursor.fetchmany(_CHUNK):
         columns = [
             values if share is None else share(values)
@@ -335,11 +352,13 @@ def _stream(
         if not rowid:
             _check_seqs(file, b.table, columns[0], seen)
         seqs.extend(columns[0])
+        if ids is not None:
+            ids.extend(columns[at])
         made = make(columns)
         objects.extend(made)
         if rows_made is not None:
             rows_made(rows, made)
-    return seqs, objects
+    return seqs, objects, ids
 
 
 def _check_seqs(file: Path, table: str, column: tuple[Any, ...], seen: set[Any]) -> None:
@@ -411,7 +430,7 @@ def _attach(
     design: Design,
     made: dict[str, dict[int, Any]],
     pools: _Pools,
-) -> tuple[array[int], list[Any]]:
+) -> tuple[array[int], list[Any], list[Any] | None]:
     """Build ``b.table``'s objects, each appended to its parent's list (or the design's).
 
     ``made`` holds the objects of the tables above, by ``seq``.  Children arrive in
@@ -419,9 +438,9 @@ def _attach(
     the objects, in that order, for the value checks and the next level.
     """
     if b.parent is None:
-        seqs, objects = _stream(file, conn, b, loads, pools)
+        seqs, objects, ids = _stream(file, conn, b, loads, pools)
         getattr(design, b.table).extend(objects)
-        return seqs, objects
+        return seqs, objects, ids
     parents, parent_b = made[b.parent], binding.BINDINGS[b.parent]
     children = parent_b.children or b.table
 

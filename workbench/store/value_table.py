@@ -22,9 +22,11 @@ Only when a check fails is the column walked to find the first offending row, wh
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter, itemgetter
+from itertools import islice
+from operator import attrgetter, itemgetter, le, lt
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -129,6 +131,9 @@ class Rows:
     #: Columns naming devices whose every value the reader found among the design's
     #: device ids (its pool of them grew by none): ``refers`` to them is proven.
     known_ends: frozenset[str] = frozenset()
+    #: Columns the reader listed as it read them (the ids), each exactly
+    #: ``[getattr(obj, column) for obj in objects]``.
+    listed: Mapping[str, list[Any]] | None = None
 
 
 class Table:
@@ -144,7 +149,7 @@ class Table:
         self.known_ends = rows.known_ends
         self._position = {column: i for i, column in enumerate(rows.columns)}
         self._distinct: dict[str, set[Any]] = dict(rows.distinct or {})
-        self._listed: dict[str, list[Any]] = {}
+        self._listed: dict[str, list[Any]] = dict(rows.listed or {})
 
     def __len__(self) -> int:
         return len(self.rows) if self._seqs is None else len(self._seqs)
@@ -223,12 +228,20 @@ class Table:
                     if problem is not None:
                         self.refuse_value(field, value, problem)
 
-    def texts(self, field: str) -> None:
+    def texts(self, field: str, *, distinct: bool = False) -> None:
         """Every value of ``field`` passes its rule in
         :data:`~workbench.text_rules.STORED_TEXT` (names, labels, notes, ids): the rule
-        the edits apply to what a user types."""
+        the edits apply to what a user types.
+
+        ``distinct``: the values are known to be distinct (ids in increasing order), so
+        the whole-column test walks the column and no set of them is made unless it
+        fails (4.2 million link ids at 1,000,000 GPUs hash into a set in ~0.8 s)."""
         rule = STORED_TEXT[f"{self.name}.{field}"]
         limit, blank_ok = rule.limit, rule.blank_ok
+        if distinct:
+            column = self.column(field)
+            if _plain_texts(column, column, limit, blank_ok):
+                return
         values = self.distinct(field)
         # A set of ids (all distinct) is slower to walk than the column itself.
         walk = values if 2 * len(values) < len(self) else self.column(field)
@@ -264,6 +277,62 @@ class Table:
             if value in seen:
                 self.refuse(i, field, f"{shown(value)} is the id of another {what} as well")
             seen.add(value)
+
+
+def increasing(column: Sequence[Any]) -> dict[int, tuple[int, int]] | None:
+    """Where each length of value starts and ends in ``column`` (``{7: (0, 999999),
+    8: (999999, 4160558)}``), when each value is longer than the one before it, or as
+    long and after it in code-point order; None otherwise.
+
+    No two values of such a column are equal, which a few walks of it tell in C
+    without hashing a value (ids as the workbench numbers them, ``l999999`` then
+    ``l1000000``: 4.2 million link ids in ~0.27 s, where a set of them takes ~0.7 s),
+    and a value is found in it by bisecting the run of its length (:func:`found_in`).
+    None also for values that cannot be ordered (a number among text, NULL): it only
+    means "find out with a set"."""
+    try:
+        lengths = list(map(len, column))
+        if not all(map(le, lengths, islice(lengths, 1, None))):
+            return None
+        ordered = list(map(lt, column, islice(column, 1, None)))
+    except TypeError:
+        return None
+    at = -1
+    while True:  # where one is not before the next, it must be shorter
+        try:
+            at = ordered.index(False, at + 1)
+        except ValueError:
+            break
+        if lengths[at] == lengths[at + 1]:
+            return None
+    runs: dict[int, tuple[int, int]] = {}
+    start = 0
+    while start < len(lengths):
+        end = bisect_right(lengths, lengths[start], start)
+        runs[lengths[start]] = (start, end)
+        start = end
+    return runs
+
+
+def found_in(
+    column: Sequence[Any], runs: dict[int, tuple[int, int]], values: Iterable[Any]
+) -> set[Any]:
+    """Those of ``values`` that ``column`` (in order, its ``runs`` from
+    :func:`increasing`) holds: each is compared with the ends of the run of its length,
+    and bisected there only when it falls between them (ids of another kind rarely
+    do), so the column's values are never hashed."""
+    found = set()
+    for value in values:
+        run = runs.get(len(value)) if type(value) is str else None
+        if run is None:
+            continue
+        lo, hi = run
+        if value < column[lo] or column[hi - 1] < value:
+            continue
+        at = bisect_left(column, value, lo, hi)
+        if at < hi and column[at] == value:
+            found.add(value)
+    return found
 
 
 def _first(column: Sequence[Any], value: Any) -> int:

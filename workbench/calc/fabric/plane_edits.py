@@ -24,10 +24,14 @@ from typing import cast
 
 import numpy as np
 
-from workbench.calc.fabric.planes import PlaneStructure, link_plane, network_planes
+from workbench.calc.fabric.planes import (
+    PlaneStructure,
+    host_port_names,
+    link_plane,
+    network_planes,
+)
 from workbench.model.design import Design, Link
 from workbench.model.index import FabricChange
-from workbench.model.ports import HOST_KINDS
 
 #: Numbers the structures a replay made, so a reader keeping per-link arrays of one
 #: structure can tell it is the base of the next (see :class:`Replay`).
@@ -90,8 +94,8 @@ def replay_of(structure: PlaneStructure) -> Replay | None:
 
 
 class HostEnds:
-    """Whether a link end is a plane's end point, as the full pass decides it: a device
-    whose item is a host kind, or one of its item's management-only port names."""
+    """Whether a link end is a plane's end point, as the full pass decides it
+    (:func:`~workbench.calc.fabric.planes.host_port_names`), per slug once."""
 
     def __init__(self, design: Design):
         self.design = design
@@ -114,13 +118,7 @@ class HostEnds:
 
     def _names(self, slug: str) -> frozenset[str] | None:
         if slug not in self.by_slug:
-            item = self.design.device_types.get(slug)
-            if item is None:
-                self.by_slug[slug] = frozenset()
-            elif item.kind in HOST_KINDS:
-                self.by_slug[slug] = None
-            else:
-                self.by_slug[slug] = frozenset(i.name for i in item.interfaces if i.mgmt_only)
+            self.by_slug[slug] = host_port_names(self.design.device_types.get(slug))
         return self.by_slug[slug]
 
 

@@ -97,6 +97,18 @@ class PlaneStructure:
         return [s for s, t in self.tiers.items() if t == tier]
 
 
+def host_port_names(item: CatalogItem | None) -> frozenset[str] | None:
+    """Which ports of ``item`` are a plane's end points: None for every port (a server
+    or storage appliance), else its management-only ports' names (none for a plain
+    switch or an unknown item).  The full pass and its replay
+    (:mod:`workbench.calc.fabric.plane_edits`) both decide link ends by this."""
+    if item is None:
+        return frozenset()
+    if item.kind in HOST_KINDS:
+        return None
+    return frozenset(i.name for i in item.interfaces if i.mgmt_only)
+
+
 def _host_ends(design: Design) -> tuple[set[str], dict[str, frozenset[str]]]:
     """Devices that are hosts whatever port (servers, storage), and for the others the
     names of their management-only ports (hosts on the OOB plane)."""
@@ -108,13 +120,7 @@ def _host_ends(design: Design) -> tuple[set[str], dict[str, frozenset[str]]]:
         slug = device.device_type
         names = by_slug.get(slug, frozenset())
         if slug not in by_slug:
-            item = types.get(slug)
-            if item is None:
-                names = by_slug[slug] = frozenset()
-            elif item.kind in HOST_KINDS:
-                names = by_slug[slug] = None
-            else:
-                names = by_slug[slug] = frozenset(i.name for i in item.interfaces if i.mgmt_only)
+            names = by_slug[slug] = host_port_names(types.get(slug))
         if names is None:
             hosts.add(device_id)
         elif names:

@@ -18,6 +18,7 @@ from workbench.rules import Checker, check_design
 from workbench.rules import fabric as fabric_rules
 from workbench.rules import identity as identity_rules
 from workbench.rules import port_suspects as suspect_pass
+from workbench.rules import storage as storage_rules
 from workbench.templates import sample_design
 
 
@@ -32,6 +33,7 @@ def small_steps(monkeypatch):
     monkeypatch.setattr(suspect_pass, "STEP_LINKS", 97)
     monkeypatch.setattr(identity_rules, "STEP_DEVICES", 5)
     monkeypatch.setattr(fabric_rules, "STEP_ITEMS", 53)
+    monkeypatch.setattr(storage_rules, "STEP_RACKS", 2)
 
 
 def servers(design: Design) -> list:
@@ -230,3 +232,39 @@ def test_link_tables_in_steps_are_not_kept_across_a_cabling_edit(catalog, edit):
     fresh.reindex()
     assert index.links == fresh.index.links
     assert dict(index.device_links) == dict(fresh.index.device_links)
+
+
+@pytest.mark.parametrize("edit", ["none", "rename-read", "rename-unread", "remove", "read"])
+def test_racks_read_ahead_in_steps_are_current_at_the_next_read(catalog, edit):
+    """per_rack_in_steps reads every rack a few per step for the next per_rack; a rack an
+    edit touches meanwhile (read already or not yet) is read again by that call, and a
+    reader that read the table meanwhile keeps its own."""
+    design = faulty(catalog)
+    index = design.index
+
+    calls: list[str] = []
+
+    def names(rack):
+        calls.append(rack.id)
+        return tuple(d.name for d in rack.devices)
+
+    racks = list(design.iter_racks())
+    steps = index.per_rack_in_steps("test-names", 1, names, None, 2)
+    for _ in range(3):
+        next(steps)
+    first, last = racks[0].devices[0], racks[-1].devices[-1]
+    if edit == "rename-read":
+        ops.apply(design, ops.RenameDevice(first.id, "renamed-first"))
+    elif edit == "rename-unread":
+        ops.apply(design, ops.RenameDevice(last.id, "renamed-last"))
+    elif edit == "remove":
+        ops.apply(design, ops.RemoveDevice(first.id))
+    elif edit == "read":
+        index.per_rack("test-names", 1, names)
+    for _ in steps:
+        pass
+    calls.clear()
+    table = index.per_rack("test-names", 1, names)
+    assert len(calls) == (0 if edit in ("none", "read") else 1)  # only the rack edited
+    got = {rack_id: value for rack_id, (_rack, value) in table.items()}
+    assert got == {rack.id: names(rack) for rack in design.iter_racks()}

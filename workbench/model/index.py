@@ -425,6 +425,46 @@ class DesignIndex:
         self._per_rack[name] = (key, table)
         return cast("dict[str, tuple[Rack, T]]", table)
 
+    def per_rack_in_steps(
+        self,
+        name: str,
+        key: object,
+        compute: Callable[[Rack], T],
+        totals: Callable[[], RackTotals] | None,
+        chunk: int,
+    ) -> Iterator[None]:
+        """The full read :meth:`per_rack` would make of every rack (nothing when it
+        would read only marked racks), ``chunk`` racks per step, kept for its next call.
+
+        Why: the storage clients of a 100,000-GPU design's 3,500 racks took one step of
+        ~25 ms in the window's first check.  The marks start afresh before the first
+        step, so a rack an edit touches meanwhile is read again by that next call (a
+        rack gone is dropped then, a rack new is read then); if another caller read the
+        table meanwhile, what the steps read is dropped."""
+        marks = self._rack_marks.get(name)
+        kept = self._per_rack.get(name)
+        if not (
+            marks is None
+            or kept is None
+            or kept[0] != key
+            or (totals is not None and self._rack_totals.get(name) is None)
+        ):
+            return
+        self._rack_marks[name] = set()
+        racks = [rack for _row, rack in self.racks.values()]
+        table: dict[str, tuple[Rack, object]] = {}
+        for start in range(0, len(racks), max(1, chunk)):
+            yield
+            for rack in racks[start : start + max(1, chunk)]:
+                table[rack.id] = (rack, compute(rack))
+        if self._per_rack.get(name) is not kept:
+            return
+        if totals is not None:
+            kept_totals = self._rack_totals[name] = totals()
+            for _rack, value in table.values():
+                kept_totals.add(value)
+        self._per_rack[name] = (key, table)
+
     def rack_totals(self, name: str) -> RackTotals | None:
         """The totals :meth:`per_rack` keeps under ``name`` (None before it is asked
         with a ``totals`` factory), current as of its last call."""

@@ -482,6 +482,12 @@ def test_plain_text_shortcut_never_accepts_what_text_problem_refuses(values: lis
         assert all(text_problem(v) is None for v in values)
     if _plain_texts(set(values), set(values), 128, True):
         assert all(text_problem(v, blank_ok=True) is None for v in values)
+    # Told the lengths of distinct values (ordered ids), the answer is the same.
+    unique = list(dict.fromkeys(values))
+    lengths = {len(v) for v in unique}
+    for blank_ok in (False, True):
+        told = _plain_texts(unique, unique, 4, blank_ok, lengths)
+        assert told == _plain_texts(unique, set(unique), 4, blank_ok)
 
 
 # -- designs of valid values round-trip exactly ----------------------------------------------

@@ -1,6 +1,6 @@
 """How fast a big design saves and opens, next to plain sqlite3 doing the same inserts.
 
-    .venv/bin/python tests/benchmarks/bench_store.py [--quick] [--runs N]
+    .venv/bin/python tests/benchmarks/bench_store.py [--quick] [--runs N] [--file PATH ...]
 
 Designs are built from dataclasses here (not from the templates) so the numbers measure
 the project file alone: DGX-style 8-GPU servers four to a rack with a management switch
@@ -15,6 +15,9 @@ Baselines, on the same rows in one transaction on a fresh file:
     file (what ``tests/benchmarks/bench_cli_scale.py`` compares with too), and
     ``open/raw``, the open's ratio to it (min and median of the runs, each open paired
     with the raw read just after it); the goal is 1.5x or less.
+
+``--file`` measures only that pairing, on saved project files (a 1,000,000-GPU design
+from ``workbench new --gpus 1000000`` is too big to build here twice over).
 """
 
 from __future__ import annotations
@@ -204,6 +207,30 @@ def raw_read(path: Path) -> None:
     conn.close()
 
 
+def paired_open(path: Path, runs: int) -> tuple[list[float], list[float]]:
+    """Seconds of each open of ``path`` and of the raw read just after it."""
+    opened: list[Design] = []
+    loads: list[float] = []
+    raws: list[float] = []
+    for _ in range(runs):  # interleaved, so both see the same machine load
+        loads += timings(1, lambda: opened.append(open_design(path)))
+        opened.clear()  # one design in memory at a time, as in the window
+        raws += timings(1, lambda: raw_read(path))
+    return loads, raws
+
+
+def open_vs_raw(path: Path, runs: int) -> None:
+    """The open of a saved file beside the raw read of it, paired run by run."""
+    loads, raws = paired_open(path, runs)
+    ratios = [o / r for o, r in zip(loads, raws, strict=True)]
+    print(
+        f"{path} ({path.stat().st_size / 1e6:.0f} MB): open min/med "
+        f"{min(loads):.2f}/{statistics.median(loads):.2f}s, raw read "
+        f"{min(raws):.2f}/{statistics.median(raws):.2f}s, open/raw min/med "
+        f"{min(ratios):.2f}x/{statistics.median(ratios):.2f}x"
+    )
+
+
 def _fresh(folder: Path, name: str) -> Path:
     path = folder / name
     path.unlink(missing_ok=True)
@@ -241,7 +268,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="16,384 GPUs only, one run each")
     parser.add_argument("--runs", type=int, help="runs of each (default 3; 1 with --quick)")
+    parser.add_argument("--file", type=Path, nargs="+", help="time opening these files only")
     args = parser.parse_args()
+    if args.file:
+        for path in args.file:
+            open_vs_raw(path, args.runs or 3)
+        return
     sizes = [16_384] if args.quick else [16_384, 100_000]
     runs = args.runs or (1 if args.quick else 3)
     print(
@@ -261,13 +293,7 @@ def main() -> None:
             tables = {t: list(rows) for t, rows in design_rows(design) if t in ("devices", "links")}
             path = folder / f"bench-{gpus}.dcwb"
             save = best_of(runs, lambda: save_design(design, path))  # noqa: B023
-            opened: list[Design] = []
-            loads: list[float] = []
-            raws: list[float] = []
-            for _ in range(runs):  # interleaved, so both see the same machine load
-                loads += timings(1, lambda: opened.append(open_design(path)))  # noqa: B023
-                opened.clear()  # one design in memory at a time, as in the window
-                raws += timings(1, lambda: raw_read(path))  # noqa: B023
+            loads, raws = paired_open(path, runs)
             load = min(loads)
             ratios = [o / r for o, r in zip(loads, raws, strict=True)]
             assert open_design(path) == design, "round trip changed the design"

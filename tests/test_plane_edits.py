@@ -177,3 +177,25 @@ def test_an_appliance_unlinked_moves_its_tier(catalog):
     ops.apply(design, gone.inverse)
     same_structures(design)
     assert storage_figures(design) == before
+
+
+def test_the_index_logs_only_what_can_be_replayed(catalog):
+    """The cabling log gives the links each edit added or dropped since a version, and
+    None where a reader must compute afresh: a change no replay follows (a catalog item
+    replaced), or a version the log no longer reaches."""
+    design = build_template("dgx-h100-superpod", gpus=128, catalog=catalog)
+    index = design.index
+    start = index.fabric_version
+    link = design.links[0]
+    gone = ops.apply(design, ops.RemoveLink(link.id))
+    assert index.fabric_changes(start) == [("drop", link)]
+    ops.apply(design, gone.inverse)
+    assert index.fabric_changes(start) == [("drop", link), ("add", (link,))]
+    assert index.fabric_changes(index.fabric_version) == []
+    index.touch_types()
+    assert index.fabric_changes(start) is None
+    after = index.fabric_version
+    for _ in range(300):  # more than the log keeps
+        ops.apply(design, ops.apply(design, ops.RemoveLink(link.id)).inverse)
+    assert index.fabric_changes(after) is None
+    assert index.fabric_changes(index.fabric_version - 2) is not None

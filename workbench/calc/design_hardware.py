@@ -27,7 +27,7 @@ from typing import cast
 import numpy as np
 
 from workbench.calc.fabric.analysis import TierFigures, oversubscription, tier_figures
-from workbench.calc.fabric.graph import PlaneGraph, plane_graph
+from workbench.calc.fabric.graph import PlaneGraph, plane_graph, plane_graph_in_steps
 from workbench.calc.fabric.plane_edits import Replay, replay_of, serial_of
 from workbench.calc.fabric.planes import (
     STEP_LINKS,
@@ -178,7 +178,7 @@ def compute_plane_in_steps(
         else link_arrays(devices, structure.links)
     )
     yield
-    graph = plane_graph(design, "compute", structure, devices, arrays)
+    graph = yield from plane_graph_in_steps(design, "compute", structure, devices, arrays)
     yield
     tiers = tuple(tier_figures(graph))
     yield

@@ -97,9 +97,11 @@ def port_suspects_in_steps(
     code = np.concatenate([c for _d, c in ends])
     flagged.append((yield from _doubled_ports(devices, device, code, exists, lanes)))
     yield
-    numbers = np.unique(np.concatenate(flagged))
+    # A set of the numbers, not np.unique: numpy 2.4 hashes there (and its first call
+    # imports numpy.ma, ~11 ms of the window's first check).
+    numbers = set(np.concatenate(flagged).tolist())
     ids = devices.ids
-    suspects = {ids[n] for n in numbers.tolist() if n < devices.missing}
+    suspects = {ids[n] for n in numbers if n < devices.missing}
     if suspects and chunk:
         # The rule reads each suspect's links through the index's link tables: built
         # here in steps, not in one (0.15-0.3 s) when it asks about the first suspect.

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from workbench.model.design import Design
 from workbench.model.requests import ItemSource
@@ -29,7 +30,6 @@ from workbench.planning.fabric.generator import build_fabric
 from workbench.planning.fabric.ports import slots
 from workbench.planning.fabric.request import FabricRequest
 from workbench.planning.fabric.sizing import FabricError
-from workbench.planning.fabric.wiring import Host
 
 #: Racks per access switch tried, in order, when one per rack is too many.
 ACCESS_SHARING: tuple[int, ...] = (1, 2, 4, 8)
@@ -73,7 +73,7 @@ def _generate(
     design: Design,
     catalog: ItemSource,
     request: FabricRequest,
-    hosts_memo: dict[object, list[Host]] | None = None,
+    hosts_memo: dict[object, Any] | None = None,
 ) -> None:
     try:
         build_fabric(design, catalog, request, hosts_memo=hosts_memo)
@@ -90,7 +90,7 @@ def _compute(
         topology="rail" if fabrics.rails else "auto",
         su_nodes=fabrics.su_nodes,
     )
-    hosts: dict[object, list[Host]] = {}  # read once for both tries, as in _access
+    hosts: dict[object, Any] = {}  # read once for both tries, as in _access
     try:
         build_fabric(design, catalog, request, hosts_memo=hosts)
         return
@@ -124,7 +124,7 @@ def _access(
         topology="tor",
     )
     first: FabricError | None = None
-    hosts: dict[object, list[Host]] = {}  # read once for every try
+    hosts: dict[object, Any] = {}  # read once for every try
     for share in ACCESS_SHARING:
         try:
             build_fabric(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from workbench.catalog.item import CatalogItem
 from workbench.model import ops
@@ -121,15 +122,15 @@ def generate_fabric(
     design: Design,
     catalog: ItemSource | None,
     request: FabricRequest,
-    hosts_memo: dict[object, list[Host]] | None = None,
+    hosts_memo: dict[object, Any] | None = None,
 ) -> tuple[FabricPlan, ops.Applied]:
     """Plan and apply at once (the templates, the command line): the plan, and what
     applying its batch did (``applied.inverse`` undoes it all).
 
     ``hosts_memo``: shared by tries that differ only in how switches are shared out
     (the access fabrics try 1, 2, 4 and 8 racks per switch): a failed try leaves the
-    design as it was, so the hosts and their free ports are read once, not per try
-    (a million hosts at 1,000,000 GPUs)."""
+    design as it was, so the hosts and their free ports, the old fabric and the hosts
+    by rack are read once, not per try (a million hosts at 1,000,000 GPUs)."""
     generator = _Generator(design, catalog, request, hosts_memo)
     with bulk_allocation():
         plan = _kept(generator)
@@ -140,7 +141,7 @@ def build_fabric(
     design: Design,
     catalog: ItemSource | None,
     request: FabricRequest,
-    hosts_memo: dict[object, list[Host]] | None = None,
+    hosts_memo: dict[object, Any] | None = None,
 ) -> FabricPlan:
     """:func:`generate_fabric` for a design no one will undo (a template being built):
     the same edits, kept, without gathering what undoing them needs (the change of the
@@ -164,10 +165,10 @@ class _Generator:
         design: Design,
         catalog: ItemSource | None,
         request: FabricRequest,
-        hosts_memo: dict[object, list[Host]] | None = None,
+        hosts_memo: dict[object, Any] | None = None,
     ):
         self.design, self.catalog, self.req = design, catalog, validated(request)
-        self.hosts_memo = hosts_memo
+        self.memo: dict[object, Any] = hosts_memo if hosts_memo is not None else {}
         self.session = Session(design)
         self.check = LinkCheck()
         self.links: Ends = []
@@ -190,7 +191,12 @@ class _Generator:
         self.over = req.oversubscription or DEFAULT_OVERSUBSCRIPTION[req.plane]
         # The network racks as they are now: a rack the old fabric alone filled stays one.
         self.placer = SwitchPlacer(self.session, catalog)
-        link_ids, switch_ids = old_fabric(design, req.plane) if req.replace else (set(), set())
+        old_key = ("old fabric", req.plane, req.replace)
+        old = self.memo.get(old_key)
+        if old is None:
+            old = old_fabric(design, req.plane) if req.replace else (set(), set())
+            self.memo[old_key] = old
+        link_ids, switch_ids = old
         if link_ids:
             self.session.apply(ops.RemoveLinks(tuple(sorted(link_ids))))
         for switch_id in sorted(switch_ids):
@@ -199,10 +205,10 @@ class _Generator:
             self.session.apply(add_network)
             self.notes.append(f"Adds the network {network.name!r} ({network.id}).")
         memo_key = (req.plane, req.hosts, req.ports_per_host, self.speed, frozenset(switch_ids))
-        memo = self.hosts_memo if self.hosts_memo is not None else {}
-        hosts = memo.get(memo_key)
+        self.memo_key = memo_key
+        hosts: list[Host] | None = self.memo.get(memo_key)
         if hosts is None:
-            hosts = memo[memo_key] = plane_hosts(design, req, self.speed, switch_ids)
+            hosts = self.memo[memo_key] = plane_hosts(design, req, self.speed, switch_ids)
         self.names = SwitchNames(self.design)
         topology = req.topology
         if topology == "auto":
@@ -315,10 +321,14 @@ class _Generator:
         reserve = 1 if req.plane == "oob" else 0
         # Hosts by rack, then racks in groups of ``racks_per_access_switch`` neighbours
         # of one row (1: top of rack); a group's switches go into its first rack.
-        by_rack: dict[str, list[tuple[Host, str, float]]] = {}
-        for host in hosts:
-            entries = by_rack.setdefault(host.rack.id, [])
-            entries += [(host, port, speed) for _rail, port, speed in host.ports]
+        by_rack: dict[str, list[tuple[Host, str, float]]] | None = self.memo.get(
+            ("by rack", self.memo_key)
+        )
+        if by_rack is None:
+            by_rack = self.memo[("by rack", self.memo_key)] = {}
+            for host in hosts:
+                entries = by_rack.setdefault(host.rack.id, [])
+                entries += [(host, port, speed) for _rail, port, speed in host.ports]
         per_rack: dict[str, list[tuple[Host, str, float]]] = {}
         index = self.design.index
         group_rack, group_row, size = "", None, 0

@@ -4,6 +4,7 @@ once, and an edit made while it runs is not lost."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtWidgets import QApplication
 from qt_helpers import open_window
 
@@ -194,3 +195,71 @@ def test_a_replaced_design_is_freed_without_the_collector(qtbot):
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _faulty_sample():
+    """The sample with faults for the rules whose full-check passes run in steps: two
+    servers on one host name, a name that maps to none, two servers off every plane, a
+    port cabled twice."""
+    import dataclasses
+
+    from workbench.catalog.item import is_gpu_server
+
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    types = design.device_types
+    gpus = [d for _r, d in design.iter_devices() if is_gpu_server(types.get(d.device_type))]
+    gpus[3].name = gpus[2].name.upper()
+    gpus[5].name = "gpu 05!"
+    off = {gpus[7].id, gpus[8].id}
+    design.links[:] = [
+        link for link in design.links if link.a_device not in off and link.b_device not in off
+    ]
+    design.links.insert(40, dataclasses.replace(design.links[0], id="l-twice"))
+    design.reindex()
+    return design, gpus
+
+
+@pytest.mark.parametrize("edit_after", [None, 3, 40, 200])
+def test_a_sliced_check_of_a_file_ends_with_what_workbench_check_says(
+    qtbot, monkeypatch, tmp_path, capsys, edit_after
+):
+    """The window's findings after its sliced first check are those ``workbench check
+    --json`` prints for the same file; with an edit made after some slices, those it
+    prints for the edited design saved to a file."""
+    import json
+
+    from workbench.cli.main import main
+    from workbench.rules import identity as identity_rules
+    from workbench.rules import port_suspects as suspect_pass
+    from workbench.store import open_design, save_design
+
+    monkeypatch.setattr(suspect_pass, "STEP_LINKS", 50)
+    monkeypatch.setattr(identity_rules, "STEP_DEVICES", 7)
+    design, _gpus = _faulty_sample()
+    path = tmp_path / "faulty.dcwb"
+    save_design(design, path)
+    document = Document()
+    document.replace_design(open_design(path), path)
+    figures = document.figures
+    monkeypatch.setattr(type(figures), "SLICE_MS", 0)  # one step per slice
+    figures.check_soon()
+    slices = 0
+    while not figures.checked:
+        QApplication.processEvents()
+        slices += 1
+        if slices == edit_after:
+            opened = document.design
+            server = next(d for _r, d in opened.iter_devices() if d.name == "gpu 05!")
+            applied = ops.apply(opened, ops.RemoveDevice(server.id))
+            document.notify(applied.change)
+    assert slices > 10  # the check took many slices
+    assert edit_after is None or slices > edit_after  # the edit came before its end
+    if edit_after is not None:
+        save_design(document.design, path)
+    capsys.readouterr()
+    main(["check", str(path), "--json", "--severity", "info"])
+    printed = json.loads(capsys.readouterr().out)["findings"]
+    expected = sorted((f["rule"], f["message"], tuple(f["objects"])) for f in printed)
+    found = sorted((f.rule, f.message, f.objects) for f in figures.findings())
+    assert found == expected
+    assert {"NODE-HOSTNAME", "FABRIC-UNCABLED", "FABRIC-PORT"} <= {r for r, _m, _o in found}

@@ -88,13 +88,13 @@ class LiveFigures(QObject):
 
     #: Milliseconds of checking per slice: input and repaints get the rest.  A slice
     #: ends after the step that passes it, so a block of input is this plus one step
-    #: (steps are sized to ~10 ms at 100,000 GPUs: :attr:`STEP_OBJECTS`,
+    #: (steps are sized to ~5-15 ms at 100,000 GPUs: :attr:`STEP_OBJECTS`,
     #: :attr:`STEP_LINKS`).
-    SLICE_MS = 8
+    SLICE_MS = 4
     #: Objects (racks, devices) a rule checks per step of the first check.
     STEP_OBJECTS = 250
     #: Links read per step of the compute plane's build in the first check.
-    STEP_LINKS = 12_000
+    STEP_LINKS = 8_000
 
     def __init__(self, document: FiguresOwner, parent: QObject | None = None):
         super().__init__(parent)

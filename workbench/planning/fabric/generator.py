@@ -395,10 +395,15 @@ class _Generator:
 
     # -- wiring ----------------------------------------------------------------------
     def _check_hosts(self, hosts: list[Host], down: Sequence[str]) -> None:
-        kinds: dict[tuple[str, float], tuple[CatalogItem, set[str]]] = {}
+        # Hosts of a model nearly all cable the same ports: each (model, ports) is
+        # read once, in the order first met (so each kind keeps its first host's item).
+        distinct: dict[tuple[str, tuple[tuple[int, str, float], ...]], CatalogItem] = {}
         for host in hosts:
-            for _rail, port, speed in host.ports:
-                entry = kinds.setdefault((host.item.slug, speed), (host.item, set()))
+            distinct.setdefault((host.item.slug, tuple(host.ports)), host.item)
+        kinds: dict[tuple[str, float], tuple[CatalogItem, set[str]]] = {}
+        for (slug, ends), host_item in distinct.items():
+            for _rail, port, speed in ends:
+                entry = kinds.setdefault((slug, speed), (host_item, set()))
                 entry[1].add(port)
         for (_slug, speed), (item, ports) in kinds.items():
             self.check.require(

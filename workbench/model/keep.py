@@ -11,9 +11,11 @@ puts it back.
 The snapshot is *shallow* and *scoped*: a copy of the few lists the edit inserts into or
 removes from (a rack's devices, a row's racks, the design's links when devices with
 cables go) and of the attribute dictionaries of the objects whose fields it sets.  A
-field edit costs one small dict copy, a drag two short list copies; only removing
-cabled devices or editing links copies the list of links (a pointer copy, ~1 ms for
-300,000 links).  A deep copy of a 100,000-GPU design is never made.  The id index is
+field edit costs one small dict copy, a drag two short list copies.  The list of links
+(443,000 at 100,000 GPUs) is not copied when cabled devices go or come back: the
+links that go are kept with their places, those that come back as themselves
+(:meth:`Snapshot.keep_removals`, :meth:`Snapshot.keep_insertions`), and a restore
+takes out or puts back just those (a pass over the list, paid only on failure).  A deep copy of a 100,000-GPU design is never made.  The id index is
 not kept: after a restore it is dropped (:meth:`Design.reindex`) and rebuilt on the
 next read, a cost paid only on failure.
 
@@ -44,6 +46,10 @@ class Snapshot:
         self._lists: list[tuple[list, list]] = []
         self._dicts: list[tuple[dict, dict]] = []
         self._objects: list[tuple[object, dict[str, Any]]] = []
+        #: Lists an edit only takes objects out of, by id: (list, [(place, object)]).
+        self._removals: dict[int, tuple[list, list[tuple[int, object]]]] = {}
+        #: Lists an edit only puts these objects into, by id: (list, objects).
+        self._insertions: dict[int, tuple[list, list[object]]] = {}
         self._seen: set[int] = set()
 
     def _first(self, thing: object) -> bool:
@@ -54,8 +60,43 @@ class Snapshot:
         return True
 
     def keep_list(self, items: list | None) -> None:
-        if isinstance(items, list) and self._first(items):
+        if not isinstance(items, list):
+            return
+        if self._partial(items):  # kept in part by an earlier step: keep it whole
+            self._removals.pop(id(items), None)
+            self._insertions.pop(id(items), None)
+            self._seen.discard(id(items))
+        if self._first(items):
             self._lists.append((items, list(items)))
+
+    def _partial(self, items: list) -> bool:
+        return id(items) in self._removals or id(items) in self._insertions
+
+    def keep_removals(self, items: list, taken: Iterable[tuple[int, object]]) -> None:
+        """``items``, which the edit only takes ``taken`` out of (each object with its
+        place in the list now): kept as those pairs, not a copy of the whole list.  The
+        steps of a batch are kept before any runs, so their pairs add up."""
+        key = id(items)
+        if key in self._insertions:  # taken from and put into: keep it whole
+            self.keep_list(items)
+        elif key in self._removals:
+            kept = self._removals[key][1]
+            known = {id(obj) for _, obj in kept}
+            kept += [pair for pair in taken if id(pair[1]) not in known]
+            kept.sort(key=lambda pair: pair[0])
+        elif self._first(items):
+            self._removals[key] = (items, sorted(taken, key=lambda pair: pair[0]))
+
+    def keep_insertions(self, items: list, objects: Iterable[object]) -> None:
+        """``items``, which the edit only puts ``objects`` into (none of them is in it
+        now): kept as those objects, not a copy of the whole list."""
+        key = id(items)
+        if key in self._removals:
+            self.keep_list(items)
+        elif key in self._insertions:
+            self._insertions[key][1].extend(objects)
+        elif self._first(items):
+            self._insertions[key] = (items, list(objects))
 
     def keep_dict(self, mapping: dict | None) -> None:
         if isinstance(mapping, dict) and self._first(mapping):
@@ -79,6 +120,8 @@ class Snapshot:
             sum(len(saved) for _, saved in self._lists)
             + sum(len(saved) for _, saved in self._dicts)
             + sum(len(saved) for _, saved in self._objects)
+            + sum(len(taken) for _, taken in self._removals.values())
+            + sum(len(put) for _, put in self._insertions.values())
         )
 
     def restore(self) -> None:
@@ -94,9 +137,22 @@ class Snapshot:
             attributes.update(fields)
         for items, kept in self._lists:
             items[:] = kept
+        for items, put in self._insertions.values():
+            _take_out(items, put)
+        for items, taken in self._removals.values():
+            _take_out(items, [obj for _, obj in taken])  # what the edit did take out
+            for place, obj in taken:  # in rising order: each lands where it stood
+                items.insert(place, obj)
         for mapping, copy in self._dicts:
             mapping.clear()
             mapping.update(copy)
+
+
+def _take_out(items: list, objects: list[object]) -> None:
+    """Take these very objects out of ``items`` (those the list holds)."""
+    gone = {id(obj) for obj in objects}
+    if gone:
+        items[:] = [item for item in items if id(item) not in gone]
 
 
 # -- what each edit touches ------------------------------------------------------------------
@@ -104,9 +160,17 @@ class Snapshot:
 
 def _keep_links_and_tiers(design: Design, devices: Iterable[Device], snap: Snapshot) -> None:
     """What removing ``devices`` detaches: their links and storage-tier memberships."""
-    cabled = design.index.device_links
-    if any(cabled.get(d.id) for d in devices):
-        snap.keep_list(design.links)
+    index = design.index
+    link_ids: set[str] = set()
+    for device in devices:
+        link_ids |= index.links_of(device.id)
+    if link_ids:
+        wanted = [index.links[link_id] for link_id in link_ids]
+        places = index.link_positions(design.links, wanted)
+        if places is None:  # a damaged file's list: the edit scans it, keep it whole
+            snap.keep_list(design.links)
+        else:
+            snap.keep_removals(design.links, zip(places, wanted, strict=True))
     for tier in design.storage_tiers:
         snap.keep_list(tier.device_ids)
 
@@ -114,7 +178,7 @@ def _keep_links_and_tiers(design: Design, devices: Iterable[Device], snap: Snaps
 def _keep_detached(design: Design, detached: Any, snap: Snapshot) -> None:
     """What putting back removed objects reattaches."""
     if detached.links:
-        snap.keep_list(design.links)
+        snap.keep_insertions(design.links, [link for _, link in detached.links])
     if detached.tiers:
         for tier in design.storage_tiers:
             snap.keep_list(tier.device_ids)

@@ -318,3 +318,44 @@ def test_name_duplicate_re_runs_only_when_an_edit_can_make_or_end_a_clash(catalo
     checker.update(ops.apply(design, removed.inverse).change)
     assert any(f.rule == "NAME-DUPLICATE" for f in checker.findings())
     assert same_as_full(checker)
+
+
+def test_name_duplicate_re_runs_after_a_removal_only_when_a_finding_names_what_went(catalog):
+    """A removal makes no clash and ends only those naming what went: removing a device
+    no NAME-DUPLICATE finding names (a cabled GPU node at 100,000 GPUs) does not walk
+    every device; removing one of three devices sharing a name re-words the finding,
+    removing a second ends it, and the undos bring each back (a full check agrees)."""
+    design = sample_design(catalog)
+    devices = [d for _r, d in design.iter_devices()]
+    trio = devices[:3]
+    for device in trio[1:]:
+        device.name = trio[0].name
+    design.reindex()
+    calls: Counter[str] = Counter()
+    checker = Checker(design, rules=counted_rules(calls))
+
+    def holders() -> list[tuple[str, ...]]:
+        return [f.objects for f in checker.findings() if f.rule == "NAME-DUPLICATE"]
+
+    def step(op: ops.Op) -> ops.Op:
+        applied = ops.apply(design, op)
+        checker.update(applied.change)
+        assert same_as_full(checker), op
+        return applied.inverse
+
+    assert holders() == [tuple(d.id for d in trio)]
+    cabled = next(d for d in devices[3:] if design.index.device_links.get(d.id))
+    calls.clear()
+    undo_other = step(ops.RemoveDevice(cabled.id))
+    assert calls["NAME-DUPLICATE"] == 0
+    step(undo_other)
+    assert calls["NAME-DUPLICATE"] == 0
+    undo_first = step(ops.RemoveDevice(trio[0].id))
+    assert calls["NAME-DUPLICATE"] == 1
+    assert holders() == [(trio[1].id, trio[2].id)]
+    undo_second = step(ops.RemoveDevice(trio[1].id))
+    assert holders() == []
+    step(undo_second)
+    assert holders() == [(trio[1].id, trio[2].id)]
+    step(undo_first)
+    assert holders() == [tuple(d.id for d in trio)]

@@ -137,6 +137,11 @@ class Rule:
     #: step blocks input for all of it.  Changes no finding; what it raises is left
     #: for the rule to meet (and report).
     warm_in_steps: Callable[[RuleContext], Iterator[None]] | None = None
+    #: For a design rule: a removal can only end findings, and only those that name
+    #: what went (two devices that shared a name: one went).  After a removal its
+    #: :attr:`depends` leaves the removed objects out, and it re-runs when one of its
+    #: findings names one of them, so removing one node of 30,000 does not walk them all.
+    ended_by_removal: bool = False
 
     def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
         """A finding of this rule (at its own severity unless told otherwise)."""
@@ -162,6 +167,7 @@ def rule(
     related: Callable[[RuleContext, AbstractSet[str]], AbstractSet[str]] | None = None,
     suspects_in_steps: SuspectSteps | None = None,
     warm_in_steps: Callable[[RuleContext], Iterator[None]] | None = None,
+    ended_by_removal: bool = False,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -192,6 +198,7 @@ def rule(
             related,
             suspects_in_steps,
             warm_in_steps,
+            ended_by_removal,
         )
         REGISTRY[rule_id] = made
         return made
@@ -593,7 +600,8 @@ class Checker:
                 continue
             # Whether the change reaches what a design-wide verdict depends on.
             wide = registered.depends is None or registered.depends(self.design, change)
-            if registered.scope == "design" and not wide:
+            ended = registered.ended_by_removal and _names_any(table, gone)
+            if registered.scope == "design" and not wide and not ended:
                 continue
             if (
                 registered.scope == "design"
@@ -713,6 +721,13 @@ class Checker:
             found = index.devices.get(object_id)
             return found[1] if found else None
         return index.workloads.get(object_id)
+
+
+def _names_any(table: dict[str, list[Finding]], ids: AbstractSet[str]) -> bool:
+    """Whether a finding of ``table`` names one of ``ids``."""
+    return bool(ids) and any(
+        not ids.isdisjoint(f.objects) for found in table.values() for f in found
+    )
 
 
 def _kinds_touched(change: Change) -> set[str]:

@@ -23,16 +23,17 @@ from workbench.text_rules import HOSTNAME_MAPPING_WORDS, node_hostname
 
 
 def clash_possible(design: Design, change: Change) -> bool:
-    """Whether ``change`` can make or end a clash: a device went (it may have been one
-    of two), or a device it names carries a name another device also carries, or an
-    asset tag or serial.  A GPU server dropped under a fresh name can do neither, so
-    the drop does not walk 30,000 devices (renames and label edits re-run the rule
-    when a finding names the object, and refuse a new clash in the model)."""
-    if change.everything or change.design or change.removed & change.devices:
+    """Whether ``change`` can make a clash: a device it names (and did not remove)
+    carries a name another device also carries, or an asset tag or serial.  A GPU
+    server dropped under a fresh name can do neither, so the drop does not walk 30,000
+    devices (renames and label edits re-run the rule when a finding names the object,
+    and refuse a new clash in the model).  A removal makes no clash and ends only those
+    naming what went: the engine re-runs the rule then (``ended_by_removal``)."""
+    if change.everything or change.design:
         return True
     index = design.index
     names = index.device_names
-    for device_id in change.devices:
+    for device_id in change.devices - change.removed:
         found = index.devices.get(device_id)
         if found is None:
             return True
@@ -49,6 +50,7 @@ def clash_possible(design: Design, change: Change) -> bool:
     scope="design",
     looks_at={"device", "design"},
     depends=clash_possible,
+    ended_by_removal=True,
     source=(
         "NetBox keeps device names unique per site and asset tags globally; Slurm, "
         "Kubernetes and the version and acceptance imports name a node by its device name"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from qt_helpers import open_window
 
 from workbench.model import Device
@@ -162,3 +163,46 @@ def test_the_group_counts_agree_with_the_status_strip(window, monkeypatch):
     errors = window.summary.figure("checks")
     assert "error" not in errors or errors.startswith("✔")
     assert view.summary.text().startswith("0 errors")
+
+
+def test_the_tree_says_why_it_is_empty_and_follows_edits_and_undo(qtbot, tmp_path, tiny_design):
+    """When no finding is shown the tree itself says why (no page is swapped in: the
+    tree stays the one widget shown), and an edit that brings the first error, or the
+    undo that takes it away, changes what it shows at once."""
+    window = open_window(qtbot, tmp_path, tiny_design)
+    view = window.checks
+    document = window.document
+    view.severity.setCurrentIndex(view.severity.findData(int(Severity.ERROR)))
+    assert view.model.rowCount() == 0  # the rack's missing PDUs are only a warning
+    assert view.tree.showing_placeholder()
+    assert view.tree.placeholder == "No finding matches the filters."
+    document.push(set_rack_cooling(document, "r1", "air"))  # 2 DGX against an air limit
+    assert view.tree.isVisible()
+    assert not view.tree.showing_placeholder()
+    assert "RACK-COOLING" in {row.finding.rule for g in view.model.groups for row in g.rows}
+    document.undo_stack.undo()
+    assert view.tree.isVisible()
+    assert view.model.rowCount() == 0 and view.tree.showing_placeholder()
+    assert view.summary.text() == "0 errors · 1 warning · 0 shown"
+    view.severity.setCurrentIndex(0)
+    assert not view.tree.showing_placeholder()
+    document.undo_stack.setClean()
+
+
+def test_a_design_that_passes_says_so_in_the_tree(qtbot, tmp_path):
+    from workbench.model import Design
+    from workbench.rules import REGISTRY
+
+    window = open_window(qtbot, tmp_path, Design())
+    qtbot.waitUntil(lambda: window.document.figures.checked)
+    QApplication.processEvents()
+    tree = window.checks.tree
+    assert tree.isVisible() and tree.showing_placeholder()
+    assert tree.placeholder == (
+        f"✔ The design passes all {len(REGISTRY)} design rules: nothing to fix."
+    )
+    # What is painted is the placeholder (grabbed pixels differ from an empty tree's).
+    painted = tree.viewport().grab().toImage()
+    tree.set_placeholder("")
+    blank = tree.viewport().grab().toImage()
+    assert painted != blank

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 
 from workbench.model import Design, Waiver
 from workbench.render import colors
@@ -185,27 +185,30 @@ class FindingsModel(QAbstractItemModel):
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
+        # Asked ~8 roles per cell on every paint of the tree (after each edit that changes
+        # the findings): roles this model never answers return first, and roles compare
+        # as plain ints (a Qt enum attribute costs a lookup per call).
+        role = int(role)
+        if role not in _ANSWERED or not index.isValid():
             return None
-        if index.internalId() == 0:
+        internal = index.internalId()
+        column = index.column()
+        if internal == 0:
             group = self.groups[index.row()]
-            if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
+            if column != 0:
+                return None
+            if role == _DISPLAY:
                 # Live findings only, as the status strip counts them; waived apart.
                 waived = sum(1 for r in group.rows if r.waived)
                 live = len(group.rows) - waived
                 extra = f" + {waived:,} waived" if waived else ""
                 return f"{group.title} ({live:,}{extra})"
-            if role == Qt.ItemDataRole.FontRole and index.column() == 0:
-                from PySide6.QtGui import QFont
-
-                font = QFont()
-                font.setBold(True)
-                return font
+            if role == _FONT:
+                return _bold()
             return None
-        row = self.groups[index.internalId() - 1].rows[index.row()]
+        row = self.groups[internal - 1].rows[index.row()]
         f = row.finding
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if column == 0:
                 return f.message
             if column == 1:
@@ -213,20 +216,52 @@ class FindingsModel(QAbstractItemModel):
             if column == 2:
                 return row.object_name
             return f"waived: {row.waiver.note}" if row.waiver is not None else ""
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             rule = REGISTRY.get(f.rule)
             source = f"\nSource: {rule.source}" if rule is not None else ""
             waiver = f"\nWaived: {row.waiver.note}" if row.waiver is not None else ""
             return f"{f.severity.label.upper()} {f.rule}: {f.message}{source}{waiver}"
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == _FOREGROUND:
             if row.waived:
-                return QBrush(QColor(colors.TEXT_MUTED))
+                return _brush(colors.TEXT_MUTED, darker=False)
             if column == 0:
                 # Darkened: amber text on white is hard to read at the severity's own tone.
-                return QBrush(QColor(colors.SEVERITY_COLORS[f.severity]).darker(160))
-        if role == Qt.ItemDataRole.DecorationRole and column == 0:
+                return _brush(colors.SEVERITY_COLORS[f.severity], darker=True)
+            return None
+        if role == _DECORATION and column == 0:
             return _dot(f.severity, row.waived)
         return None
+
+
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+_DECORATION = int(Qt.ItemDataRole.DecorationRole.value)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+_FONT = int(Qt.ItemDataRole.FontRole.value)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
+#: The roles :meth:`FindingsModel.data` answers; every other role is None at once.
+_ANSWERED = frozenset((_DISPLAY, _DECORATION, _TOOLTIP, _FONT, _FOREGROUND))
+
+_BRUSHES: dict[tuple[str, bool], QBrush] = {}
+_BOLD: list[QFont] = []
+
+
+def _brush(color: str, *, darker: bool) -> QBrush:
+    """A text brush in ``color`` (made once: asked for every cell of every paint)."""
+    key = (color, darker)
+    brush = _BRUSHES.get(key)
+    if brush is None:
+        tone = QColor(color)
+        brush = _BRUSHES[key] = QBrush(tone.darker(160) if darker else tone)
+    return brush
+
+
+def _bold() -> QFont:
+    """The group rows' bold font (made once)."""
+    if not _BOLD:
+        font = QFont()
+        font.setBold(True)
+        _BOLD.append(font)
+    return _BOLD[0]
 
 
 _DOTS: dict[tuple[Severity, bool], QIcon] = {}

@@ -23,16 +23,14 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QStackedWidget,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.model import Change, Waiver, ops
-from workbench.render import colors
 from workbench.rules import INTERNAL_ERROR, REGISTRY, Finding, Severity, count
 from workbench.ui.checks.model import FindingsModel, Row, object_name
+from workbench.ui.checks.tree import FindingsTree
 from workbench.ui.commands import EditCommand
 from workbench.ui.shell.document import Document
 from workbench.units import format_count
@@ -99,7 +97,7 @@ class ChecksView(QWidget):
         bar.addWidget(self.show_waived)
         bar.addWidget(self.summary)
 
-        self.tree = QTreeView()
+        self.tree = FindingsTree()
         self.tree.setObjectName("checksTree")
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
@@ -113,20 +111,11 @@ class ChecksView(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(column, width)
 
-        self.empty = QLabel()
-        self.empty.setObjectName("checksEmpty")
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setWordWrap(True)
-        self.empty.setStyleSheet(f"color: {colors.TEXT_MUTED}; font-size: 13px;")
-        self.pages = QStackedWidget()
-        self.pages.addWidget(self.tree)
-        self.pages.addWidget(self.empty)
-
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(bar)
-        layout.addWidget(self.pages, 1)
+        layout.addWidget(self.tree, 1)
 
         self.severity.currentIndexChanged.connect(self._on_filters_changed)
         self.rule.currentIndexChanged.connect(self._on_filters_changed)
@@ -154,8 +143,7 @@ class ChecksView(QWidget):
             self._shown_version = None
             self.model.set_rows([])
             self.summary.setText("Checking…")
-            self.empty.setText("Checking the design…")
-            self.pages.setCurrentWidget(self.empty)
+            self.tree.set_placeholder("Checking the design…")
             figures.check_soon()
             return
         checker = figures.checker
@@ -201,13 +189,13 @@ class ChecksView(QWidget):
         if shown != len(rows):
             text += f" · {shown:,} shown"
         self.summary.setText(text)
+        # Said in the tree itself when it is empty (see FindingsTree: no page swapped).
         if not rows:
-            self.empty.setText(
+            self.tree.set_placeholder(
                 f"✔ The design passes all {len(REGISTRY)} design rules: nothing to fix."
             )
         elif not shown:
-            self.empty.setText("No finding matches the filters.")
-        self.pages.setCurrentWidget(self.tree if shown else self.empty)
+            self.tree.set_placeholder("No finding matches the filters.")
 
     def _on_filters_changed(self, *_args) -> None:
         self.model.set_filters(

@@ -263,3 +263,30 @@ def test_a_sliced_check_of_a_file_ends_with_what_workbench_check_says(
     found = sorted((f.rule, f.message, f.objects) for f in figures.findings())
     assert found == expected
     assert {"NODE-HOSTNAME", "FABRIC-UNCABLED", "FABRIC-PORT"} <= {r for r, _m, _o in found}
+
+
+@pytest.mark.parametrize("edit_after", [None, 2])
+def test_the_rack_loads_read_in_steps_before_the_rules_are_current(qtbot, monkeypatch, edit_after):
+    """The first check reads every rack's load a few racks per step before its rules
+    (they read them all); an edit meanwhile leaves the loads the edited design has."""
+    from workbench.calc.summary import LoadCache
+    from workbench.render.safe_figures import safe_rack_load
+
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    document = Document(design)
+    figures = document.figures
+    monkeypatch.setattr(type(figures), "SLICE_MS", 0)
+    monkeypatch.setattr(type(figures), "STEP_RACKS", 2)
+    figures.check_soon()
+    slices = 0
+    while not figures.checked:
+        QApplication.processEvents()
+        slices += 1
+        if slices == edit_after:
+            device = next(d for r in design.iter_racks() if len(r.devices) > 1 for d in r.devices)
+            document.notify(ops.apply(design, ops.RemoveDevice(device.id)).change)
+    cache = LoadCache()
+    fresh = {rack.id: safe_rack_load(design, rack, cache) for rack in design.iter_racks()}
+    assert dict(figures.rack_loads) == fresh
+    if edit_after is None:
+        assert figures.computed["rack_loads"] == 1  # read once, in the steps

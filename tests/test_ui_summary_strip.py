@@ -28,6 +28,11 @@ def test_a_long_status_message_is_read_whole_and_the_summary_gives_way(qtbot, tm
 
     window = open_window(qtbot, tmp_path, sample_design())
     window.resize(1100, 800)
+    # The figures once the first check (run in slices after the first frame) and the
+    # training estimate it waits for are done: read before, "days …" turns into days.
+    qtbot.waitUntil(
+        lambda: window.document.figures.checked and "…" not in window.summary.figure("days")
+    )
     qtbot.wait(10)
     bar = window.statusBar()
     full = window.summary.text()

@@ -316,3 +316,25 @@ def test_missing_gpu_item_is_filled_from_catalog_when_possible(tmp_path: Path) -
     assert open_design(path) == design  # no catalog: still opens, GPU item absent
     filled = open_design(path, catalog=_DictCatalog({"h100-sxm": gpu}, raise_key_error=True))
     assert filled.device_types["h100-sxm"] == gpu
+
+
+def test_an_interrupt_while_reading_stays_an_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during the read of a damaged file is not turned into a refusal, and the
+    check beside the read is stopped with it."""
+    import threading
+
+    from workbench.store import reader
+
+    def interrupted(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    work = tmp_path / "work"
+    work.mkdir()
+    path = tmp_path / "index.dcwb"
+    path.write_bytes(_index_page_overwritten(work))
+    monkeypatch.setattr(reader, "_read", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        open_design(path)
+    assert not [t for t in threading.enumerate() if t.name == "quick_check"]

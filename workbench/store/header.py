@@ -198,7 +198,7 @@ def check(file: Path, conn: sqlite3.Connection, integrity: Integrity | None = No
         return
     try:
         _meta_and_migration(file, conn, version, tables)
-    except BaseException:
+    except Exception:  # not an interrupt: that stops the check (the caller cancels it)
         integrity.confirm()  # a damaged file's meta or migration fails for its damage
         raise
 

@@ -74,7 +74,7 @@ def design_from(
         try:
             with binding.collector_paused():
                 design, order = _read(file, conn)
-        except BaseException:
+        except Exception:  # an interrupt is not turned into a refusal
             if integrity is not None:
                 integrity.confirm()  # damage, when there is any, is why the rows failed
             raise

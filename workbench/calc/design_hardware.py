@@ -27,7 +27,13 @@ from typing import cast
 import numpy as np
 
 from workbench.calc.fabric.analysis import TierFigures, oversubscription, tier_figures
-from workbench.calc.fabric.graph import PlaneGraph, plane_graph, plane_graph_in_steps
+from workbench.calc.fabric.graph import (
+    GraphRows,
+    PlaneGraph,
+    plane_graph,
+    plane_graph_in_steps,
+    replayed_graph,
+)
 from workbench.calc.fabric.plane_edits import Replay, replay_of, serial_of
 from workbench.calc.fabric.planes import (
     STEP_LINKS,
@@ -77,58 +83,66 @@ def _compute_plane(design: Design) -> ComputePlane:
     if not design.links:
         return ComputePlane()
     structure = plane_structure(design, "compute")
-    devices, arrays = _compute_tables(design, structure)
-    graph = plane_graph(design, "compute", structure, devices, arrays)
+    graph = _kept_graph(design, structure)
+    if graph is None:
+        devices = DeviceTable(design)
+        arrays = link_arrays(devices, structure.links)
+        graph = plane_graph(design, "compute", structure, devices, arrays)
+    _keep_tables(design, structure, graph)
     tiers = tuple(tier_figures(graph))
     return ComputePlane(tiers, _fabric_figures(graph, tiers))
 
 
-def _compute_tables(design: Design, structure: PlaneStructure) -> tuple[DeviceTable, LinkArrays]:
-    """The device table and the compute plane's link arrays: read afresh, or (where the
-    index keeps tables, :attr:`DesignIndex.keep_tables`) the kept ones brought up to
-    date when ``structure`` was replayed from the one they were read for.
+def _kept_graph(design: Design, structure: PlaneStructure) -> PlaneGraph | None:
+    """The compute plane's graph from the kept device table, link arrays and graph
+    rows (where the index keeps tables, :attr:`DesignIndex.keep_tables`) brought up to
+    date when ``structure`` was replayed from the one they were read for; None when
+    there is nothing to bring up to date (the caller reads every link).
 
-    Why: reading 300,000 links into arrays takes ~80 ms at 100,000 GPUs, and a cabling
-    edit in the window (a cabled node removed) changes a dozen rows of them."""
+    Why: reading 300,000 links into arrays takes ~80 ms at 100,000 GPUs and the graph's
+    passes over them ~11 ms, and a cabling edit in the window (a cabled node removed)
+    changes a dozen rows of them."""
     index = design.index
     kept = index.fabric_cache.get("compute_tables")
     replay = replay_of(structure)
-    found: tuple[DeviceTable, LinkArrays] | None = None
-    if kept is not None and replay is not None and index.keep_tables:
-        serial, old_devices, old_arrays = cast(tuple[int, DeviceTable, LinkArrays], kept[1])
-        if serial == replay.base:
-            found = _replayed_arrays(design, structure, replay, old_devices, old_arrays)
-    if found is None:
-        devices = DeviceTable(design)
-        found = devices, link_arrays(devices, structure.links)
-    _keep_tables(design, structure, *found)
+    if kept is None or replay is None or not index.keep_tables:
+        return None
+    serial, old_devices, old_arrays, old_rows = cast(
+        tuple[int, DeviceTable, LinkArrays, GraphRows], kept[1]
+    )
+    if serial != replay.base:
+        return None
+    devices, renumber = DeviceTable.renumbered(design, old_devices)
+    removed = np.array(replay.removed, dtype=np.int64)
+    arrays = _replayed_arrays(structure, replay, devices, renumber, removed, old_arrays)
+    found = replayed_graph(structure, devices, arrays, old_rows, renumber, removed, replay.inserted)
+    if found is None:  # the tiers moved: every row is read again
+        found = plane_graph(design, "compute", structure, devices, arrays)
     return found
 
 
-def _keep_tables(
-    design: Design, structure: PlaneStructure, devices: DeviceTable, arrays: LinkArrays
-) -> None:
-    """Keep the compute plane's tables for the next cabling edit (window only)."""
+def _keep_tables(design: Design, structure: PlaneStructure, graph: PlaneGraph) -> None:
+    """Keep the compute plane's tables and graph rows for the next cabling edit
+    (window only)."""
     index = design.index
     if index.keep_tables:
         index.fabric_cache["compute_tables"] = (
             index.fabric_version,
-            (serial_of(structure), devices, arrays),
+            (serial_of(structure), graph.devices, graph.arrays, GraphRows.of(graph)),
         )
 
 
 def _replayed_arrays(
-    design: Design,
     structure: PlaneStructure,
     replay: Replay,
-    old_devices: DeviceTable,
+    devices: DeviceTable,
+    renumber: np.ndarray,
+    removed: np.ndarray,
     old: LinkArrays,
-) -> tuple[DeviceTable, LinkArrays]:
+) -> LinkArrays:
     """``old`` with the rows :class:`Replay` took out deleted and its new links' rows
-    put in, renumbered to a fresh device table (devices may have come and gone): the
-    arrays a full read of ``structure.links`` gives."""
-    devices, renumber = DeviceTable.renumbered(design, old_devices)
-    removed = np.array(replay.removed, dtype=np.int64)
+    put in, renumbered to ``devices`` (devices may have come and gone): the arrays a
+    full read of ``structure.links`` gives."""
     columns = {f: np.delete(getattr(old, f), removed) for f in _ARRAY_FIELDS}
     columns["a"] = renumber[columns["a"]]
     columns["b"] = renumber[columns["b"]]
@@ -138,7 +152,7 @@ def _replayed_arrays(
         at = [p - k for k, p in enumerate(replay.inserted)]
         for f in _ARRAY_FIELDS:
             columns[f] = np.insert(columns[f], at, getattr(new, f))
-    return devices, LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS))
+    return LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS))
 
 
 def compute_plane_in_steps(
@@ -185,7 +199,7 @@ def compute_plane_in_steps(
     found = ComputePlane(tiers, _fabric_figures(graph, tiers))
     if design.index is index and index.fabric_version == version:
         index.fabric_cache["compute_plane"] = (version, found)
-        _keep_tables(design, structure, devices, arrays)
+        _keep_tables(design, structure, graph)
     return found
 
 

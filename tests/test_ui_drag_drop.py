@@ -8,7 +8,7 @@ Every test asserts on the model, then undoes and redoes.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication
 from qt_helpers import at_unit, drag_over, drop, open_window
 
@@ -251,3 +251,42 @@ def test_a_catalog_drag_over_the_floor_plan_drops_into_the_rack_under_the_pointe
     assert dropped.isAccepted()
     (device,) = window.document.design.find_rack("r2").devices
     assert device.position == 1 and device.name == "gpu-server-B01-u1"
+
+
+class _LayoutRequests(QObject):
+    """Counts the layout requests Qt delivers while installed on the application."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = 0
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.seen += 1
+        return False
+
+
+def test_a_drop_and_its_undo_are_laid_out_before_the_window_paints(window):
+    """The inspector's new page, the Checks counts and the status strip are laid out
+    when the drop (and the Undo) returns, so the first paint after it is the only one:
+    no layout request is left for the event loop to move painted widgets with."""
+    document = window.document
+    QApplication.processEvents()
+    mime, where, accepted = drag_over(window, "nvidia-dgx-h100", "r2", 2)
+    assert accepted
+    counter = _LayoutRequests()
+    QApplication.instance().installEventFilter(counter)
+    try:
+        assert drop(window, mime, where)
+        counter.seen = 0
+        QApplication.processEvents()
+        after_drop = counter.seen
+        document.undo()
+        counter.seen = 0
+        QApplication.processEvents()
+        after_undo = counter.seen
+    finally:
+        QApplication.instance().removeEventFilter(counter)
+    assert window.inspector.title.text() == "Nothing selected"
+    assert document.design.find_rack("r2").devices == []
+    assert (after_drop, after_undo) == (0, 0)

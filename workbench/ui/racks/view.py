@@ -27,6 +27,7 @@ from workbench.calc.summary import RackLoad
 from workbench.model import Design
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
+from workbench.ui.one_pass import lay_out_now
 from workbench.ui.racks.interaction import DropController, MoveController, RubberBandSelect
 from workbench.ui.racks.scene import SCENE_SCALE, HallScene, RackItem
 from workbench.ui.shell.document import Change, Document
@@ -351,6 +352,7 @@ class RackView(ZoomPanView):
 
     def dropEvent(self, event) -> None:  # noqa: N802 - Qt's name
         self.dropper.drop(event)
+        lay_out_now()  # the inspector's new page and the counts, before the first paint
 
     # -- what the pointer is over ----------------------------------------------------
     def say(self, text: str, timeout_ms: int = 0) -> None:

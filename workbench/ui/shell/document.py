@@ -22,6 +22,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from workbench.model import Change, Design, ops, requests
 from workbench.model.errors import EditError
 from workbench.ui.commands import EditCommand
+from workbench.ui.one_pass import lay_out_now
 from workbench.ui.shell.live_figures import LiveFigures
 from workbench.units import format_count
 
@@ -158,12 +159,14 @@ class Document(QObject):
         self._mend_history()
         self.undo_stack.undo()
         self._mend_history()
+        lay_out_now()
 
     def redo(self) -> None:
         """Redo one step (the Redo action), then mend the history if it failed."""
         self._mend_history()
         self.undo_stack.redo()
         self._mend_history()
+        lay_out_now()
 
     def command_failed(self, message: str, *, undoing: bool, first: bool) -> None:
         """Called by a command that failed and rolled the model back (it is obsolete,

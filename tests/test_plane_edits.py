@@ -103,9 +103,12 @@ def same_graph_rows(design: Design, structure) -> None:
         kept_ends = ends(devices, getattr(arrays, name))
         assert kept_ends == ends(fresh, getattr(graph.arrays, name)), name
     assert np.array_equal(arrays.speed, graph.arrays.speed, equal_nan=True)
-    for name in ("layer", "lower", "upper", "gbps"):
+    for name in ("layer", "lower", "upper", "gbps", "down", "up"):
         assert np.array_equal(getattr(rows, name), getattr(graph, name)), name
+    assert rows.layer_gbps == graph.layer_gbps
+    assert list(rows.layer_links.items()) == list(graph.layer_links.items())
     assert rows.tiers == structure.tiers
+    assert rows.whole  # the template's speeds: the sums were replayed, not re-taken
 
 
 def gpu_nodes(design: Design) -> list[str]:

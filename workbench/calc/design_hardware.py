@@ -83,17 +83,22 @@ def _compute_plane(design: Design) -> ComputePlane:
     if not design.links:
         return ComputePlane()
     structure = plane_structure(design, "compute")
-    graph = _kept_graph(design, structure)
-    if graph is None:
+    found = _kept_graph(design, structure)
+    if found is None:
         devices = DeviceTable(design)
         arrays = link_arrays(devices, structure.links)
         graph = plane_graph(design, "compute", structure, devices, arrays)
-    _keep_tables(design, structure, graph)
+        _keep_tables(design, structure, graph)
+    else:
+        graph, rows = found
+        _keep_tables(design, structure, graph, rows)
     tiers = tuple(tier_figures(graph))
     return ComputePlane(tiers, _fabric_figures(graph, tiers))
 
 
-def _kept_graph(design: Design, structure: PlaneStructure) -> PlaneGraph | None:
+def _kept_graph(
+    design: Design, structure: PlaneStructure
+) -> tuple[PlaneGraph, GraphRows | None] | None:
     """The compute plane's graph from the kept device table, link arrays and graph
     rows (where the index keeps tables, :attr:`DesignIndex.keep_tables`) brought up to
     date when ``structure`` was replayed from the one they were read for; None when
@@ -117,18 +122,21 @@ def _kept_graph(design: Design, structure: PlaneStructure) -> PlaneGraph | None:
     arrays = _replayed_arrays(structure, replay, devices, renumber, removed, old_arrays)
     found = replayed_graph(structure, devices, arrays, old_rows, renumber, removed, replay.inserted)
     if found is None:  # the tiers moved: every row is read again
-        found = plane_graph(design, "compute", structure, devices, arrays)
+        return plane_graph(design, "compute", structure, devices, arrays), None
     return found
 
 
-def _keep_tables(design: Design, structure: PlaneStructure, graph: PlaneGraph) -> None:
+def _keep_tables(
+    design: Design, structure: PlaneStructure, graph: PlaneGraph, rows: GraphRows | None = None
+) -> None:
     """Keep the compute plane's tables and graph rows for the next cabling edit
     (window only)."""
     index = design.index
     if index.keep_tables:
+        rows = rows if rows is not None else GraphRows.of(graph)
         index.fabric_cache["compute_tables"] = (
             index.fabric_version,
-            (serial_of(structure), graph.devices, graph.arrays, GraphRows.of(graph)),
+            (serial_of(structure), graph.devices, graph.arrays, rows),
         )
 
 

@@ -256,18 +256,39 @@ def _graph(
 
 @dataclass(frozen=True)
 class GraphRows:
-    """A graph's per-link rows and the tiers they were read with, kept (by the window,
-    beside the compute plane's link arrays) for :func:`replayed_graph`."""
+    """A graph's per-link rows, its sums and the tiers they were read with, kept (by
+    the window, beside the compute plane's link arrays) for :func:`replayed_graph`."""
 
     tiers: dict[str, int]
     layer: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
     gbps: np.ndarray
+    down: np.ndarray
+    up: np.ndarray
+    layer_gbps: dict[int, float]
+    layer_links: dict[int, int]
+    #: Every Gb/s a whole number (and the sums far below 2**53): sums are then exact
+    #: in any order, so a replay may take rows out of them and add rows to them.
+    whole: bool
 
     @classmethod
-    def of(cls, graph: PlaneGraph) -> GraphRows:
-        return cls(graph.structure.tiers, graph.layer, graph.lower, graph.upper, graph.gbps)
+    def of(cls, graph: PlaneGraph, whole: bool | None = None) -> GraphRows:
+        if whole is None:
+            gbps = graph.gbps
+            whole = bool(np.all(gbps == np.rint(gbps))) and float(gbps.sum()) < 2.0**50
+        return cls(
+            graph.structure.tiers,
+            graph.layer,
+            graph.lower,
+            graph.upper,
+            graph.gbps,
+            graph.down,
+            graph.up,
+            graph.layer_gbps,
+            graph.layer_links,
+            whole,
+        )
 
 
 def replayed_graph(
@@ -278,13 +299,15 @@ def replayed_graph(
     renumber: np.ndarray,
     removed: np.ndarray,
     inserted: Sequence[int],
-) -> PlaneGraph | None:
+) -> tuple[PlaneGraph, GraphRows] | None:
     """The graph of ``arrays`` (``old``'s links with the rows at ``removed`` taken out,
     renumbered by ``renumber``, and rows put in at ``inserted``, places in the new
     list), from ``old``'s rows where the tiers are the same: a row's layer and ends
-    read only its own ends' tiers and host ends, so only the new rows are read, and
-    the sums are taken over the rows as a full pass takes them (the same figures).
-    None when the tiers differ (the caller builds the graph in full).
+    read only its own ends' tiers and host ends, so only the new rows are read.  The
+    sums per switch and per layer are ``old``'s less the removed rows and plus the new
+    ones where every Gb/s is a whole number (exact in any order), else taken over the
+    rows as a full pass takes them: the same figures either way.  None when the tiers
+    differ (the caller builds the graph in full).
 
     Why: the per-link passes over a 100,000-GPU compute plane's 300,000 links took
     ~11 ms of every cabled node removed or put back in the window."""
@@ -295,19 +318,70 @@ def replayed_graph(
     lower = renumber[np.delete(old.lower, removed)]
     upper = renumber[np.delete(old.upper, removed)]
     gbps = np.delete(old.gbps, removed)
-    if len(inserted):
-        rows = np.asarray(inserted, dtype=np.int64)
-        a, b = arrays.a[rows], arrays.b[rows]
-        new_layer, new_lower, new_upper = _rows(
-            tier, devices, a, b, arrays.a_code[rows], arrays.b_code[rows]
-        )
-        speed = arrays.speed[rows]
+    rows = np.asarray(inserted, dtype=np.int64)
+    new_layer, new_lower, new_upper = _rows(
+        tier, devices, arrays.a[rows], arrays.b[rows], arrays.a_code[rows], arrays.b_code[rows]
+    )
+    speed = arrays.speed[rows]
+    new_gbps = np.where(np.isnan(speed), 0.0, speed)
+    if len(rows):
         at = rows - np.arange(len(rows))
         layer = np.insert(layer, at, new_layer)
         lower = np.insert(lower, at, new_lower)
         upper = np.insert(upper, at, new_upper)
-        gbps = np.insert(gbps, at, np.where(np.isnan(speed), 0.0, speed))
-    return _graph(structure, devices, arrays, tier, layer, lower, upper, gbps)
+        gbps = np.insert(gbps, at, new_gbps)
+    whole = old.whole and bool(np.all(new_gbps == np.rint(new_gbps)))
+    if not whole:
+        graph = _graph(structure, devices, arrays, tier, layer, lower, upper, gbps)
+        return graph, GraphRows.of(graph, False)
+    n = len(devices)
+    # Sums: the removed rows out (old numbers), carried to the new numbers, new rows in.
+    gone = (old.layer[removed], old.lower[removed], old.upper[removed], old.gbps[removed])
+    down, up = old.down.copy(), old.up.copy()
+    _add_sums(down, up, *gone, sign=-1.0)
+    down = np.bincount(renumber, weights=down, minlength=n)
+    up = np.bincount(renumber, weights=up, minlength=n)
+    _add_sums(down, up, new_layer, new_lower, new_upper, new_gbps, sign=1.0)
+    per_layer, counts = dict(old.layer_gbps), dict(old.layer_links)
+    for sign, layers, values in ((-1, gone[0], gone[3]), (1, new_layer, new_gbps)):
+        for k, value in zip(layers.tolist(), values.tolist(), strict=True):
+            counts[k] = counts.get(k, 0) + sign
+            per_layer[k] = per_layer.get(k, 0.0) + sign * value
+    counts = {k: counts[k] for k in sorted(counts) if counts[k]}
+    per_layer = {k: per_layer[k] for k in counts}
+    graph = PlaneGraph(
+        structure,
+        devices,
+        arrays,
+        layer,
+        lower,
+        upper,
+        gbps,
+        down,
+        up,
+        tier,
+        per_layer,
+        counts,
+        int(np.isnan(arrays.speed).sum()),
+    )
+    return graph, GraphRows.of(graph, True)
+
+
+def _add_sums(
+    down: np.ndarray,
+    up: np.ndarray,
+    layer: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    gbps: np.ndarray,
+    sign: float,
+) -> None:
+    """Add (or with ``sign`` -1 take out) some rows' Gb/s to the sums per switch, as
+    :func:`_graph` takes them: towards the tier below at the upper end of a layered
+    row, towards the tier above at the lower end of a row of layer 2 or more."""
+    layered, above = layer > 0, layer >= 2
+    np.add.at(down, upper[layered], sign * gbps[layered])
+    np.add.at(up, lower[above], sign * gbps[above])
 
 
 def collapsed_edges(

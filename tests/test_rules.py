@@ -1170,3 +1170,41 @@ def test_rack_pdu_flags_equipment_without_a_pdu(catalog) -> None:
     powered.device_types.update(snapshot_for(catalog, ["generic-pdu-3ph-415v-63a"]))
     ops.apply(powered, ops.AddDevice(powered.sites[0].rows[0].racks[0].id, pdu))
     assert run(powered, "RACK-PDU") == []
+
+
+def test_a_finding_above_a_rules_declared_worst_is_refused() -> None:
+    """A rule that gives a finding worse than it declares fails loudly (a template's job
+    choice skips the rules that cannot give an error, so the declaration must hold)."""
+    pools = REGISTRY["STORAGE-POOLS"]
+    assert pools.severity is Severity.WARNING and pools.most_severe is Severity.ERROR
+    assert pools.finding("x", severity=Severity.ERROR).severity is Severity.ERROR
+    checkpoint = REGISTRY["STORAGE-CHECKPOINT"]
+    assert checkpoint.most_severe is Severity.WARNING
+    assert checkpoint.finding("x", severity=Severity.INFO).severity is Severity.INFO
+    with pytest.raises(ValueError, match="STORAGE-CHECKPOINT.*ERROR"):
+        checkpoint.finding("x", severity=Severity.ERROR)
+
+
+def test_job_choice_asks_only_rules_that_can_give_an_error(monkeypatch) -> None:
+    """The template's job is the one the error-giving workload rules pass; the
+    warning-only ones (the checkpoint rule weighing every rack) are not run."""
+    from workbench.rules import engine
+    from workbench.templates import workload_choice
+    from workbench.templates.builder import build_template
+
+    asked: list[str] = []
+    run = engine.run_rule
+
+    def spy(ctx, registered, *args, **kwargs):
+        asked.append(registered.id)
+        return run(ctx, registered, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "run_rule", spy)
+    design = build_template("dgx-h100-superpod", gpus=64)
+    assert asked and "STORAGE-CHECKPOINT" not in asked and "STORAGE-POOLS" in asked
+    assert all(REGISTRY[r].most_severe is Severity.ERROR for r in asked)
+    chosen = workload_choice.choose_workload(design, 8)
+    design.workloads = [chosen]
+    design.reindex()
+    found = check_design(design, rules=[r for r in REGISTRY.values() if r.scope == "workload"])
+    assert not [f for f in found if f.severity is Severity.ERROR]

@@ -142,10 +142,27 @@ class Rule:
     #: :attr:`depends` leaves the removed objects out, and it re-runs when one of its
     #: findings names one of them, so removing one node of 30,000 does not walk them all.
     ended_by_removal: bool = False
+    #: The most severe finding the rule can give, where some are above its own
+    #: :attr:`severity` (a wrong tier id is an error of a warning rule); None: its own.
+    #: :meth:`finding` refuses one above it, so a reader can skip the rule when only
+    #: worse findings matter (a template choosing its job asks only about errors).
+    worst: Severity | None = None
+
+    @property
+    def most_severe(self) -> Severity:
+        """The most severe finding the rule can give (:attr:`worst`)."""
+        return self.severity if self.worst is None else self.worst
 
     def finding(self, message: str, *objects: str, severity: Severity | None = None) -> Finding:
         """A finding of this rule (at its own severity unless told otherwise)."""
-        return Finding(self.id, self.severity if severity is None else severity, message, objects)
+        if severity is None:
+            severity = self.severity
+        elif severity > self.most_severe:
+            raise ValueError(
+                f"rule {self.id} gives a finding of severity {severity.name}, above its "
+                f"worst, {self.most_severe.name}: declare it (worst=)"
+            )
+        return Finding(self.id, severity, message, objects)
 
 
 #: Every rule, by id, in registration order.
@@ -168,6 +185,7 @@ def rule(
     suspects_in_steps: SuspectSteps | None = None,
     warm_in_steps: Callable[[RuleContext], Iterator[None]] | None = None,
     ended_by_removal: bool = False,
+    worst: Severity | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -199,6 +217,7 @@ def rule(
             suspects_in_steps,
             warm_in_steps,
             ended_by_removal,
+            worst,
         )
         REGISTRY[rule_id] = made
         return made

@@ -532,6 +532,7 @@ def _job_write(tf: TierFigures, found: StorageFigures, gpus: int | None) -> tupl
     "STORAGE-POOLS",
     title="Dataset and checkpoints on the same pool",
     severity=Severity.WARNING,
+    worst=Severity.ERROR,  # a tier id the design does not have
     scope="workload",
     looks_at={"workload", "tier"},
     source=planning("dataset path and checkpoint path on separate pools"),

@@ -55,8 +55,14 @@ def _candidates(gpus_per_node: int) -> Iterator[Workload]:
 
 
 def choose_workload(design: Design, gpus_per_node: int) -> Workload:
-    """The first candidate job with no error from the workload rules on ``design``."""
-    rules = [r for r in REGISTRY.values() if r.scope == "workload"]
+    """The first candidate job with no error from the workload rules on ``design``.
+
+    Only the rules that can give an error are asked: a warning rule's figures (the
+    checkpoint rule weighs every rack's storage, ~1.6 s at 1,000,000 GPUs) cannot
+    change the choice."""
+    rules = [
+        r for r in REGISTRY.values() if r.scope == "workload" and r.most_severe is Severity.ERROR
+    ]
     fallback: Workload | None = None
     for workload in _candidates(gpus_per_node):
         fallback = fallback or workload

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QScrollArea
 from qt_helpers import at_unit, drag_over, drop, open_window
 
 from workbench.catalog import load_catalog
@@ -254,14 +254,15 @@ def test_a_catalog_drag_over_the_floor_plan_drops_into_the_rack_under_the_pointe
 
 
 class _LayoutRequests(QObject):
-    """Counts the layout requests Qt delivers while installed on the application."""
+    """Counts the layout requests and deferred repaints Qt delivers while installed on
+    the application (a widget shown posts itself a deferred repaint)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.seen = 0
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.LayoutRequest:
+        if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.UpdateLater):
             self.seen += 1
         return False
 
@@ -269,7 +270,9 @@ class _LayoutRequests(QObject):
 def test_a_drop_and_its_undo_are_laid_out_before_the_window_paints(window):
     """The inspector's new page, the Checks counts and the status strip are laid out
     when the drop (and the Undo) returns, so the first paint after it is the only one:
-    no layout request is left for the event loop to move painted widgets with."""
+    no layout request is left for the event loop to move painted widgets with, and no
+    deferred repaint of what the drop showed (the inspector's device page, its scroll
+    bar) to paint them again."""
     document = window.document
     QApplication.processEvents()
     mime, where, accepted = drag_over(window, "nvidia-dgx-h100", "r2", 2)
@@ -288,5 +291,9 @@ def test_a_drop_and_its_undo_are_laid_out_before_the_window_paints(window):
     finally:
         QApplication.instance().removeEventFilter(counter)
     assert window.inspector.title.text() == "Nothing selected"
+    assert window.inspector.findChild(QScrollArea).verticalScrollBar().isHidden() == (
+        window.inspector.findChild(QScrollArea).widget().height()
+        <= window.inspector.findChild(QScrollArea).viewport().height()
+    )
     assert document.design.find_rack("r2").devices == []
     assert (after_drop, after_undo) == (0, 0)

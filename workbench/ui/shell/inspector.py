@@ -52,6 +52,7 @@ from workbench.ui.commands import (
 )
 from workbench.ui.fabric.inspector import LinkPage, link_summary, port_counts
 from workbench.ui.fabric.scene import StructureCache
+from workbench.ui.one_pass import follow
 from workbench.ui.racks.form import RackForm
 from workbench.ui.shell.document import Change, Document
 from workbench.ui.widgets import narrow_combo
@@ -180,6 +181,7 @@ class Inspector(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        follow(scroll)  # its bar comes and goes with the page: laid out before the paint
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)

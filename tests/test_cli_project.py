@@ -109,3 +109,30 @@ def test_report_bad_pue(tmp_path: Path) -> None:
     assert main(["new", str(out), "--gpus", "8"]) == 0
     result = run("report", str(out), "--pue", "0.5")
     assert result.returncode != 0 and "--pue" in result.stderr
+
+
+def test_new_leaves_its_design_to_the_exit_only_when_the_process_ends(
+    tmp_path, monkeypatch
+) -> None:
+    """``workbench new`` run as the process (main() with no arguments) leaves its saved
+    design frozen for the exit to drop, not collected and freed one object at a time;
+    called with arguments (a caller that goes on) it frees it and unfreezes as before.
+    Either way the file is whole."""
+    import gc
+    import sqlite3
+
+    from workbench.cli.main import main
+
+    before = gc.get_freeze_count()
+    assert main(["new", "--gpus", "64", str(tmp_path / "a.dcwb")]) == 0
+    assert gc.get_freeze_count() == before and gc.isenabled()
+    monkeypatch.setattr("sys.argv", ["workbench", "new", "--gpus", "64", str(tmp_path / "b.dcwb")])
+    try:
+        assert main() == 0
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+    for name in ("a.dcwb", "b.dcwb"):
+        with sqlite3.connect(tmp_path / name) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+            assert conn.execute("SELECT count(*) FROM devices").fetchone()[0] > 0

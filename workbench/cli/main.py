@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
+    argv_given = argv is not None
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     choices = parser._subparsers._group_actions[0].choices if parser._subparsers else None
@@ -74,6 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     args = parser.parse_args(argv)
+    # Whether the interpreter exits once this command returns (the console script and
+    # ``python -m workbench`` call main() with no arguments; a test passes its own): a
+    # command may then leave what it built for the exit to drop (see cmd_new).
+    args.process_ends = argv_given is False
     try:
         return int(args.func(args) or 0)
     except CliError as exc:

@@ -21,7 +21,7 @@ from workbench.calc.design_hardware import (
 from workbench.calc.fabric.graph import plane_graph
 from workbench.calc.fabric.plane_edits import replay_of
 from workbench.calc.fabric.planes import PLANES, _plane_structures, plane_structures
-from workbench.calc.fabric.tables import DeviceTable, link_arrays
+from workbench.calc.fabric.tables import DeviceTable, link_arrays, with_rows, without_rows
 from workbench.calc.storage_clients import (
     PlaneBandwidth,
     PortSpeeds,
@@ -230,3 +230,20 @@ def test_the_index_logs_only_what_can_be_replayed(catalog):
         ops.apply(design, ops.apply(design, ops.RemoveLink(link.id)).inverse)
     assert index.fabric_changes(after) is None
     assert index.fabric_changes(index.fabric_version - 2) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    size=st.integers(0, 40),
+    removed=st.lists(st.integers(0, 39), max_size=6),
+    inserted=st.lists(st.integers(0, 40), max_size=6),
+)
+def test_rows_taken_out_and_put_in_as_numpy_does(size, removed, inserted):
+    """The replays' one-copy splices of long columns equal np.delete and np.insert."""
+    column = np.arange(size, dtype=np.int64) * 3
+    places = sorted({p for p in removed if p < size})
+    kept = without_rows(column, places)
+    assert np.array_equal(kept, np.delete(column, places))
+    at = sorted(p % (len(kept) + 1) for p in inserted)
+    values = list(range(100, 100 + len(at)))
+    assert np.array_equal(with_rows(kept, at, values), np.insert(kept, at, values))

@@ -41,7 +41,13 @@ from workbench.calc.fabric.planes import (
     plane_structure,
     plane_structures_in_steps,
 )
-from workbench.calc.fabric.tables import DeviceTable, LinkArrays, link_arrays
+from workbench.calc.fabric.tables import (
+    DeviceTable,
+    LinkArrays,
+    link_arrays,
+    with_rows,
+    without_rows,
+)
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.catalog.netbox import interface_speed_gbps
 from workbench.model.design import Design
@@ -151,7 +157,7 @@ def _replayed_arrays(
     """``old`` with the rows :class:`Replay` took out deleted and its new links' rows
     put in, renumbered to ``devices`` (devices may have come and gone): the arrays a
     full read of ``structure.links`` gives."""
-    columns = {f: np.delete(getattr(old, f), removed) for f in _ARRAY_FIELDS}
+    columns = {f: without_rows(getattr(old, f), removed) for f in _ARRAY_FIELDS}
     columns["a"] = renumber[columns["a"]]
     columns["b"] = renumber[columns["b"]]
     if replay.inserted:
@@ -159,7 +165,7 @@ def _replayed_arrays(
         new = link_arrays(devices, [links[i] for i in replay.inserted], end_codes=True)
         at = [p - k for k, p in enumerate(replay.inserted)]
         for f in _ARRAY_FIELDS:
-            columns[f] = np.insert(columns[f], at, getattr(new, f))
+            columns[f] = with_rows(columns[f], at, getattr(new, f))
     return LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS))
 
 

@@ -27,7 +27,14 @@ from typing import Any
 import numpy as np
 
 from workbench.calc.fabric.planes import PlaneStructure, plane_structure
-from workbench.calc.fabric.tables import DeviceTable, LinkArrays, distinct, link_arrays
+from workbench.calc.fabric.tables import (
+    DeviceTable,
+    LinkArrays,
+    distinct,
+    link_arrays,
+    with_rows,
+    without_rows,
+)
 from workbench.calc.steps import drain
 from workbench.model.design import Design
 
@@ -314,10 +321,10 @@ def replayed_graph(
     if old.tiers != structure.tiers:
         return None
     tier = _tiers(structure, devices)
-    layer = np.delete(old.layer, removed)
-    lower = renumber[np.delete(old.lower, removed)]
-    upper = renumber[np.delete(old.upper, removed)]
-    gbps = np.delete(old.gbps, removed)
+    layer = without_rows(old.layer, removed)
+    lower = renumber[without_rows(old.lower, removed)]
+    upper = renumber[without_rows(old.upper, removed)]
+    gbps = without_rows(old.gbps, removed)
     rows = np.asarray(inserted, dtype=np.int64)
     new_layer, new_lower, new_upper = _rows(
         tier, devices, arrays.a[rows], arrays.b[rows], arrays.a_code[rows], arrays.b_code[rows]
@@ -326,10 +333,10 @@ def replayed_graph(
     new_gbps = np.where(np.isnan(speed), 0.0, speed)
     if len(rows):
         at = rows - np.arange(len(rows))
-        layer = np.insert(layer, at, new_layer)
-        lower = np.insert(lower, at, new_lower)
-        upper = np.insert(upper, at, new_upper)
-        gbps = np.insert(gbps, at, new_gbps)
+        layer = with_rows(layer, at, new_layer)
+        lower = with_rows(lower, at, new_lower)
+        upper = with_rows(upper, at, new_upper)
+        gbps = with_rows(gbps, at, new_gbps)
     whole = old.whole and bool(np.all(new_gbps == np.rint(new_gbps)))
     if not whole:
         graph = _graph(structure, devices, arrays, tier, layer, lower, upper, gbps)

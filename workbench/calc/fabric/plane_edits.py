@@ -30,6 +30,7 @@ from workbench.calc.fabric.planes import (
     link_plane,
     network_planes,
 )
+from workbench.calc.fabric.tables import with_rows, without_rows
 from workbench.model.design import Design, Link
 from workbench.model.index import FabricChange
 
@@ -202,7 +203,7 @@ def _replay_plane(
         keep = list(getattr(structure, name))
         for i in reversed(drop.tolist()):
             del keep[i]
-        lists[name], ids[name] = keep, np.delete(column, drop)
+        lists[name], ids[name] = keep, without_rows(column, drop)
     # ... and with the new ones at the places the design's order gives them.
     positions = index.link_positions(design.links, new) if new else []
     if positions is None:
@@ -219,7 +220,7 @@ def _replay_plane(
             places.append(place)
         if name == "links":
             inserted = places
-        ids[name] = np.insert(
+        ids[name] = with_rows(
             ids[name],
             [p - k for k, p in enumerate(places)],
             [id(link) for _at, link in order],

@@ -33,6 +33,34 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
 
 
+def without_rows(column: np.ndarray, removed: Sequence[int] | np.ndarray) -> np.ndarray:
+    """``np.delete(column, removed)`` for a few places in a long column: the kept runs
+    between them joined in one copy (np.delete builds and applies a mask as long as
+    the column)."""
+    places = np.unique(np.asarray(removed, dtype=np.int64))
+    if len(places) == 0:
+        return column.copy()
+    bounds = [-1, *places.tolist(), len(column)]
+    return np.concatenate([column[s + 1 : e] for s, e in zip(bounds, bounds[1:], strict=False)])
+
+
+def with_rows(column: np.ndarray, at: Sequence[int] | np.ndarray, values: object) -> np.ndarray:
+    """``np.insert(column, at, values)`` for a few places ``at`` (ascending, places in
+    ``column``) in a long column: one copy of the runs between them and the values
+    (np.insert builds and applies a mask as long as the column)."""
+    new = np.asarray(values, dtype=column.dtype)
+    places = np.asarray(at, dtype=np.int64).tolist()
+    if not places:
+        return column.copy()
+    pieces: list[np.ndarray] = []
+    start = 0
+    for k, place in enumerate(places):
+        pieces += (column[start:place], new[k : k + 1])
+        start = place
+    pieces.append(column[start:])
+    return np.concatenate(pieces)
+
+
 @dataclass(frozen=True)
 class EndFacts:
     """What the analytics need of one (catalog item, port name) end."""

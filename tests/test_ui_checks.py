@@ -206,3 +206,29 @@ def test_a_design_that_passes_says_so_in_the_tree(qtbot, tmp_path):
     tree.set_placeholder("")
     blank = tree.viewport().grab().toImage()
     assert painted != blank
+
+
+def test_a_covered_checks_tab_catches_up_when_raised(qtbot, tmp_path, tiny_design):
+    """Behind another tab of its dock the Checks view rebuilds no rows after an edit
+    (nobody sees them); raised, it shows what the edit found, and an undo while it is
+    covered is shown as well."""
+    window = open_window(qtbot, tmp_path, tiny_design)
+    view = window.checks
+    document = window.document
+
+    def rules() -> set[str]:
+        return {row.finding.rule for g in view.model.groups for row in g.rows}
+
+    window.storage_dock.raise_()
+    qtbot.waitUntil(lambda: view.visibleRegion().isEmpty())
+    document.push(set_rack_cooling(document, "r1", "air"))
+    assert "RACK-COOLING" not in rules()  # not rebuilt while covered
+    window.checks_dock.raise_()
+    qtbot.waitUntil(lambda: "RACK-COOLING" in rules())
+    window.storage_dock.raise_()
+    QApplication.processEvents()
+    document.undo()
+    window.checks_dock.raise_()
+    qtbot.waitUntil(lambda: "RACK-COOLING" not in rules())
+    assert rules() == {"RACK-PDU"}
+    document.undo_stack.setClean()

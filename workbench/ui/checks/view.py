@@ -32,6 +32,7 @@ from workbench.rules import INTERNAL_ERROR, REGISTRY, Finding, Severity, count
 from workbench.ui.checks.model import FindingsModel, Row, object_name
 from workbench.ui.checks.tree import FindingsTree
 from workbench.ui.commands import EditCommand
+from workbench.ui.seen import is_seen
 from workbench.ui.shell.document import Document
 from workbench.units import format_count
 
@@ -58,6 +59,9 @@ class ChecksView(QWidget):
         self._rows_by_finding: dict[Finding, Row] = {}
         #: (checker version, number of waivers, id of the design) last shown.
         self._shown_version: tuple[int, int, int] | None = None
+        #: Edits came while the view was not seen (None: none); True when one of them
+        #: asks for the rows to be rebuilt even if the findings are the same.
+        self._behind: bool | None = None
 
         self.severity = QComboBox()
         self.severity.setObjectName("checksSeverity")
@@ -134,7 +138,19 @@ class ChecksView(QWidget):
     def _on_document_changed(self, change: Change) -> None:
         # A move or a rename changes where a finding's object is, or what it is called,
         # without changing the finding: its row must follow.
-        self.refresh(force=bool(change.waivers or change.moved or change.labels))
+        force = bool(change.waivers or change.moved or change.labels)
+        if not is_seen(self):
+            # Covered by another tab of its dock, or closed: rows nobody sees are not
+            # rebuilt after every edit; they catch up when the tab is raised.
+            self._behind = bool(self._behind) or force
+            return
+        self.refresh(force=force)
+
+    def on_exposed(self) -> None:
+        """The dock's tab came to the front: show what the edits made meanwhile."""
+        if self._behind is not None:
+            force, self._behind = self._behind, None
+            self.refresh(force=force)
 
     def refresh(self, force: bool = False) -> None:
         """Show the current findings (only rebuilt when they or the waivers differ)."""

@@ -15,7 +15,7 @@ takes out.  Nothing here changes the design.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from itertools import compress
 from operator import attrgetter
 from typing import Any
@@ -122,28 +122,48 @@ def plane_hosts(
     """The hosts to cable and their free ports on the plane (see the module docstring);
     ``gone``: devices about to be removed."""
     index = design.index
+    chosen: Iterable[tuple[Rack, Device]]
     if request.hosts is not None:
-        chosen: list[tuple[Rack, Device]] = []
+        named: list[tuple[Rack, Device]] = []
         for host_id in request.hosts:
             found = index.devices.get(host_id)
             if found is None:
                 raise FabricError(f"hosts: no device with id {host_id!r}.")
-            chosen.append(found)
+            named.append(found)
+        chosen = named
     else:
         skip = set(gone)
-        chosen = [(r, d) for r, d in design.iter_devices() if d.id not in skip]
+        chosen = (
+            (rack, device)
+            for rack in design.iter_racks()
+            for device in rack.devices
+            if device.id not in skip
+        )
     per_slug: dict[str, tuple[tuple[int, str, float], ...]] = {}
+    #: device type → its item and ends (None: not in the design's catalog), asked once
+    #: per type rather than per device: 1.1 million devices at 1,000,000 GPUs, per plane.
+    per_type: dict[str, tuple[CatalogItem, tuple[tuple[int, str, float], ...]] | None] = {}
     # Each host's model and its ports on the plane first (a model that cannot run at
     # the speed, or a named host with no port there, fails on the first such host in
     # order, as it always did), so the links are read once for the ports that matter.
     candidates: list[tuple[Rack, Device, CatalogItem, tuple[tuple[int, str, float], ...]]] = []
     for rack, device in chosen:
-        item = design.device_types.get(device.device_type)
-        if item is None:
+        slug = device.device_type
+        if slug in per_type:
+            kind = per_type[slug]
+        else:
+            item = design.device_types.get(slug)
+            if item is None:
+                kind = None
+            else:
+                every = per_slug.get(item.slug)
+                if every is None:
+                    every = per_slug[item.slug] = _host_ends(device, item, request.plane, speed)
+                kind = (item, every)
+            per_type[slug] = kind
+        if kind is None:
             continue
-        every = per_slug.get(item.slug)
-        if every is None:
-            every = per_slug[item.slug] = _host_ends(device, item, request.plane, speed)
+        item, every = kind
         if not every:
             if request.hosts is not None:
                 raise FabricError(

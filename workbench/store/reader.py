@@ -140,13 +140,18 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
     parents = {b.parent for b in binding.TREE}
     order: Order = {}
     pools = _Pools()
+    device_ids: list[Any] = []
     for b in binding.TREE:
         seqs, objects, ids = _attach(file, conn, b, loads, design, made, pools)
         order[b.table] = _rows(b, objects, seqs, ids, pools)
+        if b.table == "devices" and ids is not None:
+            device_ids = ids
         if b.table in parents:
             made[b.table] = dict(zip(seqs, objects, strict=True))
     made.clear()
-    pools.share_ids(obj.id for _, obj in design.iter_devices())
+    # The devices' own id strings as listed while read (every device row hangs in a
+    # rack, or the open stopped above): no walk of the tree for them.
+    pools.share_ids(device_ids)
     for b in binding.LISTS:
         seqs, objects, ids = _stream(file, conn, b, loads, pools)
         setattr(design, b.table, objects)
@@ -255,9 +260,9 @@ class _Pools:
         #: table -> column -> the pool of that column alone (not the device ids').
         self._own: dict[str, dict[str, dict[Any, Any]]] = {}
 
-    def share_ids(self, ids: Any) -> None:
+    def share_ids(self, ids: list[Any]) -> None:
         """The device ids that device-naming columns (link ends) are to share."""
-        self._ids = {i: i for i in ids}
+        self._ids = dict(zip(ids, ids, strict=True))
         self._id_count = len(self._ids)
 
     def sharers(

@@ -46,6 +46,40 @@ def test_new_ids_are_free_everywhere(design):
     assert design.index.new_id("rack").startswith("r")
 
 
+def _one_by_one(design: Design, kind: str, count: int) -> list[str]:
+    """The plain path: ``count`` single :meth:`new_id` calls on a copy."""
+    twin = copy.deepcopy(design)
+    twin.reindex()
+    return [twin.index.new_id(kind) for _ in range(count)]
+
+
+@pytest.mark.parametrize("foreign", ["l000005", "l05", "l0000005", "l5", "l000012", "L000005"])
+@pytest.mark.parametrize("count", [1, 3, 12, 40])
+def test_a_batch_of_ids_is_what_one_by_one_gives(design, foreign, count):
+    """A device named like a link id the batch would hand out is never handed out again,
+    whether the batch reads the small tables id by id or hashes itself into a set; an
+    id spelt otherwise (fewer or more digits, another case) is no clash."""
+    design.sites[0].rows[0].racks[0].devices.append(Device(foreign, "x", "mgmt-48", 30))
+    design.reindex()
+    expected = _one_by_one(design, "link", count)
+    got = design.index.new_ids("link", count)
+    assert got == expected
+    assert not any(design.index.in_use(i) for i in got)
+
+
+@pytest.mark.parametrize("count", [2, 30])
+def test_a_batch_skips_a_link_added_after_the_last_batch(design, count):
+    """An id added with its own name inside the range the next batch would take (a
+    pasted link) is refused there, on both paths."""
+    first = design.index.new_ids("link", 2)
+    assert first == ["l000003", "l000004"]
+    design.links.append(Link("l000006", "d1", "eth7", "s1", "eth7"))
+    design.index.add_links([design.links[-1]])
+    got = design.index.new_ids("link", count)
+    assert got == [f"l{n:06d}" for n in range(5, 6 + count) if n != 6]
+    assert design.index.new_id("link") == f"l{6 + count:06d}"
+
+
 def test_removing_a_device_takes_its_links_and_tier_places_and_undo_puts_them_back(design):
     start = copy.deepcopy(design)
     applied = ops.apply(design, ops.RemoveDevice("d1"))

@@ -694,8 +694,7 @@ class DesignIndex:
         # made by %-formatting in C (4.4 million link ids at 1,000,000 GPUs: ~40 % less
         # than an f-string per id; the same text).
         batch = list(map(f"{prefix}%0{digits}d".__mod__, range(n, n + count)))
-        wanted = set(batch)
-        if all(table.keys().isdisjoint(wanted) for table in self.id_tables()):
+        if self._batch_free(prefix, digits, n, batch):
             self._next[kind] = n + count
             return batch
         while len(ids) < count:
@@ -705,6 +704,42 @@ class DesignIndex:
                 ids.append(candidate)
         self._next[kind] = n
         return ids
+
+    def _batch_free(self, prefix: str, digits: int, first: int, batch: list[str]) -> bool:
+        """Whether no object of any kind has an id in ``batch`` (the ids numbered from
+        ``first`` on, as :meth:`new_ids` makes them).
+
+        A table much smaller than the batch is read id by id: only an id with the
+        prefix, digits after it, a number in the batch's range and the batch's exact
+        spelling of that number can be one of them. That spares hashing the whole batch
+        into a set (3 million link ids at 1,000,000 GPUs: ~0.5 s) when the other
+        tables hold a few hundred thousand ids; a larger table is checked against the
+        set, as before.
+        """
+        last = first + len(batch)
+        spell = f"{prefix}%0{digits}d".__mod__
+        start = len(prefix)
+        wanted: set[str] | None = None
+        for table in self.id_tables():
+            if not table:
+                continue
+            if 2 * len(table) < len(batch):
+                for object_id in table:
+                    if isinstance(object_id, str) and object_id.startswith(prefix):
+                        tail = object_id[start:]
+                        if (
+                            tail.isascii()
+                            and tail.isdigit()
+                            and first <= int(tail) < last
+                            and spell(int(tail)) == object_id
+                        ):
+                            return False
+                continue
+            if wanted is None:
+                wanted = set(batch)
+            if not table.keys().isdisjoint(wanted):
+                return False
+        return True
 
     def _highest(self, kind: str, prefix: str) -> int:
         tables: dict[str, Mapping[str, object]] = {

@@ -321,7 +321,13 @@ def _shared(pool: dict[Any, Any], one_kind: bool, values: tuple[Any, ...]) -> tu
         if not any(kinds <= allowed for allowed in _SHAREABLE):
             pool[_MIXED] = _MIXED  # this column's pool is no longer all its values
             return values
-    return tuple(map(pool.setdefault, values, values))
+    try:
+        # Mostly every value is in the pool already (link ends always are), and a
+        # lookup is cheaper than setdefault: the links' 29 million shared values at
+        # 1,000,000 GPUs, ~1.24 -> ~1.18 s.  A miss costs the chunk a second pass.
+        return tuple(map(pool.__getitem__, values))
+    except KeyError:
+        return tuple(map(pool.setdefault, values, values))
 
 
 def _stream(

@@ -27,6 +27,7 @@ from fractions import Fraction
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
+from workbench.model.id_numbers import ID_SHAPES, batch_free, highest_number
 from workbench.text_rules import node_hostname
 
 if TYPE_CHECKING:
@@ -81,18 +82,6 @@ class SignedTotals:
     def step(self, value: object, sign: int) -> None:
         """Put ``value`` in (``sign`` 1) or take it out (−1)."""
         raise NotImplementedError
-
-
-#: Prefix and digits of the ids the allocator makes for each kind (the templates use the
-#: same shapes: ``d000001``, ``r00001``, ``row001``).
-ID_SHAPES: dict[str, tuple[str, int]] = {
-    "site": ("site", 1),
-    "row": ("row", 3),
-    "rack": ("r", 5),
-    "device": ("d", 6),
-    "link": ("l", 6),
-    "workload": ("wl-", 1),
-}
 
 
 #: A link's id and the devices at its ends.
@@ -669,9 +658,7 @@ class DesignIndex:
         session.
         """
         prefix, digits = ID_SHAPES[kind]
-        n = self._next.get(kind)
-        if n is None:
-            n = self._highest(kind, prefix) + 1
+        n = self._first_number(kind, prefix)
         while True:
             candidate = f"{prefix}{n:0{digits}d}"
             n += 1
@@ -687,14 +674,12 @@ class DesignIndex:
         """
         ids: list[str] = []
         prefix, digits = ID_SHAPES[kind]
-        n = self._next.get(kind)
-        if n is None:
-            n = self._highest(kind, prefix) + 1
+        n = self._first_number(kind, prefix)
         # The next ``count`` numbers are nearly always free: take them in one go, each
         # made by %-formatting in C (4.4 million link ids at 1,000,000 GPUs: ~40 % less
         # than an f-string per id; the same text).
         batch = list(map(f"{prefix}%0{digits}d".__mod__, range(n, n + count)))
-        if self._batch_free(prefix, digits, n, batch):
+        if batch_free(self.id_tables(), prefix, digits, n, batch):
             self._next[kind] = n + count
             return batch
         while len(ids) < count:
@@ -705,60 +690,21 @@ class DesignIndex:
         self._next[kind] = n
         return ids
 
-    def _batch_free(self, prefix: str, digits: int, first: int, batch: list[str]) -> bool:
-        """Whether no object of any kind has an id in ``batch`` (the ids numbered from
-        ``first`` on, as :meth:`new_ids` makes them).
-
-        A table much smaller than the batch is read id by id: only an id with the
-        prefix, digits after it, a number in the batch's range and the batch's exact
-        spelling of that number can be one of them. That spares hashing the whole batch
-        into a set (3 million link ids at 1,000,000 GPUs: ~0.5 s) when the other
-        tables hold a few hundred thousand ids; a larger table is checked against the
-        set, as before.
-        """
-        last = first + len(batch)
-        spell = f"{prefix}%0{digits}d".__mod__
-        start = len(prefix)
-        wanted: set[str] | None = None
-        for table in self.id_tables():
-            if not table:
-                continue
-            if 2 * len(table) < len(batch):
-                for object_id in table:
-                    if isinstance(object_id, str) and object_id.startswith(prefix):
-                        tail = object_id[start:]
-                        if (
-                            tail.isascii()
-                            and tail.isdigit()
-                            and first <= int(tail) < last
-                            and spell(int(tail)) == object_id
-                        ):
-                            return False
-                continue
-            if wanted is None:
-                wanted = set(batch)
-            if not table.keys().isdisjoint(wanted):
-                return False
-        return True
-
-    def _highest(self, kind: str, prefix: str) -> int:
-        tables: dict[str, Mapping[str, object]] = {
-            "device": self.devices,
-            "rack": self.racks,
-            "row": self.rows,
-            "site": self.sites,
-            "link": self.links,
-            "workload": self.workloads,
-        }
-        table = tables[kind]
-        start = len(prefix)
-        best = 0
-        for object_id in table:
-            if object_id.startswith(prefix):
-                tail = object_id[start:]
-                if tail.isdigit() and tail.isascii():
-                    best = max(best, int(tail))
-        return best
+    def _first_number(self, kind: str, prefix: str) -> int:
+        """The number the next id of ``kind`` starts from: where this session left off,
+        else one past the highest in use among objects of that kind."""
+        n = self._next.get(kind)
+        if n is None:
+            tables: dict[str, Mapping[str, object]] = {
+                "device": self.devices,
+                "rack": self.racks,
+                "row": self.rows,
+                "site": self.sites,
+                "link": self.links,
+                "workload": self.workloads,
+            }
+            n = highest_number(tables[kind], prefix) + 1
+        return n
 
 
 #: Links taken out of or put into the list after which :meth:`DesignIndex.link_positions`

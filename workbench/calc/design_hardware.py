@@ -34,7 +34,7 @@ from workbench.calc.fabric.graph import (
     plane_graph_in_steps,
     replayed_graph,
 )
-from workbench.calc.fabric.plane_edits import Replay, replay_of, serial_of
+from workbench.calc.fabric.plane_edits import Replay, held, replay_of, serial_of
 from workbench.calc.fabric.planes import (
     STEP_LINKS,
     PlaneStructure,
@@ -51,6 +51,7 @@ from workbench.calc.fabric.tables import (
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.catalog.netbox import interface_speed_gbps
 from workbench.model.design import Design
+from workbench.model.index import DesignIndex
 
 #: GPUs per node assumed when the job's GPU is in no server of the design.
 DEFAULT_GPUS_PER_NODE = 8
@@ -189,7 +190,14 @@ def compute_plane_in_steps(
     if not design.links:
         return compute_plane(design)
     structures = yield from plane_structures_in_steps(design, chunk)
-    structure = structures["compute"]
+    # Held: an edit between the steps leaves the lists read here as they are.
+    with held(structures["compute"]) as structure:
+        return (yield from _compute_plane_steps(design, chunk, index, version, structure))
+
+
+def _compute_plane_steps(
+    design: Design, chunk: int, index: DesignIndex, version: int, structure: PlaneStructure
+) -> Generator[None, None, ComputePlane]:
     yield
     devices = yield from DeviceTable.in_steps(design, chunk // 4)
     parts: list[LinkArrays] = []

@@ -177,7 +177,9 @@ def _kept(design: Design) -> dict[str, PlaneStructure] | None:
     if changes is None:
         return None
     found = replayed(design, cast(dict[str, PlaneStructure], cached[1]), changes)
-    if found is not None:
+    if found is None:  # the kept ones may be half brought up to date: never replay them
+        del index.fabric_cache["plane_structures"]
+    else:
         index.fabric_cache["plane_structures"] = (version, found)
     return found
 

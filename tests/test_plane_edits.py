@@ -94,6 +94,10 @@ def same_graph_rows(design: Design, structure) -> None:
     fresh = DeviceTable(design)
     graph = plane_graph(design, "compute", structure, fresh, link_arrays(fresh, structure.links))
     assert devices.ids == fresh.ids
+    assert dict(devices.pos) == fresh.pos  # numbered from the index's log, not afresh
+    # A device gone (removed nodes: ids the template numbered) has no number.
+    probes = [f"d{k:06d}" for k in range(2 * len(fresh.ids))]
+    assert [devices.pos.get(i) for i in probes] == [fresh.pos.get(i) for i in probes]
     for name in ("a", "b"):
         assert np.array_equal(getattr(arrays, name), getattr(graph.arrays, name)), name
     for name in ("a_code", "b_code"):  # codes number ends as met: their ends agree

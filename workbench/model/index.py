@@ -160,6 +160,12 @@ class DesignIndex:
         self._link_at: dict[str, int] | None = None
         self._links_out = 0
         self._links_in = 0
+        #: Device ids that came into (True) or left (False) :attr:`devices`, oldest first,
+        #: since a reader first asked for a mark (:meth:`device_mark`); None until then,
+        #: so a build pays nothing.  The order of :attr:`devices` is what numbers them in
+        #: the fabric's tables, and a table kept across an edit is renumbered from this.
+        self._device_log: list[tuple[str, bool]] | None = None
+        self._device_log_from = 0
         #: Per reader of :meth:`per_rack`: racks whose device list, or a device's name,
         #: changed since it last asked (empty until a reader asks: building costs nothing).
         self._rack_marks: dict[str, set[str]] = {}
@@ -271,6 +277,8 @@ class DesignIndex:
         return device_id in self._ends
 
     def add_device(self, rack: Rack, device: Device) -> None:
+        if self._device_log is not None and device.id not in self.devices:
+            self._log_device(device.id, True)
         self.devices[device.id] = (rack, device)
         self._mark(rack.id)
         if self._named_by_links(device.id):
@@ -289,6 +297,8 @@ class DesignIndex:
         if placed is not None:
             self._mark(placed[0].id)
             self.rename_device(device.name, None)
+            if self._device_log is not None:
+                self._log_device(device.id, False)
 
     def move_device(self, rack: Rack, device: Device) -> None:
         """``device`` now sits in ``rack`` (moved there, or to another place in the
@@ -296,8 +306,31 @@ class DesignIndex:
         placed = self.devices.get(device.id)
         if placed is not None:
             self._mark(placed[0].id)
+        elif self._device_log is not None:
+            self._log_device(device.id, True)
         self.devices[device.id] = (rack, device)
         self._mark(rack.id)
+
+    def device_mark(self) -> int:
+        """A mark for :meth:`devices_since`: how many devices came or went so far."""
+        if self._device_log is None:
+            self._device_log = []
+        return self._device_log_from + len(self._device_log)
+
+    def devices_since(self, mark: int) -> list[tuple[str, bool]] | None:
+        """The device ids that came into (True) or left (False) :attr:`devices` since
+        ``mark``, oldest first; None when that is no longer logged."""
+        log = self._device_log
+        if log is None or not self._device_log_from <= mark <= self._device_log_from + len(log):
+            return None
+        return log[mark - self._device_log_from :]
+
+    def _log_device(self, device_id: str, came: bool) -> None:
+        log = cast("list[tuple[str, bool]]", self._device_log)
+        log.append((device_id, came))
+        if len(log) > 2 * _DEVICE_LOG_LENGTH:
+            del log[:_DEVICE_LOG_LENGTH]
+            self._device_log_from += _DEVICE_LOG_LENGTH
 
     def rename_device(self, old: str, new: str | None, device_id: str | None = None) -> None:
         """Keep :attr:`device_names` and :attr:`host_names` in step with a rename
@@ -715,6 +748,9 @@ _LINK_DRIFT = 2048
 #: logged add may hold (a generated fabric's 300,000 are recomputed, not replayed).
 _LOG_LENGTH = 256
 _LOGGED_LINKS = 4096
+
+#: Device comings and goings :meth:`DesignIndex.devices_since` keeps at least.
+_DEVICE_LOG_LENGTH = 1024
 
 #: One logged cabling change (see :meth:`DesignIndex.fabric_changes`).
 FabricChange = tuple[str, object]

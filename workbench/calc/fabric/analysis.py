@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 
 import numpy as np
 
@@ -44,7 +45,7 @@ from workbench.calc.fabric.failure import (
 from workbench.calc.fabric.graph import CollapsedGraph, PlaneGraph, plane_graph
 from workbench.calc.fabric.planes import PlaneStructure, plane_structures, tier_name
 from workbench.calc.fabric.ports import SwitchPorts, switch_ports, uncabled_hosts
-from workbench.calc.fabric.tables import DeviceTable
+from workbench.calc.fabric.tables import DeviceTable, numbers
 from workbench.model.design import PLANES, Design, Link, Network
 
 #: The MTU each fabric technology runs at (domain brief §3: "MTU must match on both
@@ -103,12 +104,14 @@ def tier_figures(graph: PlaneGraph) -> list[TierFigures]:
     """Every switch tier's figures, leaves first."""
     out = []
     depth = graph.depth
-    pos = graph.devices.pos
     for tier in range(1, depth + 1):
         # A link may name a switch the design no longer holds (a damaged or foreign
         # file): it has no row in the device table, so it has no figures either.
-        switches = [s for s in graph.structure.switches_in(tier) if s in pos]
-        at = np.array([pos[s] for s in switches], dtype=np.int64)
+        named = graph.structure.switches_in(tier)
+        at = numbers(graph.devices, named)
+        known = at >= 0
+        switches = list(compress(named, known.tolist()))
+        at = at[known]
         down, up = graph.down[at], graph.up[at]
         with_up = np.flatnonzero(up > 0)
         worst_switch = worst_ratio = None

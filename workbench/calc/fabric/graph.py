@@ -32,6 +32,7 @@ from workbench.calc.fabric.tables import (
     LinkArrays,
     distinct,
     link_arrays,
+    numbers,
     with_rows,
     without_rows,
 )
@@ -199,10 +200,10 @@ def plane_graph_in_steps(
 def _tiers(structure: PlaneStructure, devices: DeviceTable) -> np.ndarray:
     """Per device number: its tier in ``structure``, -1 for every other device."""
     tier = np.full(len(devices), -1, dtype=np.int64)
-    for switch, t in structure.tiers.items():
-        at = devices.pos.get(switch)
-        if at is not None:
-            tier[at] = t
+    tiers = structure.tiers
+    at = numbers(devices, list(tiers))
+    known = at >= 0
+    tier[at[known]] = np.fromiter(tiers.values(), np.int64, len(tiers))[known]
     return tier
 
 

@@ -105,6 +105,21 @@ def test_a_port_the_device_does_not_have(catalog):
     assert finding.objects == ("L1", "H1", "l1")
 
 
+def test_a_link_looped_back_to_its_own_device_is_read_at_both_ends(catalog):
+    # Both ends are the device's own: each missing port is its own finding, in the order
+    # of the ends, and one port at both ends of one cable is that port cabled twice.
+    design = design_of(
+        catalog,
+        {"L1": "nvidia-qm9700"},
+        [link(1, "L1", "p98", "L1", "p99"), link(2, "L1", "p1", "L1", "p1")],
+    )
+    assert [(f.message, f.objects) for f in findings(design, "FABRIC-PORT")] == [
+        ("L1 (Quantum-2 QM9700) has no port 'p98': link l1 to L1 p99.", ("L1", "L1", "l1")),
+        ("L1 (Quantum-2 QM9700) has no port 'p99': link l1 to L1 p98.", ("L1", "L1", "l1")),
+        ("L1: p1 is cabled 2 times (links l2, l2).", ("L1", "l2", "l2")),
+    ]
+
+
 def doubled_links() -> list[Link]:
     """Links from H1 and H2 onto an SN5600 L1: swp1 twice, swp2 whole and as a lane,
     lane swp3/2 twice, and two distinct lanes of swp4 (fine)."""

@@ -183,12 +183,15 @@ class HallScene(QGraphicsScene):
             return
         index = self.design.index
         if change.layout or change.removed or change.added:
-            for rack_id in list(self.items_by_rack):
-                if rack_id in change.racks and rack_id not in index.racks:
-                    self.removeItem(self.items_by_rack.pop(rack_id))
+            # Only the racks the change names can have come or gone (not a walk of the
+            # hall's 3,500 items after every device removed or dropped).
             for rack_id in change.racks:
                 placed = index.racks.get(rack_id)
-                if placed is not None and rack_id not in self.items_by_rack:
+                if placed is None:
+                    gone = self.items_by_rack.pop(rack_id, None)
+                    if gone is not None:
+                        self.removeItem(gone)
+                elif rack_id not in self.items_by_rack:
                     self._add_item(placed[1])
         racks = set(change.racks)
         for device_id in change.devices:

@@ -263,8 +263,6 @@ class SummaryStrip(QWidget):
             self._separators[key].setVisible(visible and key != first)
         self._more.setVisible(bool(squeezed))
         self._more.setToolTip(SEPARATOR.join(self._labels[k].text() for k in squeezed))
-        self._layout.removeWidget(self._more)
-        self._layout.addWidget(self._more)
 
     def _add_label(self, key: str) -> QLabel:
         sep = QLabel("·")
@@ -277,6 +275,10 @@ class SummaryStrip(QWidget):
             label.setStyleSheet("font-weight: 600;")
         self._labels[key] = label
         self._layout.addWidget(label)
+        # "…" stays last.  Moved only when a figure is added: moved on every refresh, it
+        # laid out the strip and repainted the status bar after every edit.
+        self._layout.removeWidget(self._more)
+        self._layout.addWidget(self._more)
         return label
 
     def text(self) -> str:

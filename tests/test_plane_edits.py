@@ -20,9 +20,16 @@ from workbench.calc.design_hardware import (
     tier_figures,
 )
 from workbench.calc.fabric.graph import plane_graph
-from workbench.calc.fabric.plane_edits import replay_of
+from workbench.calc.fabric.plane_edits import kept_of, replay_of
 from workbench.calc.fabric.planes import PLANES, _plane_structures, plane_structures
-from workbench.calc.fabric.tables import DeviceTable, link_arrays, with_rows, without_rows
+from workbench.calc.fabric.tables import (
+    DeviceTable,
+    link_arrays,
+    renumbered_column,
+    spliced,
+    with_rows,
+    without_rows,
+)
 from workbench.calc.steps import drain
 from workbench.calc.storage_clients import (
     PlaneBandwidth,
@@ -58,6 +65,8 @@ def same_structures(design: Design) -> None:
         assert [link.id for link in a.switch_links] == [link.id for link in b.switch_links]
         assert a.hosts == b.hosts, plane
         assert list(a.tiers.items()) == list(b.tiers.items()), plane
+        if "_kept" in a.__dict__:  # the leaves a replay orders its moved ones among
+            assert kept_of(a).leaves == [s for s, t in b.tiers.items() if t == 1], plane
     assert compute_plane(design) == full_compute_plane(design, full["compute"])
     same_graph_rows(design, full["compute"])
     # The storage clients and the racks' draw, kept per rack across cabling edits.
@@ -250,6 +259,24 @@ def test_rows_taken_out_and_put_in_as_numpy_does(size, removed, inserted):
     at = sorted(p % (len(kept) + 1) for p in inserted)
     values = list(range(100, 100 + len(at)))
     assert np.array_equal(with_rows(kept, at, values), np.insert(kept, at, values))
+    assert np.array_equal(spliced(column, places, at, values), np.insert(kept, at, values))
+
+
+@settings(max_examples=100, deadline=None)
+@given(size=st.integers(0, 12), gone=st.sets(st.integers(0, 11)), came=st.integers(0, 3))
+def test_a_column_renumbered_as_a_gather_does(size, gone, came):
+    """Device numbers carried to a renumbered table: the gather, or the column itself
+    where no number in it moves (devices only came, none of its rows names the old
+    missing number)."""
+    kept = [n for n in range(size) if n not in gone]
+    renumber = np.array(
+        [kept.index(n) if n in kept else len(kept) + came for n in range(size)]
+        + [len(kept) + came],
+        dtype=np.int64,
+    )
+    for column in (np.arange(size + 1), np.array(kept, dtype=np.int64), np.zeros(0, np.int64)):
+        column = column.astype(np.int64)
+        assert np.array_equal(renumbered_column(column, renumber), renumber[column])
 
 
 def test_a_stepped_reader_holding_the_plane_reads_it_as_it_started(catalog):

@@ -45,8 +45,8 @@ from workbench.calc.fabric.tables import (
     DeviceTable,
     LinkArrays,
     link_arrays,
-    with_rows,
-    without_rows,
+    renumbered_column,
+    spliced,
 )
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.catalog.netbox import interface_speed_gbps
@@ -158,15 +158,15 @@ def _replayed_arrays(
     """``old`` with the rows :class:`Replay` took out deleted and its new links' rows
     put in, renumbered to ``devices`` (devices may have come and gone): the arrays a
     full read of ``structure.links`` gives."""
-    columns = {f: without_rows(getattr(old, f), removed) for f in _ARRAY_FIELDS}
-    columns["a"] = renumber[columns["a"]]
-    columns["b"] = renumber[columns["b"]]
-    if replay.inserted:
-        links = structure.links
-        new = link_arrays(devices, [links[i] for i in replay.inserted], end_codes=True)
-        at = [p - k for k, p in enumerate(replay.inserted)]
-        for f in _ARRAY_FIELDS:
-            columns[f] = with_rows(columns[f], at, getattr(new, f))
+    links = structure.links
+    new = link_arrays(devices, [links[i] for i in replay.inserted], end_codes=True)
+    at = [p - k for k, p in enumerate(replay.inserted)]
+    columns = {}
+    for f in _ARRAY_FIELDS:
+        column = getattr(old, f)
+        if f in ("a", "b"):
+            column = renumbered_column(column, renumber)
+        columns[f] = spliced(column, removed, at, getattr(new, f))
     return LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS))
 
 

@@ -253,12 +253,24 @@ def _replayed_bandwidth(
         for link in cast("tuple[Link, ...]", what if kind == "add" else (what,)):
             touched.update((link.a_device, link.b_device))
     # Every storage host link of a touched device, as the full pass would meet them.
+    # Only links where the device's own end is a host end add to its figure: a plain
+    # switch (a removed node's compute and storage leaves) has none, and a switch's
+    # data ports none (its management-only ports may): their links are not read.
     by_network = network_planes(design)
     ends = HostEnds(design)
     links: dict[int, Link] = {}
+    table = index.links
     for device in touched:
+        names = ends.names(device)
+        if names is not None and not names:
+            continue
         for link_id in index.device_links.get(device, ()):
-            link = index.links[link_id]
+            link = table[link_id]
+            if names is not None and not (
+                (link.a_device == device and link.a_port in names)
+                or (link.b_device == device and link.b_port in names)
+            ):
+                continue
             if plane_of(design, link, by_network) == "storage" and (
                 ends.host(link.a_device, link.a_port) or ends.host(link.b_device, link.b_port)
             ):

@@ -104,14 +104,18 @@ def tier_figures(graph: PlaneGraph) -> list[TierFigures]:
     """Every switch tier's figures, leaves first."""
     out = []
     depth = graph.depth
+    # Every switch numbered at once, in the structure's order (each tier's switches
+    # then in the order switches_in gives them).
+    tiers = graph.structure.tiers
+    every = list(tiers)
+    numbered = numbers(graph.devices, every)
+    levels = np.fromiter(tiers.values(), np.int64, len(every))
     for tier in range(1, depth + 1):
         # A link may name a switch the design no longer holds (a damaged or foreign
         # file): it has no row in the device table, so it has no figures either.
-        named = graph.structure.switches_in(tier)
-        at = numbers(graph.devices, named)
-        known = at >= 0
-        switches = list(compress(named, known.tolist()))
-        at = at[known]
+        chosen = (levels == tier) & (numbered >= 0)
+        switches = list(compress(every, chosen.tolist()))
+        at = numbered[chosen]
         down, up = graph.down[at], graph.up[at]
         with_up = np.flatnonzero(up > 0)
         worst_switch = worst_ratio = None

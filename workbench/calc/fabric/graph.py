@@ -33,8 +33,8 @@ from workbench.calc.fabric.tables import (
     distinct,
     link_arrays,
     numbers,
-    with_rows,
-    without_rows,
+    renumbered_column,
+    spliced,
 )
 from workbench.calc.steps import drain
 from workbench.model.design import Design
@@ -322,22 +322,17 @@ def replayed_graph(
     if old.tiers != structure.tiers:
         return None
     tier = _tiers(structure, devices)
-    layer = without_rows(old.layer, removed)
-    lower = renumber[without_rows(old.lower, removed)]
-    upper = renumber[without_rows(old.upper, removed)]
-    gbps = without_rows(old.gbps, removed)
     rows = np.asarray(inserted, dtype=np.int64)
     new_layer, new_lower, new_upper = _rows(
         tier, devices, arrays.a[rows], arrays.b[rows], arrays.a_code[rows], arrays.b_code[rows]
     )
     speed = arrays.speed[rows]
     new_gbps = np.where(np.isnan(speed), 0.0, speed)
-    if len(rows):
-        at = rows - np.arange(len(rows))
-        layer = with_rows(layer, at, new_layer)
-        lower = with_rows(lower, at, new_lower)
-        upper = with_rows(upper, at, new_upper)
-        gbps = with_rows(gbps, at, new_gbps)
+    at = rows - np.arange(len(rows))
+    layer = spliced(old.layer, removed, at, new_layer)
+    lower = spliced(renumbered_column(old.lower, renumber), removed, at, new_lower)
+    upper = spliced(renumbered_column(old.upper, renumber), removed, at, new_upper)
+    gbps = spliced(old.gbps, removed, at, new_gbps)
     whole = old.whole and bool(np.all(new_gbps == np.rint(new_gbps)))
     if not whole:
         graph = _graph(structure, devices, arrays, tier, layer, lower, upper, gbps)

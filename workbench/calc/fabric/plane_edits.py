@@ -62,14 +62,18 @@ class Replay:
 @dataclass
 class _Kept:
     """What a replay keeps beside a structure: the object ids of its three lists' links
-    (numpy, to find a link without comparing 300,000 of them) and each leaf's first
-    host link (what orders the leaves)."""
+    (numpy, to find a link without comparing 300,000 of them), each leaf's first
+    host link (what orders the leaves), and the leaves in their order."""
 
     ids: dict[str, np.ndarray]
     first: dict[str, Link]
+    leaves: list[str]
 
 
 _LISTS = ("links", "host_links", "switch_links")
+
+#: No places (a list no link was taken out of).
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 def kept_of(structure: PlaneStructure) -> _Kept:
@@ -80,7 +84,8 @@ def kept_of(structure: PlaneStructure) -> _Kept:
         ids = {
             name: np.fromiter(map(id, getattr(structure, name)), dtype=np.int64) for name in _LISTS
         }
-        leaves = {s for s, tier in structure.tiers.items() if tier == 1}
+        order = [s for s, tier in structure.tiers.items() if tier == 1]
+        leaves = set(order)
         first: dict[str, Link] = {}
         for link in structure.host_links:
             a, b = link.a_device, link.b_device
@@ -88,7 +93,7 @@ def kept_of(structure: PlaneStructure) -> _Kept:
                 first[a] = link
             if b in leaves and b not in first:
                 first[b] = link
-        kept = structure.__dict__["_kept"] = _Kept(ids, first)
+        kept = structure.__dict__["_kept"] = _Kept(ids, first, order)
     return kept
 
 
@@ -156,12 +161,14 @@ def replayed(
     None some of ``old`` may be half done: the caller must drop them (see
     :func:`workbench.calc.fabric.planes.plane_structures`)."""
     touched: dict[int, Link] = {}
+    dropped: list[Link] = []
     for kind, what in changes:
         if kind == "add":
             for link in what:  # type: ignore[attr-defined]
                 touched[id(link)] = link
         elif kind == "drop":
             touched[id(what)] = what  # type: ignore[assignment]
+            dropped.append(what)  # type: ignore[arg-type]
         else:
             return None
     if not touched:
@@ -177,10 +184,18 @@ def replayed(
             if plane in old:
                 planes.setdefault(plane, []).append(link)
     out = dict(old)
-    wanted = [id(link) for link in touched.values()]
+    # Only a link some change took out can be in the kept lists (one only put in was
+    # not in the design then), and one on a network only in its network's plane: a
+    # node put back reads none of the 300,000 ids, a removal each plane's own.
+    wanted: dict[str | None, list[int]] = {}
+    for link in dropped:
+        plane = by_network.get(link.network) if link.network in by_network else None
+        wanted.setdefault(plane, []).append(id(link))
+    anywhere = wanted.get(None, [])
     for plane, structure in old.items():
         kept = kept_of(structure)
-        gone = np.flatnonzero(np.isin(kept.ids["links"], wanted))
+        mine = wanted.get(plane, []) + anywhere
+        gone = np.flatnonzero(np.isin(kept.ids["links"], mine)) if mine else _NONE
         new = planes.get(plane, [])
         if len(gone) == 0 and not new:
             continue
@@ -215,7 +230,7 @@ def _replay_plane(
     old_links = structure.links
     removed = [old_links[i] for i in gone.tolist()]
     removed_ids = [id(link) for link in removed]
-    if np.isin(kept.ids["switch_links"], removed_ids).any():
+    if removed_ids and np.isin(kept.ids["switch_links"], removed_ids).any():
         return None  # a switch-to-switch link went: tiers may move
     for link in new:
         if not (ends.host(link.a_device, link.a_port) or ends.host(link.b_device, link.b_port)):
@@ -229,13 +244,15 @@ def _replay_plane(
     )
     if parts is None:
         return None
-    hosts, tiers, first = parts
+    hosts, tiers, first, leaves = parts
     # The lists, without the links that went (kept in order) ...
     lists: dict[str, list[Link]] = {}
     ids: dict[str, np.ndarray] = {}
     for name in ("links", "host_links"):
         column = kept.ids[name]
-        drop = gone if name == "links" else np.flatnonzero(np.isin(column, removed_ids))
+        drop = gone
+        if name != "links":
+            drop = np.flatnonzero(np.isin(column, removed_ids)) if removed_ids else _NONE
         target = getattr(structure, name)
         if in_place:
             for i in reversed(drop.tolist()):
@@ -276,7 +293,7 @@ def _replay_plane(
             lists["host_links"],
             structure.switch_links,
         )
-    found.__dict__["_kept"] = _Kept(ids, first)
+    found.__dict__["_kept"] = _Kept(ids, first, leaves)
     found.__dict__["_replay"] = Replay(base, tuple(gone.tolist()), tuple(inserted))
     return found
 
@@ -299,7 +316,7 @@ def _replayed_parts(
     ends: HostEnds,
     by_network: dict[str, str],
     in_place: bool,
-) -> tuple[set[str], dict[str, int], dict[str, Link]] | None:
+) -> tuple[set[str], dict[str, int], dict[str, Link], list[str]] | None:
     """The touched devices' parts: host of the plane, leaf of it, and a leaf's first
     host link; the plane's hosts (``structure.hosts`` itself when ``in_place``), tiers
     and each leaf's first host link after the edit, or None when a switch became or
@@ -320,6 +337,7 @@ def _replayed_parts(
         for device, port in ((link.a_device, link.a_port), (link.b_device, link.b_port))
         if port in (ends.names(device) or ())
     }
+    table = index.links
     for device in devices:
         was_leaf = tiers.get(device) == 1
         head = first.get(device)
@@ -331,7 +349,7 @@ def _replayed_parts(
         is_leaf = False
         mine = []
         for link_id in index.device_links.get(device, ()):
-            link = index.links[link_id]
+            link = table[link_id]
             if plane_of(design, link, by_network) != structure.plane:
                 continue
             a_host = ends.host(link.a_device, link.a_port)
@@ -365,18 +383,19 @@ def _replayed_parts(
             if first.get(device) is not head:
                 first[device] = head
                 moved.add(device)
+    leaves = kept.leaves
     if moved:
-        reordered = _reordered(design, structure.tiers, first, moved)
+        reordered = _reordered(design, structure.tiers, first, moved, leaves)
         if reordered is None:
             return None
-        tiers = reordered
+        tiers, leaves = reordered
     hosts = structure.hosts if in_place else set(structure.hosts)
     for device, is_host in decided.items():
         if is_host:
             hosts.add(device)
         else:
             hosts.discard(device)
-    return hosts, dict(tiers), first
+    return hosts, tiers, first, leaves
 
 
 def _place(design: Design, target: list[Link], at: int) -> int | None:
@@ -398,12 +417,19 @@ def _place(design: Design, target: list[Link], at: int) -> int | None:
 
 
 def _reordered(
-    design: Design, tiers: dict[str, int], first: dict[str, Link], moved: set[str]
-) -> dict[str, int] | None:
+    design: Design,
+    tiers: dict[str, int],
+    first: dict[str, Link],
+    moved: set[str],
+    leaves: list[str],
+) -> tuple[dict[str, int], list[str]] | None:
     """``tiers`` with the leaves in the order of their first host link (the link's
-    ``a`` end before its ``b`` end), then the other switches as they were.  Only the
-    ``moved`` leaves' first links changed: the others keep their order, and each moved
-    one is put among them by a binary search (a few places read, not 2,000)."""
+    ``a`` end before its ``b`` end), then the other switches as they were, and the
+    leaves in that order (``leaves``: in ``tiers``' order).  Only the ``moved`` leaves'
+    first links changed: the others keep their order, and each moved one is put among
+    them by a binary search (a few places read, not 2,000).  ``tiers`` itself when one
+    leaf moved and still sorts between its neighbours (its first node removed, the
+    next one now first): the common case, which then copies no dict."""
     index, links = design.index, design.links
     keys: dict[str, tuple[int, int]] = {}
 
@@ -417,7 +443,18 @@ def _reordered(
             found = keys[leaf] = (places[0], 0 if head.a_device == leaf else 1)
         return found
 
-    order = [s for s, tier in tiers.items() if tier == 1 and s not in moved]
+    if len(moved) == 1:
+        (leaf,) = moved
+        at = leaves.index(leaf)
+        mine = key(leaf)
+        found = [key(leaves[i]) for i in (at - 1, at + 1) if 0 <= i < len(leaves)]
+        if mine is None or None in found:
+            return None
+        if (at == 0 or cast(tuple[int, int], found[0]) < mine) and (
+            at + 1 == len(leaves) or mine < cast(tuple[int, int], found[-1])
+        ):
+            return tiers, leaves
+    order = [s for s in leaves if s not in moved]
     for leaf in moved:
         mine = key(leaf)
         if mine is None:
@@ -435,4 +472,4 @@ def _reordered(
         order.insert(low, leaf)
     out = dict.fromkeys(order, 1)
     out.update((s, tier) for s, tier in tiers.items() if tier != 1)
-    return out
+    return out, order

@@ -62,6 +62,54 @@ def with_rows(column: np.ndarray, at: Sequence[int] | np.ndarray, values: object
     return np.concatenate(pieces)
 
 
+def spliced(
+    column: np.ndarray,
+    removed: Sequence[int] | np.ndarray,
+    at: Sequence[int] | np.ndarray,
+    values: object,
+) -> np.ndarray:
+    """``with_rows(without_rows(column, removed), at, values)`` in one copy: a replay
+    that takes rows out and puts rows in (a node put back takes its old links' rows
+    out and its new ones' in) allocates one new column, not two.  Why: each is 2.4 MB
+    at 100,000 GPUs, and a fresh allocation that size costs its page faults here."""
+    places = np.unique(np.asarray(removed, dtype=np.int64)).tolist()
+    new = np.asarray(values, dtype=column.dtype)
+    # Each new row's place in ``column``: before the kept row it lands before.
+    cuts: list[tuple[int, int, int]] = [(p, 1, 0) for p in places]
+    for k, place in enumerate(np.asarray(at, dtype=np.int64).tolist()):
+        for gone in places:
+            if gone > place:
+                break
+            place += 1
+        cuts.append((place, 0, k))
+    if not cuts:
+        return column.copy()
+    cuts.sort()
+    pieces: list[np.ndarray] = []
+    start = 0
+    for place, kind, k in cuts:
+        pieces.append(column[start:place])
+        if kind:
+            start = place + 1
+        else:
+            pieces.append(new[k : k + 1])
+            start = place
+    pieces.append(column[start:])
+    return np.concatenate(pieces)
+
+
+def renumbered_column(column: np.ndarray, renumber: np.ndarray) -> np.ndarray:
+    """``renumber[column]`` (device numbers carried to a renumbered table), or
+    ``column`` itself where that changes no number in it: devices only came (a node put
+    back is numbered last) and no row names the old :attr:`DeviceTable.missing`."""
+    missing = len(renumber) - 1
+    if np.array_equal(renumber[:missing], np.arange(missing)) and (
+        renumber[missing] == missing or not (column == missing).any()
+    ):
+        return column
+    return cast(np.ndarray, renumber[column])
+
+
 @dataclass(frozen=True)
 class EndFacts:
     """What the analytics need of one (catalog item, port name) end."""

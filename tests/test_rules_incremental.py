@@ -216,6 +216,59 @@ def test_each_everyday_edit_and_its_undo_leave_the_findings_of_a_full_check(cata
 NODE_SLUG = "nvidia-dgx-h100"
 
 
+def test_a_removal_re_checks_ports_only_where_a_far_end_had_a_finding(catalog):
+    """Removing a cabled node: FABRIC-PORT re-checks none of the switches that only
+    lost links to it and had no finding (taking links away cannot make one), but does
+    re-check one whose finding names a removed link (its port cabled twice ends), and
+    the undo re-checks every switch the links come back to.  A full check agrees."""
+    from workbench.catalog.item import is_gpu_server
+    from workbench.model import Link, requests
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    types = design.device_types
+    index = design.index
+    node, other = [
+        d.id
+        for _r, d in design.iter_devices()
+        if is_gpu_server(types[d.device_type]) and index.device_links.get(d.id)
+    ][:2]
+    link = index.links[min(index.device_links[node])]
+    switch, port = (
+        (link.b_device, link.b_port) if link.a_device == node else (link.a_device, link.a_port)
+    )
+    # A second cable from another node onto the same switch port: a finding that names
+    # the node's link, under the switch (the other node's made-up port is its own).
+    double = Link(index.new_id("link"), other, "spare0", switch, port, link.network)
+    ops.apply(design, ops.AddLink(double))
+    calls: Counter[str] = Counter()
+    checker = Checker(design, rules=counted_rules(calls))
+    assert any(
+        f.rule == "FABRIC-PORT" and f.object_id == switch and link.id in f.objects
+        for f in checker.findings()
+    )
+    ends = {
+        lk.a_device if lk.b_device == node else lk.b_device
+        for lk in (index.links[i] for i in index.device_links[node])
+    }
+    assert len(ends) > 2
+    calls.clear()
+    applied = ops.apply(design, requests.delete(design, [node]))
+    checker.update(applied.change)
+    # The switch with the finding, and those in the node's own rack (the change names
+    # that rack: the switches there are re-checked as any device in it would be).
+    rechecked = {switch} | {e for e in ends if index.rack_of(e).id in applied.change.racks}
+    assert len(rechecked) < len(ends)
+    assert calls["FABRIC-PORT"] == len(rechecked)
+    assert same_as_full(checker)
+    assert not any(f.rule == "FABRIC-PORT" and f.object_id == switch for f in checker.findings())
+    calls.clear()
+    checker.update(ops.apply(design, applied.inverse).change)
+    assert calls["FABRIC-PORT"] == len(ends | {node})
+    assert same_as_full(checker)
+    assert any(f.rule == "FABRIC-PORT" and f.object_id == switch for f in checker.findings())
+
+
 def test_removing_a_server_re_checks_the_server_cabled_to_it_back_to_back(catalog):
     """A server whose only compute link runs to another server loses the fabric when
     that server goes: the removal names its links' far ends, so FABRIC-UNCABLED (a

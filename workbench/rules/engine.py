@@ -147,6 +147,13 @@ class Rule:
     #: :meth:`finding` refuses one above it, so a reader can skip the rule when only
     #: worse findings matter (a template choosing its job asks only about errors).
     worst: Severity | None = None
+    #: For a device rule whose verdict on a device reads only the device, its catalog
+    #: item and its own links (with their far ends): taking links away from a device
+    #: the rule finds nothing wrong with cannot make a finding (a port used less is not
+    #: taken twice, a link gone is no bad link).  A device a change names only because
+    #: links at it went (a removed node's eight leaf switches, 289 links each at 100,000
+    #: GPUs) is then not re-checked while it has no finding of the rule.
+    unlinking_keeps_clean: bool = False
 
     @property
     def most_severe(self) -> Severity:
@@ -186,6 +193,7 @@ def rule(
     warm_in_steps: Callable[[RuleContext], Iterator[None]] | None = None,
     ended_by_removal: bool = False,
     worst: Severity | None = None,
+    unlinking_keeps_clean: bool = False,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -218,6 +226,7 @@ def rule(
             warm_in_steps,
             ended_by_removal,
             worst,
+            unlinking_keeps_clean,
         )
         REGISTRY[rule_id] = made
         return made
@@ -646,6 +655,8 @@ class Checker:
                         d.id for rid in racks if (r := index.racks.get(rid)) for d in r[1].devices
                     }
                 ids = self._with_related(registered, table, device_ids, gone)
+                if registered.unlinking_keeps_clean:
+                    ids = {i for i in ids if i in table or not self._only_unlinked(i, change)}
             for object_id in gone:
                 if table.pop(object_id, None) is not None:
                     differs = True
@@ -704,6 +715,21 @@ class Checker:
         if differs:
             self.version += 1
         return differs
+
+    def _only_unlinked(self, device_id: str, change: Change) -> bool:
+        """Whether ``change`` touched the device only by taking links at it away: it did
+        not come, go or move, no link it has now is among the change's links (none came
+        or was edited at it), and its rack is not named (an edit of the device's own
+        fields, its type included, names its rack; a rename is a label, and a device
+        without findings carries no name to update).  A new catalog snapshot may change
+        its item: then it is re-checked."""
+        if change.types or device_id in change.added or device_id in change.moved:
+            return False
+        index = self.design.index
+        rack = index.rack_of(device_id)
+        if rack is None or rack.id in change.racks:
+            return False
+        return change.links.isdisjoint(index.device_links.get(device_id, ()))
 
     def _with_related(
         self,

@@ -11,8 +11,10 @@ re-runs them after edits:
 * FABRIC-PORT is a device rule: an edit of a link re-checks the two devices at its
   ends, not the fabric.  A problem between two ports is reported once, under the
   link's ``a`` end (so a new catalog snapshot of the ``b`` end's item alone shows in the
-  next full check).  A full check asks it only about the devices
-  :mod:`workbench.rules.port_suspects` finds suspect in one pass over all the links.
+  next full check).  A device that only lost links and had no finding keeps none, so
+  it is not re-checked (``unlinking_keeps_clean``).  A full check asks it only about
+  the devices :mod:`workbench.rules.port_suspects` finds suspect in one pass over all
+  the links.
 * FABRIC-UNCABLED is a device rule: it reads each GPU server's own links, stopping at
   the first compute one, so a server dropped, removed or re-cabled re-checks that
   server (and the devices at its links' far ends), not the plane.  Only whether the
@@ -64,6 +66,7 @@ def _name(design: Design, device_id: str) -> str:
     ),
     suspects=lambda ctx: port_suspects(ctx.design),
     suspects_in_steps=lambda ctx: port_suspects_in_steps(ctx.design, suspect_pass.STEP_LINKS),
+    unlinking_keeps_clean=True,
 )
 def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     design = ctx.design

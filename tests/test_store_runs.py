@@ -15,8 +15,7 @@ import pytest
 from store_designs import small_design
 
 from workbench.model.design import Design, Link, Network
-from workbench.store import open_design
-from workbench.store import writer as writer_module
+from workbench.store import ProjectFileError, binding, open_design, runs, save_design
 from workbench.store.writer import design_rows, write_database
 
 
@@ -82,8 +81,8 @@ def test_runs_store_the_rows_design_rows_makes(design: Design, tmp_path: Path) -
     assert stored(path, "links") == expected(design, "links")
     # The links do come in runs (so this test checks the literals, not the plain way).
     rows = dict(design_rows(design))["links"]
-    columns = writer_module.binding.row_columns("links")
-    shared = {columns[i] for i in writer_module._shared_columns(rows, len(columns))}
+    columns = binding.row_columns("links")
+    shared = {columns[i] for i in runs.shared_columns(runs.sampled(rows), len(columns))}
     assert {"network", "speed_gbps"} <= shared
     assert len(open_design(path).links) == len(design.links)
 
@@ -91,9 +90,9 @@ def test_runs_store_the_rows_design_rows_makes(design: Design, tmp_path: Path) -
 def test_runs_write_what_the_plain_way_writes(
     design: Design, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runs = tmp_path / "runs.dcwb"
-    write_database(design, runs)
-    monkeypatch.setattr(writer_module, "_RUNS_FROM", 10**12)
+    in_runs = tmp_path / "runs.dcwb"
+    write_database(design, in_runs)
+    monkeypatch.setattr(runs, "RUNS_FROM", 10**12)
     plain = tmp_path / "plain.dcwb"
     write_database(design, plain)
     conn = sqlite3.connect(plain)
@@ -101,18 +100,79 @@ def test_runs_write_what_the_plain_way_writes(
     conn.close()
     for table in tables:
         if table != "meta":  # saved_at differs by the second
-            assert stored(runs, table) == stored(plain, table), table
+            assert stored(in_runs, table) == stored(plain, table), table
 
 
 def test_literals_only_for_values_read_back_exactly() -> None:
-    literals = writer_module._literals
+    literals = runs.literals
     assert literals([None, 3, 400.0, "it's"]) == ["NULL", "3", "400.0", "'it''s'"]
     for odd in (12.5, math.nan, math.inf, -0.0, 0.0, 2.0**60, True, "é", "a\x00b", b"x"):
         assert literals([odd]) is None, odd
 
 
 def test_rows_are_left_to_number_themselves_only_from_1_in_order() -> None:
-    numbered = writer_module._numbered
+    numbered = runs.numbered
     assert numbered([(1, "a"), (2, "b"), (3, "c")])
     for odd in ([(2, "a"), (3, "b")], [(1, "a"), (3, "b")], [(1.0, "a"), (2, "b")]):
         assert not numbered(odd), odd
+
+
+def _refusal(design: Design, path: Path) -> str:
+    with pytest.raises(ProjectFileError) as caught:
+        save_design(design, path)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(("at", "field"), [(25_000, "a_port"), (29_998, "id"), (7, "b_port")])
+def test_a_bad_text_in_a_late_chunk_is_refused_as_the_rows_are(
+    design: Design, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: int, field: str
+) -> None:
+    """The links, written from their objects a chunk at a time, are refused with the
+    message the made rows' check gives (the same bad value of the same field, named by
+    row), and the old file stays as it was."""
+    path = tmp_path / "d.dcwb"
+    save_design(small_design("old"), path)
+    old = path.read_bytes()
+    setattr(design.links[at], field, "bad\x07name")
+    design.links[at + 1].b_port = "also bad\x00"
+    from_objects = _refusal(design, path)
+    monkeypatch.setattr(runs, "RUNS_FROM", 10**12)
+    assert from_objects == _refusal(design, path)
+    assert "cannot save: links row " in from_objects
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.dcwb"]
+
+
+def test_texts_only_the_slow_check_passes_are_written(
+    design: Design, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Port names the whole-column test in C cannot pass (not ASCII, blank-looking
+    spaces) but the rule accepts: the table is checked the long way once, and every
+    row is written as the plain way writes it."""
+    for i in range(0, 30_000, 3):
+        design.links[i].a_port = f"pört {i % 5}"
+    design.links[20_001].b_port = "q 1"
+    in_runs = tmp_path / "runs.dcwb"
+    write_database(design, in_runs)
+    monkeypatch.setattr(runs, "RUNS_FROM", 10**12)
+    plain = tmp_path / "plain.dcwb"
+    write_database(design, plain)
+    assert stored(in_runs, "links") == stored(plain, "links") == expected(design, "links")
+
+
+def test_links_whose_values_do_not_run_are_written_from_made_rows(tmp_path: Path) -> None:
+    """Every link on its own network, speed and length, its ends changing: nothing
+    runs, and the rows are made and written the plain way (the objects' path writes
+    nothing first)."""
+    found = small_design("no runs")
+    many_links(found, 25_000)
+    for i, link in enumerate(found.links):
+        link.speed_gbps, link.length_m, link.cable_type = float(i + 1), i / 8, f"c{i % 7}"
+        link.network = ("net-a", "it's-b", None)[i % 7 % 3]
+        link.a_device, link.b_device = f"a{i % 7}", f"b{i % 7}"
+    assert not runs.shared_columns(
+        runs.sampled(dict(design_rows(found))["links"]), len(binding.row_columns("links"))
+    )
+    path = tmp_path / "d.dcwb"
+    write_database(found, path)
+    assert stored(path, "links") == expected(found, "links")

@@ -20,6 +20,9 @@ def check_free(design: Design, ids: Iterable[str]) -> None:
     every link a generated fabric adds (300,000 at 100,000 GPUs), so the common case,
     all fresh, is a few set operations rather than a lookup per id and table."""
     wanted = ids if isinstance(ids, list) else list(ids)
+    index = design.index
+    if index.fresh_batch(wanted):
+        return  # a generated fabric's links, with the ids just handed out for them
     # Plain text throughout is told by the ids' types, in C; anything else (a subclass
     # of str, a number) is judged id by id.
     plain = set(map(type, wanted)) <= {str}
@@ -28,12 +31,11 @@ def check_free(design: Design, ids: Iterable[str]) -> None:
     unique = set(wanted)
     if "" in unique:
         raise EditError("Every object needs a non-empty id.")
-    tables = design.index.id_tables()
-    if len(unique) == len(wanted) and all(table.keys().isdisjoint(unique) for table in tables):
+    if len(unique) == len(wanted) and index.none_in_use(unique):
         return
     seen: set[str] = set()
     for object_id in wanted:
-        if object_id in seen or design.index.in_use(object_id):
+        if object_id in seen or index.in_use(object_id):
             raise EditError(f"The id {object_id!r} is already in use.")
         seen.add(object_id)
 

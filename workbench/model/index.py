@@ -27,7 +27,7 @@ from fractions import Fraction
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
-from workbench.model.id_numbers import ID_SHAPES, batch_free, highest_number
+from workbench.model.id_numbers import ID_SHAPES, NumberedRuns, batch_free, highest_number
 from workbench.text_rules import node_hostname
 
 if TYPE_CHECKING:
@@ -130,6 +130,14 @@ class DesignIndex:
         self.workloads: dict[str, Workload] = {}
         #: Next number to try per kind (see :meth:`new_id`).
         self._next: dict[str, int] = {}
+        #: While the link tables are not built: the ids of every link in the list, when
+        #: each came from a batch of :meth:`new_ids` (a template's links all do), so a
+        #: new id is checked against them without building :attr:`links` (see
+        #: :meth:`_link_runs_now`); None once another link comes in or one goes out.
+        self._link_runs: NumberedRuns | None = None
+        #: The latest batch of link ids :meth:`new_ids` handed out (its first number and
+        #: a copy of the ids), until links with exactly those ids are added.
+        self._issued: tuple[int, list[str]] | None = None
         #: How many devices carry each name (built on first use; see :attr:`device_names`).
         self._names: Counter[str] | None = None
         #: How many devices' names map to each host name (see :attr:`host_names`).
@@ -180,6 +188,8 @@ class DesignIndex:
         for workload in design.workloads:
             self.workloads[workload.id] = workload
         self._unindexed = self._link_list = design.links
+        if not design.links:
+            self._link_runs = NumberedRuns(*ID_SHAPES["link"])
 
     # -- the link tables, built on first read -------------------------------------------
     @property
@@ -240,6 +250,7 @@ class DesignIndex:
 
     def _index_links(self) -> None:
         pending, self._unindexed = self._unindexed or [], None
+        self._link_runs = None  # the table answers from now on
         self._links = {}
         self._fill_links(pending)
 
@@ -549,11 +560,15 @@ class DesignIndex:
     def add_link(self, link: Link) -> None:
         self.add_links((link,))
 
-    def add_links(self, links: Iterable[Link]) -> None:
+    def add_links(self, links: Iterable[Link], ids: list[str] | None = None) -> None:
         """Index many links at once (a generated fabric adds 300,000 in one edit); the
         caller has put them in the design's list already, so while the link tables are
-        not built there is nothing to do but say the cabling changed."""
+        not built there is nothing to do but say the cabling changed (and keep the
+        link id runs, see :meth:`_link_runs_now`).  ``ids``: the links' ids, when the
+        caller has listed them already."""
         links = links if isinstance(links, (list, tuple)) else list(links)
+        if self._links is None and self._link_runs is not None:
+            self._take_in_runs(links, ids)
         self._bump(("add", tuple(links)) if len(links) <= _LOGGED_LINKS else None)
         if self._link_at is not None:
             self._links_in += len(links)
@@ -568,6 +583,7 @@ class DesignIndex:
         self._links_out += 1
         self._ends = None  # another link may end on its devices: made again if asked
         if self._links is None:
+            self._link_runs = None  # the runs hold its id no more: the table decides
             return  # taken out of the design's list already: never indexed
         self.links.pop(link.id, None)
         if self._device_links is None:
@@ -675,13 +691,83 @@ class DesignIndex:
         """Whether any object has this id (asked for every id a generator hands out:
         a million at 1,000,000 GPUs, so no table of tables is built per call)."""
         return (
-            object_id in self.links
-            or object_id in self.devices
+            object_id in self.devices
             or object_id in self.racks
             or object_id in self.rows
             or object_id in self.sites
             or object_id in self.workloads
+            or self._is_link_id(object_id)
         )
+
+    def none_in_use(self, ids: set[str]) -> bool:
+        """Whether no object has any of ``ids`` (what every add asks of its new ids)."""
+        tables = (self.devices, self.racks, self.rows, self.sites, self.workloads)
+        if not all(table.keys().isdisjoint(ids) for table in tables):
+            return False
+        runs = self._link_runs_now()
+        if runs is not None and len(ids) <= _RUNS_READ_IDS:
+            return not any(map(runs.holds, ids))
+        return self.links.keys().isdisjoint(ids)
+
+    def fresh_batch(self, ids: list[str]) -> bool:
+        """Whether ``ids`` are, in order, the link ids :meth:`new_ids` handed out last
+        (so distinct, non-empty text), and still no object has one.  A generated fabric's
+        links are checked so: not hashed into a set of millions, or against their table."""
+        issued = self._issued
+        if issued is None or len(ids) != len(issued[1]) or ids != issued[1]:
+            return False
+        prefix, digits = ID_SHAPES["link"]
+        return self._batch_free(prefix, digits, issued[0], issued[1])
+
+    def _is_link_id(self, object_id: str) -> bool:
+        runs = self._link_runs_now()
+        return runs.holds(object_id) if runs is not None else object_id in self.links
+
+    def _link_runs_now(self) -> NumberedRuns | None:
+        """The link id runs, when they still hold exactly the list's links' ids and the
+        link tables are not built (which answer otherwise).
+
+        Why: a template's 4.4 million links (1,000,000 GPUs) come in batches of ids from
+        :meth:`new_ids`; building :attr:`links` only to check each new id against them
+        was a tenth of the build, and the table is not read otherwise before the file
+        is written.  A link added with any other id, or any link removed, ends the runs;
+        a list whose length no longer matches them was changed behind the index's back."""
+        runs = self._link_runs
+        if runs is None or self._links is not None:
+            return None
+        if runs.count != len(self._link_list):
+            self._link_runs = None
+            return None
+        return runs
+
+    def _take_in_runs(self, links: Sequence[Link], ids: list[str] | None) -> None:
+        """Keep the link id runs for ``links``, just put in the list: only a batch of
+        exactly the ids :meth:`new_ids` handed out last keeps them."""
+        runs, issued = self._link_runs, self._issued
+        assert runs is not None
+        if issued is not None and len(links) == len(issued[1]):
+            listed = ids if ids is not None else list(map(_LINK_ID, links))
+            if listed == issued[1] and runs.add(issued[0], issued[0] + len(links)):
+                self._issued = None
+                return
+        self._link_runs = None
+
+    def _batch_free(self, prefix: str, digits: int, first: int, batch: list[str]) -> bool:
+        """Whether no object has an id of ``batch`` (see :func:`batch_free`), the links
+        asked by their runs while those hold."""
+        tables: list[Mapping[str, object]] = [
+            self.devices,
+            self.racks,
+            self.rows,
+            self.sites,
+            self.workloads,
+        ]
+        runs = self._link_runs_now()
+        if runs is None:
+            tables.insert(0, self.links)
+        elif runs.meets_batch(prefix, digits, first, batch):
+            return False
+        return batch_free(tables, prefix, digits, first, batch)
 
     def new_id(self, kind: str) -> str:
         """An id for a new object of ``kind`` that no object of any kind has.
@@ -712,8 +798,10 @@ class DesignIndex:
         # made by %-formatting in C (4.4 million link ids at 1,000,000 GPUs: ~40 % less
         # than an f-string per id; the same text).
         batch = list(map(f"{prefix}%0{digits}d".__mod__, range(n, n + count)))
-        if batch_free(self.id_tables(), prefix, digits, n, batch):
+        if self._batch_free(prefix, digits, n, batch):
             self._next[kind] = n + count
+            if kind == "link":
+                self._issued = (n, batch.copy())
             return batch
         while len(ids) < count:
             candidate = f"{prefix}{n:0{digits}d}"
@@ -727,22 +815,28 @@ class DesignIndex:
         """The number the next id of ``kind`` starts from: where this session left off,
         else one past the highest in use among objects of that kind."""
         n = self._next.get(kind)
-        if n is None:
-            tables: dict[str, Mapping[str, object]] = {
-                "device": self.devices,
-                "rack": self.racks,
-                "row": self.rows,
-                "site": self.sites,
-                "link": self.links,
-                "workload": self.workloads,
-            }
-            n = highest_number(tables[kind], prefix) + 1
-        return n
+        if n is not None:
+            return n
+        if kind == "link":
+            runs = self._link_runs_now()
+            return (runs.highest() if runs is not None else highest_number(self.links, prefix)) + 1
+        tables: dict[str, Mapping[str, object]] = {
+            "device": self.devices,
+            "rack": self.racks,
+            "row": self.rows,
+            "site": self.sites,
+            "workload": self.workloads,
+        }
+        return highest_number(tables[kind], prefix) + 1
 
 
 #: Links taken out of or put into the list after which :meth:`DesignIndex.link_positions`
 #: reads the whole list again rather than search that far around each link's old place.
 _LINK_DRIFT = 2048
+
+#: The most ids :meth:`DesignIndex.none_in_use` reads one by one against the link id runs;
+#: more (an undone removal of thousands of links) build the link table instead.
+_RUNS_READ_IDS = 4096
 
 #: Cabling changes :meth:`DesignIndex.fabric_changes` remembers, and the most links one
 #: logged add may hold (a generated fabric's 300,000 are recomputed, not replayed).

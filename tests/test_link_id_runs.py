@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from workbench.model import Design, Device, Link, ops
 from workbench.model.errors import EditError
-from workbench.model.id_numbers import NumberedRuns, highest_number
+from workbench.model.id_numbers import NumberedRuns, highest_number, spelled_batch
 from workbench.model.index import index_problems
 
 _PROBES = ["l000001", "l000007", "l1", "l0000003", "L000002", "l00000x", "d000001", "", "l"]
@@ -137,3 +137,26 @@ def test_a_batch_taken_meanwhile_is_refused(tiny_design) -> None:
     with pytest.raises(EditError, match="already in use"):
         ops.apply(tiny_design, ops.AddLinks(links))
     assert tiny_design.links == [] and index_problems(tiny_design) == []
+
+
+@pytest.mark.parametrize(
+    ("prefix", "digits", "first", "count"),
+    [
+        ("l", 6, 1, 0),
+        ("l", 6, 1, 1),
+        ("l", 6, 1, 250),
+        ("l", 6, 99, 2),
+        ("l", 6, 123_456, 1_234),
+        ("l", 6, 999_950, 120),  # runs past six digits
+        ("d", 6, 0, 301),
+        ("row", 3, 5, 1_000),
+        ("r", 5, 99_999, 3),
+        ("ab", 2, 7, 120),
+        ("ab", 2, 7, 50),
+        ("site", 1, 1, 30),
+        ("wl-", 1, 8, 4),
+    ],
+)
+def test_a_batch_is_spelt_as_each_id_alone(prefix, digits, first, count) -> None:
+    plain = [f"{prefix}%0{digits}d" % n for n in range(first, first + count)]
+    assert spelled_batch(prefix, digits, first, count) == plain

@@ -37,6 +37,31 @@ def highest_number(table: Iterable[str], prefix: str) -> int:
     return best
 
 
+def spelled_batch(prefix: str, digits: int, first: int, count: int) -> list[str]:
+    """The ids numbered ``first`` to ``first + count - 1``, spelt ``f"{prefix}%0{digits}d"``.
+
+    Made a hundred at a time, by joining each hundred's head (``l0123``) to the
+    hundred two-digit tails: ~3 times faster than formatting each number (4.4 million
+    link ids at 1,000,000 GPUs); the same text, held equal to the plain spelling by
+    tests/test_link_id_runs.py.  Numbers past the shape's digits, or a shape of under
+    three digits, are formatted one by one."""
+    last = first + count
+    if digits < 3 or first < 0 or last > 10**digits or count <= 0:
+        return list(map(f"{prefix}%0{digits}d".__mod__, range(first, last)))
+    head = f"{prefix}%0{digits - 2}d".__mod__
+    tails = _TAILS
+    batch: list[str] = []
+    low, high = first // 100, (last - 1) // 100
+    for hundred in range(low, high + 1):
+        base = hundred * 100
+        batch += map(head(hundred).__add__, tails[max(first - base, 0) : min(last - base, 100)])
+    return batch
+
+
+#: The two-digit tails of :func:`spelled_batch`.
+_TAILS = [f"{n:02d}" for n in range(100)]
+
+
 def spelled_number(object_id: object, prefix: str, digits: int) -> int | None:
     """The number of an id spelt exactly as the allocator spells ids of this shape
     (``f"{prefix}%0{digits}d"``); None for any other id (fewer or more digits, another

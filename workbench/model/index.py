@@ -27,7 +27,13 @@ from fractions import Fraction
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
-from workbench.model.id_numbers import ID_SHAPES, NumberedRuns, batch_free, highest_number
+from workbench.model.id_numbers import (
+    ID_SHAPES,
+    NumberedRuns,
+    batch_free,
+    highest_number,
+    spelled_batch,
+)
 from workbench.text_rules import node_hostname
 
 if TYPE_CHECKING:
@@ -794,10 +800,9 @@ class DesignIndex:
         ids: list[str] = []
         prefix, digits = ID_SHAPES[kind]
         n = self._first_number(kind, prefix)
-        # The next ``count`` numbers are nearly always free: take them in one go, each
-        # made by %-formatting in C (4.4 million link ids at 1,000,000 GPUs: ~40 % less
-        # than an f-string per id; the same text).
-        batch = list(map(f"{prefix}%0{digits}d".__mod__, range(n, n + count)))
+        # The next ``count`` numbers are nearly always free: take them in one go (see
+        # spelled_batch: 4.4 million link ids at 1,000,000 GPUs).
+        batch = spelled_batch(prefix, digits, n, count)
         if self._batch_free(prefix, digits, n, batch):
             self._next[kind] = n + count
             if kind == "link":

@@ -85,6 +85,7 @@ from workbench.planning.fabric.wiring import (
     Host,
     bulk_allocation,
     leaf_spine_links,
+    made_links,
     rail_links,
     spine_down_slots,
     uplink_slots,
@@ -513,8 +514,4 @@ class _Generator:
 
     def _make_links(self, ends: Ends, network_id: str) -> list[Link]:
         """The links, with fresh ids, in one pass."""
-        ids = self.design.index.new_ids("link", len(ends))
-        return [
-            Link(link_id, a, ap, b, bp, network_id, None, None, speed)
-            for link_id, (a, ap, b, bp, speed) in zip(ids, ends, strict=True)
-        ]
+        return made_links(self.design.index.new_ids("link", len(ends)), ends, network_id)

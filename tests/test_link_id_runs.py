@@ -160,3 +160,32 @@ def test_a_batch_taken_meanwhile_is_refused(tiny_design) -> None:
 def test_a_batch_is_spelt_as_each_id_alone(prefix, digits, first, count) -> None:
     plain = [f"{prefix}%0{digits}d" % n for n in range(first, first + count)]
     assert spelled_batch(prefix, digits, first, count) == plain
+
+
+def test_link_values_are_those_of_the_links_while_the_runs_hold(tiny_design) -> None:
+    index = tiny_design.index
+    assert index.link_values("network") == set()
+    _add_batch(tiny_design, 3)
+    assert index.link_values("a_port") == {link.a_port for link in tiny_design.links}
+    _add_batch(tiny_design, 2)  # read since: only the new batch is read
+    for name in ("a_port", "b_port", "network", "a_device"):
+        assert index.link_values(name) == {getattr(link, name) for link in tiny_design.links}
+    tiny_design.links.pop()  # behind the index's back: no answer, the list is read
+    assert index.link_values("a_port") is None
+
+
+def test_a_plane_s_hosts_and_cabling_read_as_from_the_list(tiny_design) -> None:
+    """has_links and the taken host ports, answered from the index's link values, are
+    what reading every link gives (a twin whose index holds no values)."""
+    from workbench.planning.fabric.inputs import _used_ports, has_links
+
+    ids = tiny_design.index.new_ids("link", 2)
+    links = (Link(ids[0], "d1", "eth0", "s1", "eth1"), Link(ids[1], "d2", "p2", "s1", "eth2"))
+    ops.apply(tiny_design, ops.AddLinks(links))
+    twin = _twin(tiny_design)
+    assert tiny_design.index.link_values("network") == {None}
+    assert twin.index.link_values("network") is None
+    for plane in ("compute", "storage", "management", "oob"):
+        assert has_links(tiny_design, plane) == has_links(twin, plane)
+    for names in ({"eth0"}, {"eth1", "zz"}, {"zz"}, {"p2", "eth0"}):
+        assert _used_ports(tiny_design, names) == _used_ports(twin, names)

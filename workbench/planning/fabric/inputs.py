@@ -23,7 +23,7 @@ from typing import Any
 from workbench.calc.fabric.planes import plane_structure
 from workbench.catalog.item import CatalogItem
 from workbench.model import net_ops
-from workbench.model.design import Design, Device, Link, Network, Rack
+from workbench.model.design import Design, Device, Network, Rack
 from workbench.model.ports import HOST_KINDS, port_named, ports_of
 from workbench.model.requests import ItemSource, lookup_item
 from workbench.planning.fabric.ports import host_ports, host_speed, slots
@@ -81,6 +81,9 @@ def has_links(design: Design, plane: str) -> bool:
     (whose plane its host port's name says).  A quick pass before the full one."""
     wanted: set[str | None] = {n.id for n in design.networks if n.plane == plane}
     wanted.add(None)
+    known = design.index.link_values("network")  # kept per batch of a template's links
+    if known is not None:
+        return not wanted.isdisjoint(known)
     # One C-level walk that stops at the first hit: a plane not cabled yet (the OOB
     # plane while a template builds the others, asked after every try) is read to the
     # end, 4.4 million links at 1,000,000 GPUs, about four times faster than a generator.
@@ -172,7 +175,7 @@ def plane_hosts(
             continue
         candidates.append((rack, device, item, every))
     names = {end[1] for every in per_slug.values() for end in every}
-    used = _used_ports(design.links, names) if candidates else {}
+    used = _used_ports(design, names) if candidates else {}
     limit = request.ports_per_host
     hosts: list[Host] = []
     for rack, device, item, every in candidates:
@@ -188,7 +191,7 @@ def plane_hosts(
     return hosts
 
 
-def _used_ports(links: list[Link], names: set[str]) -> dict[str, set[str]]:
+def _used_ports(design: Design, names: set[str]) -> dict[str, set[str]]:
     """device id → its ports named in ``names`` that a link holds already.
 
     A host's own ports never break out (model.ports), so a used one appears on its links
@@ -198,7 +201,8 @@ def _used_ports(links: list[Link], names: set[str]) -> dict[str, set[str]]:
     in the design, nearly none of them on a port it cables, and reading each host's
     links one by one took about a fifth of a template's build."""
     used: defaultdict[str, set[str]] = defaultdict(set)
-    if not names or not links:
+    links = design.links
+    if not names or not links or _no_port_named(design, names):
         return used
     hit = names.__contains__
     for link in compress(links, map(hit, map(_A_PORT, links))):
@@ -207,6 +211,19 @@ def _used_ports(links: list[Link], names: set[str]) -> dict[str, set[str]]:
         if link.b_device != link.a_device:
             used[link.b_device].add(link.b_port)
     return used
+
+
+def _no_port_named(design: Design, names: set[str]) -> bool:
+    """Whether the index knows, without reading the links, that none ends on a port
+    of ``names`` (a template's planes use other port names than those cabled before)."""
+    index = design.index
+    a_ports, b_ports = index.link_values("a_port"), index.link_values("b_port")
+    return (
+        a_ports is not None
+        and b_ports is not None
+        and names.isdisjoint(a_ports)
+        and names.isdisjoint(b_ports)
+    )
 
 
 def _host_ends(

@@ -216,11 +216,12 @@ def test_each_everyday_edit_and_its_undo_leave_the_findings_of_a_full_check(cata
 NODE_SLUG = "nvidia-dgx-h100"
 
 
-def test_a_removal_re_checks_ports_only_where_a_far_end_had_a_finding(catalog):
+def test_a_removal_and_its_undo_read_far_ends_ports_only_where_they_must(catalog):
     """Removing a cabled node: FABRIC-PORT re-checks none of the switches that only
     lost links to it and had no finding (taking links away cannot make one), but does
-    re-check one whose finding names a removed link (its port cabled twice ends), and
-    the undo re-checks every switch the links come back to.  A full check agrees."""
+    re-check one whose finding names a removed link (its port cabled twice ends); the
+    undo reads only the links it brings back at the switches (Rule.relinked), which
+    brings that finding back.  A full check agrees after each."""
     from workbench.catalog.item import is_gpu_server
     from workbench.model import Link, requests
     from workbench.templates import build_template
@@ -264,9 +265,53 @@ def test_a_removal_re_checks_ports_only_where_a_far_end_had_a_finding(catalog):
     assert not any(f.rule == "FABRIC-PORT" and f.object_id == switch for f in checker.findings())
     calls.clear()
     checker.update(ops.apply(design, applied.inverse).change)
-    assert calls["FABRIC-PORT"] == len(ends | {node})
+    in_rack = {e for e in ends if index.rack_of(e).id in applied.change.racks}
+    assert calls["FABRIC-PORT"] == len(in_rack | {node})  # the others: Rule.relinked
     assert same_as_full(checker)
     assert any(f.rule == "FABRIC-PORT" and f.object_id == switch for f in checker.findings())
+
+
+def test_links_brought_to_clean_switches_find_what_a_full_check_finds(catalog):
+    """Bad links added in one edit to switches without findings (a port the switch
+    lacks, a port taken twice, a loop back to itself, a link whose ends cannot run
+    together) are read alone (Rule.relinked), not every link of the switches, and give
+    what a full check gives, in its order; their removal ends the findings."""
+    from workbench.catalog.item import is_gpu_server
+    from workbench.model import Link
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    index = design.index
+    types = design.device_types
+    nodes = [d.id for _r, d in design.iter_devices() if is_gpu_server(types[d.device_type])]
+    first = index.links[min(index.device_links[nodes[0]])]
+    switch = first.b_device if first.a_device == nodes[0] else first.a_device
+    taken = first.b_port if first.b_device == switch else first.a_port
+    network = first.network
+    new_ids = iter(index.new_ids("link", 4))
+    bad = [
+        Link(next(new_ids), nodes[1], "spare0", switch, "p99", network),
+        Link(next(new_ids), nodes[2], "compute0", switch, taken, network),
+        Link(next(new_ids), switch, "p98", switch, "p97", network),
+        Link(next(new_ids), nodes[3], "compute1", switch, taken, network, speed_gbps=25),
+    ]
+    calls: Counter[str] = Counter()
+    checker = Checker(design, rules=counted_rules(calls))
+    assert not any(f.object_id == switch for f in checker.findings())
+    applied = ops.apply(design, ops.Batch(tuple(ops.AddLink(link) for link in bad)))
+    calls.clear()
+    checker.update(applied.change)
+    assert calls["FABRIC-PORT"] == 0  # every end without a finding: the links alone
+
+    def filed(checker: Checker) -> dict[tuple[str, str], list]:
+        """Each object's findings of each rule, in the order the rule gave them."""
+        return {(rule.id, object_id): found for rule, object_id, found in checker.filed()}
+
+    assert filed(checker) == filed(Checker(design))
+    assert sum(f.object_id == switch for f in checker.findings() if f.rule == "FABRIC-PORT") > 2
+    checker.update(ops.apply(design, applied.inverse).change)
+    assert filed(checker) == filed(Checker(design))
+    assert not any(f.object_id == switch for f in checker.findings())
 
 
 def test_removing_a_server_re_checks_the_server_cabled_to_it_back_to_back(catalog):

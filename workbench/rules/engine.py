@@ -148,12 +148,14 @@ class Rule:
     #: worse findings matter (a template choosing its job asks only about errors).
     worst: Severity | None = None
     #: For a device rule whose verdict on a device reads only the device, its catalog
-    #: item and its own links (with their far ends): taking links away from a device
-    #: the rule finds nothing wrong with cannot make a finding (a port used less is not
-    #: taken twice, a link gone is no bad link).  A device a change names only because
-    #: links at it went (a removed node's eight leaf switches, 289 links each at 100,000
-    #: GPUs) is then not re-checked while it has no finding of the rule.
-    unlinking_keeps_clean: bool = False
+    #: item and its own links (with their far ends): the findings of a device that had
+    #: none, after a change that only took links away from it or brought links to it,
+    #: from the links it brought (given): taking links away cannot make a finding (a
+    #: port used less is not taken twice, a link gone is no bad link), and a new link
+    #: can only be wrong itself or share a port.  A removed node's far ends (eight leaf
+    #: switches of 289 links each at 100,000 GPUs) are then not re-read whole after the
+    #: removal or its undo.  None: the rule runs on the device again.
+    relinked: Callable[[RuleContext, Rule, Any, AbstractSet[str]], Iterable[Finding]] | None = None
 
     @property
     def most_severe(self) -> Severity:
@@ -193,7 +195,7 @@ def rule(
     warm_in_steps: Callable[[RuleContext], Iterator[None]] | None = None,
     ended_by_removal: bool = False,
     worst: Severity | None = None,
-    unlinking_keeps_clean: bool = False,
+    relinked: Callable[[RuleContext, Rule, Any, AbstractSet[str]], Iterable[Finding]] | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -226,7 +228,7 @@ def rule(
             warm_in_steps,
             ended_by_removal,
             worst,
-            unlinking_keeps_clean,
+            relinked,
         )
         REGISTRY[rule_id] = made
         return made
@@ -351,9 +353,19 @@ def _name(obj: Any) -> str:
     return "the design"
 
 
-def run_rule(ctx: RuleContext, rule: Rule, obj: Any, object_id: str) -> list[Finding]:
-    """The findings of ``rule`` on ``obj``; a rule that raises yields one internal error."""
+def run_rule(
+    ctx: RuleContext,
+    rule: Rule,
+    obj: Any,
+    object_id: str,
+    brought: AbstractSet[str] | None = None,
+) -> list[Finding]:
+    """The findings of ``rule`` on ``obj`` (with ``brought``: those the links brought
+    to a device that had none, :attr:`Rule.relinked`); a rule that raises yields one
+    internal error."""
     try:
+        if brought is not None and rule.relinked is not None:
+            return list(rule.relinked(ctx, rule, obj, brought))
         return list(rule.check(ctx, rule, obj))
     except Exception as exc:  # noqa: BLE001 - a broken rule must not hide the others
         message = (
@@ -655,15 +667,27 @@ class Checker:
                         d.id for rid in racks if (r := index.racks.get(rid)) for d in r[1].devices
                     }
                 ids = self._with_related(registered, table, device_ids, gone)
-                if registered.unlinking_keeps_clean:
-                    ids = {i for i in ids if i in table or not self._only_unlinked(i, change)}
+            # Devices without a finding that only lost or gained links: the links they
+            # gained are read, not every link they have (see Rule.relinked).
+            brought: dict[str, AbstractSet[str]] = {}
+            if registered.relinked is not None:
+                for object_id in ids:
+                    if object_id not in table:
+                        links = self._links_brought(object_id, change)
+                        if links is not None:
+                            brought[object_id] = links
             for object_id in gone:
                 if table.pop(object_id, None) is not None:
                     differs = True
             for object_id in ids:
+                links = brought.get(object_id)
+                if links is not None and not links:
+                    continue  # only links went: it stays clean
                 obj = self._object(registered.scope, object_id)
                 old = table.pop(object_id, None)
-                found = run_rule(self.ctx, registered, obj, object_id) if obj is not None else []
+                found = (
+                    run_rule(self.ctx, registered, obj, object_id, links) if obj is not None else []
+                )
                 if found:
                     table[object_id] = found
                 differs |= (old or []) != found
@@ -716,20 +740,22 @@ class Checker:
             self.version += 1
         return differs
 
-    def _only_unlinked(self, device_id: str, change: Change) -> bool:
-        """Whether ``change`` touched the device only by taking links at it away: it did
-        not come, go or move, no link it has now is among the change's links (none came
-        or was edited at it), and its rack is not named (an edit of the device's own
-        fields, its type included, names its rack; a rename is a label, and a device
-        without findings carries no name to update).  A new catalog snapshot may change
-        its item: then it is re-checked."""
+    def _links_brought(self, device_id: str, change: Change) -> AbstractSet[str] | None:
+        """The links ``change`` brought to the device, when it touched the device only
+        by taking links away or bringing new ones (possibly none); None when it may
+        have touched more: the device came, went or moved, a link it has now was edited
+        (among the change's links, not added), its rack is named (an edit of the
+        device's own fields, its type included, names its rack; a rename is a label,
+        and a device without findings carries no name to update), or a catalog type
+        changed (its item may have)."""
         if change.types or device_id in change.added or device_id in change.moved:
-            return False
+            return None
         index = self.design.index
         rack = index.rack_of(device_id)
         if rack is None or rack.id in change.racks:
-            return False
-        return change.links.isdisjoint(index.device_links.get(device_id, ()))
+            return None
+        links = change.links.intersection(index.device_links.get(device_id, ()))
+        return links if links <= change.added else None
 
     def _with_related(
         self,

@@ -11,10 +11,11 @@ re-runs them after edits:
 * FABRIC-PORT is a device rule: an edit of a link re-checks the two devices at its
   ends, not the fabric.  A problem between two ports is reported once, under the
   link's ``a`` end (so a new catalog snapshot of the ``b`` end's item alone shows in the
-  next full check).  A device that only lost links and had no finding keeps none, so
-  it is not re-checked (``unlinking_keeps_clean``).  A full check asks it only about
-  the devices :mod:`workbench.rules.port_suspects` finds suspect in one pass over all
-  the links.
+  next full check).  A device with no finding that only lost links keeps none, and
+  one that only gained links is asked about those (``relinked``), so removing a node
+  and its undo do not re-read its switches' 289 links each.  A full check asks it only
+  about the devices :mod:`workbench.rules.port_suspects` finds suspect in one pass
+  over all the links.
 * FABRIC-UNCABLED is a device rule: it reads each GPU server's own links, stopping at
   the first compute one, so a server dropped, removed or re-cabled re-checks that
   server (and the devices at its links' far ends), not the plane.  Only whether the
@@ -29,7 +30,8 @@ re-runs them after edits:
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import cast
 
 from workbench.calc.design_hardware import compute_plane
@@ -66,9 +68,19 @@ def _name(design: Design, device_id: str) -> str:
     ),
     suspects=lambda ctx: port_suspects(ctx.design),
     suspects_in_steps=lambda ctx: port_suspects_in_steps(ctx.design, suspect_pass.STEP_LINKS),
-    unlinking_keeps_clean=True,
+    relinked=lambda ctx, me, device, links: _port_findings(ctx, me, device, links),
 )
 def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
+    return _port_findings(ctx, me, device)
+
+
+def _port_findings(
+    ctx: RuleContext, me: Rule, device: Device, only: AbstractSet[str] | None = None
+) -> Iterator[Finding]:
+    """The device's port findings; with ``only``, those of a device that had none once
+    the links ``only`` came to it (:attr:`~workbench.rules.engine.Rule.relinked`): the
+    links themselves, and the ports they share (every link on such a port is counted),
+    in the order the whole check gives them."""
     design = ctx.design
     index = design.index
     link_ids = index.device_links.get(device.id)
@@ -85,6 +97,7 @@ def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]
     fits: dict[tuple[object, ...], bool] = ctx.memo("fabric-port-fits", "", dict)
     taken: dict[str, list[tuple[int | None, str]]] = {}
     links, me_id = index.links, device.id
+    shared = None if only is None else _own_physical_ports(names, links, me_id, only)
     # One pass over the device's links reading only its own ends (a tuple of them, no
     # list of (port, peer, peer port) per link), the table read once: a removal at
     # 100,000 GPUs re-checks eight leaf switches of 289 links each.
@@ -95,15 +108,19 @@ def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]
             own = (link.a_port, link.b_port) if link.b_device == me_id else (link.a_port,)
         else:
             own = (link.b_port,)
+        read = only is None or link_id in only
         for port in own:
             physical, lane, kind = names[port]
             if kind is None:
-                yield _no_port(me, design, device, item, link, port)
+                if read:
+                    yield _no_port(me, design, device, item, link, port)
+            elif shared is not None and physical not in shared:
+                continue
             elif (uses := taken.get(physical)) is None:
                 taken[physical] = [(lane, link_id)]
             else:
                 uses.append((lane, link_id))
-        if not mine:
+        if not mine or not read:
             continue
         placed = devices.get(link.b_device)
         peer = types.get(placed[1].device_type) if placed is not None else None
@@ -141,6 +158,20 @@ def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]
             found = _doubled(device, physical, uses)
             if found is not None:
                 yield me.finding(found, device.id, *(link_id for _lane, link_id in uses))
+
+
+def _own_physical_ports(
+    names: _PortNames, links: Mapping[str, Link], device_id: str, link_ids: AbstractSet[str]
+) -> set[str]:
+    """The physical ports of the device that the links ``link_ids`` end on."""
+    ports = set()
+    for link_id in link_ids:
+        link = links[link_id]
+        if link.a_device == device_id:
+            ports.add(names[link.a_port][0])
+        if link.b_device == device_id:
+            ports.add(names[link.b_port][0])
+    return ports
 
 
 def _no_port(

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from store_designs import small_design
 
-from workbench.model.design import Design, Link, Network
+from workbench.model.design import Design, Device, Link, Network
 from workbench.store import ProjectFileError, binding, open_design, runs, save_design
+from workbench.store import writer as writer_module
+from workbench.store.object_rows import ObjectRows
 from workbench.store.writer import design_rows, write_database
 
 
@@ -176,3 +179,75 @@ def test_links_whose_values_do_not_run_are_written_from_made_rows(tmp_path: Path
     path = tmp_path / "d.dcwb"
     write_database(found, path)
     assert stored(path, "links") == expected(found, "links")
+
+
+def many_devices(design: Design, racks: int, per_rack: int) -> None:
+    """``racks`` more racks of ``per_rack`` devices each in the first row, their serial,
+    asset tag and notes empty in runs broken by odd ones."""
+    row = design.sites[0].rows[0]
+    for r in range(racks):
+        devices = [
+            Device(
+                f"dx{r:03d}-{i:02d}",
+                f"node-{r}-{i}",
+                "dgx-h100",
+                position=1 + i % 40,
+                serial="" if (r * per_rack + i) % 1499 else f"SN{i}",
+                notes="" if (r * per_rack + i) % 977 else "odd one",
+                software_stack=None if i % 5 else "stack-1",
+            )
+            for i in range(per_rack)
+        ]
+        row.racks.append(replace(row.racks[0], id=f"rx{r:03d}", name=f"RX{r}", devices=devices))
+
+
+@pytest.fixture
+def devices_design() -> Design:
+    found = small_design("devices")
+    many_devices(found, 500, 50)
+    return found
+
+
+def _from_objects(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tables written straight from their objects, as they are written."""
+    tables: list[str] = []
+    real = writer_module.insert_objects
+
+    def spy(conn: sqlite3.Connection, file: Path, found: ObjectRows) -> bool:
+        written = real(conn, file, found)
+        if written:
+            tables.append(found.binding.table)
+        return written
+
+    monkeypatch.setattr(writer_module, "insert_objects", spy)
+    return tables
+
+
+def test_devices_from_their_objects_are_the_rows_the_plain_way_writes(
+    devices_design: Design, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every rack's devices, written from the objects with each one's rack seq put
+    beside its values: the rows design_rows makes and the plain way writes."""
+    tables = _from_objects(monkeypatch)
+    in_runs = tmp_path / "runs.dcwb"
+    write_database(devices_design, in_runs)
+    assert tables == ["devices"]
+    monkeypatch.setattr(runs, "RUNS_FROM", 10**12)
+    plain = tmp_path / "plain.dcwb"
+    write_database(devices_design, plain)
+    for table in ("racks", "devices"):
+        assert stored(in_runs, table) == stored(plain, table) == expected(devices_design, table)
+
+
+@pytest.mark.parametrize(("at", "field"), [(24_000, "name"), (3, "serial"), (12_345, "id")])
+def test_a_bad_device_text_is_refused_as_the_rows_are(
+    devices_design: Design, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: int, field: str
+) -> None:
+    devices = [device for _rack, device in devices_design.iter_devices()]
+    setattr(devices[at], field, "bad\tname" if field != "serial" else "x" * 5000)
+    path = tmp_path / "d.dcwb"
+    from_objects = _refusal(devices_design, path)
+    monkeypatch.setattr(runs, "RUNS_FROM", 10**12)
+    assert from_objects == _refusal(devices_design, path)
+    assert f"cannot save: devices row {at + 1} " in from_objects
+    assert not path.exists()

@@ -16,6 +16,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -94,8 +95,8 @@ def design_rows(design: Design) -> Iterable[tuple[str, Sequence[Sequence[Any]]]]
 
 
 def _tables(design: Design) -> Iterable[tuple[str, Sequence[Sequence[Any]] | ObjectRows]]:
-    """Each table's rows as tuples in :func:`binding.row_columns` order, or for a flat
-    list of the design with no JSON fields, the objects they are made from
+    """Each table's rows as tuples in :func:`binding.row_columns` order, or for the
+    devices and the design's flat lists (no JSON fields), the objects they are made from
     (:class:`~workbench.store.object_rows.ObjectRows`).
 
     Every value is taken from the field named like its column (see
@@ -116,13 +117,12 @@ def _tables(design: Design) -> Iterable[tuple[str, Sequence[Sequence[Any]] | Obj
         raise ValueError(f"meta, name: the design's name {problem}")
     yield "meta", [(key, _json(value)) for key, value in meta.items()]
 
-    site_of, row_of, rack_of, device_of = (
-        _fields_of(binding.BINDINGS[t]) for t in ("sites", "rows", "racks", "devices")
-    )
+    site_of, row_of, rack_of = (_fields_of(binding.BINDINGS[t]) for t in ("sites", "rows", "racks"))
     sites: list[tuple[Any, ...]] = []
     rows: list[tuple[Any, ...]] = []
     racks: list[tuple[Any, ...]] = []
-    devices: list[tuple[Any, ...]] = []
+    devices: list[Any] = []
+    rack_seqs: list[int] = []
     for site in design.sites:
         site_seq = len(sites) + 1
         sites.append((site_seq,) + site_of(site))
@@ -132,21 +132,14 @@ def _tables(design: Design) -> Iterable[tuple[str, Sequence[Sequence[Any]] | Obj
             for rack in row.racks:
                 rack_seq = len(racks) + 1
                 racks.append((rack_seq, row_seq) + rack_of(rack))
-                start = len(devices) + 1
-                devices.extend(
-                    (seq, rack_seq) + device_of(d) for seq, d in enumerate(rack.devices, start)
-                )
+                devices += rack.devices
+                rack_seqs += repeat(rack_seq, len(rack.devices))
     yield "sites", sites
     yield "rows", rows
     yield "racks", racks
-    yield "devices", devices
+    yield "devices", _object_rows(binding.BINDINGS["devices"], devices, rack_seqs)
     for b in binding.LISTS:
-        objects = getattr(design, b.table)
-        if not b.json:
-            yield b.table, ObjectRows(b, objects)
-            continue
-        fields_of = _fields_of(b)
-        yield b.table, [(seq,) + fields_of(obj) for seq, obj in enumerate(objects, 1)]
+        yield b.table, _object_rows(b, getattr(design, b.table))
     yield from version_rows(design)
     yield from acceptance_rows(design)
     yield from capture_rows(design)
@@ -157,6 +150,15 @@ def _tables(design: Design) -> Iterable[tuple[str, Sequence[Sequence[Any]] | Obj
             for seq, (slug, kind, mapping) in enumerate(checked_mappings(design.device_types), 1)
         ],
     )
+
+
+def _object_rows(
+    b: binding.Binding, objects: Sequence[Any], parents: Sequence[int] | None = None
+) -> Sequence[Sequence[Any]] | ObjectRows:
+    """The rows of ``objects`` (whose parents' seqs are ``parents``, for a child table):
+    left to be written from the objects, or made, with JSON fields encoded."""
+    found = ObjectRows(b, objects, parents)
+    return found.rows(_fields_of(b)) if b.json else found
 
 
 def _fields_of(b: binding.Binding) -> Callable[[Any], tuple[Any, ...]]:

@@ -98,6 +98,14 @@ def test_a_bad_row_in_a_late_chunk_is_named_by_its_seq_and_id(
         open_design(path)
 
 
+def _changed(path: Path, sql: str, *params: object) -> None:
+    """``path`` changed by one statement, as a stranger's tool would."""
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute(sql, params)
+    conn.close()
+
+
 def _order(path: Path) -> dict[str, reader.Rows]:
     from workbench.store import header
 
@@ -145,10 +153,7 @@ def test_a_column_left_unshared_is_not_handed_over_and_still_checked(
     conn.close()
     monkeypatch.setattr(reader, "_CHUNK", 4)
     assert "speed_gbps" not in (_order(path)["links"].distinct or {})
-    conn = sqlite3.connect(path)
-    with conn:
-        conn.execute("UPDATE links SET speed_gbps = 9000 WHERE id = 'x6'")
-    conn.close()
+    _changed(path, "UPDATE links SET speed_gbps = 9000 WHERE id = 'x6'")
     with pytest.raises(ProjectFileError, match=r"\(id 'x6'\), speed_gbps"):
         open_design(path)
 
@@ -190,3 +195,51 @@ def test_link_ends_are_proven_known_only_when_every_one_was_a_device(tmp_path: P
         conn.execute("UPDATE links SET b_device = 'ghost' WHERE id = 'x3'")
     conn.close()
     assert _order(path)["links"].known_ends == frozenset()
+
+
+@pytest.mark.parametrize("length", [None, 3.5, -1.0])
+def test_lengths_are_handed_over_only_while_every_chunk_holds_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, length: float | None
+) -> None:
+    """Cable lengths are not pooled (once measured, most differ), but a column of
+    none is handed over as {None}; one length in a late chunk takes that away, and a
+    bad one there is still refused by its row."""
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(11), path)
+    monkeypatch.setattr(reader, "_CHUNK", 4)
+    assert _order(path)["links"].distinct["length_m"] == {None}  # type: ignore[index]
+    seq = sqlite3.connect(path).execute("SELECT seq FROM links WHERE id = 'x9'").fetchone()[0]
+    _changed(path, "UPDATE links SET length_m = ? WHERE id = 'x9'", length)
+    if length is not None and length < 0:
+        with pytest.raises(ProjectFileError, match=rf"links row {seq} \(id 'x9'\), length_m: "):
+            open_design(path)
+        return
+    distinct = _order(path)["links"].distinct or {}
+    assert ("length_m" in distinct) == (length is None)
+    assert [link.length_m for link in open_design(path).links].count(length) >= 1
+
+
+@pytest.mark.parametrize("gap", [False, True])
+def test_the_seqs_handed_over_are_the_rows_own_with_or_without_a_gap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gap: bool
+) -> None:
+    """Where seq is the rowid it is not fetched: the seqs are the range from the lowest
+    to the highest when no row is missing between them, read otherwise; either way
+    each row's own, and a message names the right one."""
+    path = tmp_path / "d.dcwb"
+    save_design(_many_links_design(11), path)
+    conn = sqlite3.connect(path)
+    with conn:
+        if gap:
+            conn.execute("DELETE FROM links WHERE id = 'x4'")
+            conn.execute("UPDATE links SET seq = seq + 100 WHERE id = 'x10'")
+    expected = [r[0] for r in conn.execute("SELECT seq FROM links ORDER BY seq")]
+    conn.close()
+    monkeypatch.setattr(reader, "_CHUNK", 4)
+    order = _order(path)
+    assert list(order["links"].seqs or ()) == expected
+    assert isinstance(order["links"].seqs, range) == (not gap)
+    assert list(order["devices"].seqs or ()) == list(range(1, len(order["devices"].objects) + 1))
+    _changed(path, "UPDATE links SET b_port = '' WHERE id = 'x10'")
+    with pytest.raises(ProjectFileError, match=rf"links row {expected[-1]} \(id 'x10'\)"):
+        open_design(path)

@@ -18,6 +18,7 @@ import json
 import sqlite3
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from workbench.store import schema
@@ -32,13 +33,19 @@ def load(file: Path) -> sqlite3.Connection:
     return connect(file, read(file))
 
 
-def load_checking(file: Path) -> tuple[sqlite3.Connection, Integrity]:
+#: What SQLite can prove of a sound copy's rows beside the reading (the reader's
+#: :func:`workbench.store.values.proven_ids`): by table, a count the checks compare.
+Proof = Callable[[sqlite3.Connection], dict[str, int]]
+
+
+def load_checking(file: Path, proof: Proof | None = None) -> tuple[sqlite3.Connection, Integrity]:
     """:func:`load`, with ``PRAGMA quick_check`` of the same bytes already running
-    beside it (:class:`Integrity`): pass it to :func:`check`, which then leaves the
-    integrity to it, and confirm it before the design is handed out."""
+    beside it (:class:`Integrity`), then ``proof`` of them: pass it to :func:`check`,
+    which then leaves the integrity to it, and confirm it before the design is handed
+    out."""
     data = read(file)
     conn = connect(file, data)
-    return conn, Integrity(file, data)
+    return conn, Integrity(file, data, proof)
 
 
 def read(file: Path) -> bytes:
@@ -88,14 +95,23 @@ class Integrity:
     :meth:`confirm`: a damaged file is refused with the check's message even when
     its rows happened to read, and when reading them failed too, the check's message
     is the one given (as when it ran first).
+
+    A sound copy is then asked ``proof`` (SQL the value checks would otherwise do in
+    Python on the main thread, :func:`workbench.store.values.proven_ids`); what it
+    proves is :attr:`proven` once confirmed.  It refuses nothing: what it cannot prove
+    the value checks judge, and word, as they always did.
     """
 
-    def __init__(self, file: Path, data: bytes) -> None:
+    def __init__(self, file: Path, data: bytes, proof: Proof | None = None) -> None:
         self.file = file
         self._data: bytes | None = data
+        self._proof = proof
         self._conn: sqlite3.Connection | None = None
         self._problems: list[str] = []
         self._error: BaseException | None = None
+        #: What ``proof`` proved (nothing until confirmed, or when the file is damaged).
+        self.proven: dict[str, int] = {}
+        self._cancelled = threading.Event()
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._run, name="quick_check", daemon=True)
         self._thread.start()
@@ -111,12 +127,25 @@ class Integrity:
                 _deserialize(conn, data)
                 del data
                 self._problems = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
+                if self._proof is not None and self._problems == ["ok"]:
+                    self._prove(conn, self._proof)
             finally:
                 conn.close()
         except BaseException as exc:  # kept for confirm(): a thread cannot raise to the open
             self._error = exc
         finally:
             self._started.set()
+
+    def _prove(self, conn: sqlite3.Connection, proof: Proof) -> None:
+        """``proof`` of the sound copy, unless the open is being cancelled; an SQL
+        error (an interrupt too) proves nothing."""
+        if self._cancelled.is_set():
+            return
+        try:
+            proven = proof(conn)
+        except sqlite3.Error:
+            return
+        self.proven = proven
 
     def confirm(self) -> None:
         """Wait for the check; raise ProjectFileError when it found the file damaged."""
@@ -129,6 +158,7 @@ class Integrity:
 
     def cancel(self) -> None:
         """Stop the check (the file was refused for another reason) and wait for it."""
+        self._cancelled.set()  # no proof is begun after this
         self._started.wait()
         if self._thread.is_alive() and self._conn is not None:
             # Closed meanwhile (ProgrammingError): the check is over anyway.

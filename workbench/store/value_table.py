@@ -241,8 +241,7 @@ class Table:
         rule = STORED_TEXT[f"{self.name}.{field}"]
         limit, blank_ok = rule.limit, rule.blank_ok
         if lengths is not None:
-            column = self.column(field)
-            if _plain_texts(column, column, limit, blank_ok, lengths):
+            if self.plain(field, lengths):
                 return
         else:
             # A set of the values only where one is made already (a set is quicker to
@@ -262,6 +261,14 @@ class Table:
             problem = rule.problem(value)
             if problem is not None:
                 self.refuse_value(field, value, problem)
+
+    def plain(self, field: str, lengths: Collection[int]) -> bool:
+        """True when every value of ``field`` (distinct, of these ``lengths``) is
+        printable ASCII its rule accepts, as :meth:`texts` first asks, in C; False
+        only means "ask the rule"."""
+        rule = STORED_TEXT[f"{self.name}.{field}"]
+        column = self.column(field)
+        return _plain_texts(column, column, rule.limit, rule.blank_ok, lengths)
 
     def refers(self, field: str, known: set[Any], what: str, optional: bool = False) -> None:
         """Every value of ``field`` (but None, when ``optional``) is one of ``known``."""
@@ -314,11 +321,20 @@ def increasing(column: Sequence[Any]) -> dict[int, tuple[int, int]] | None:
             break
         if lengths[at] == lengths[at + 1]:
             return None
+    return runs_of(column)
+
+
+def runs_of(column: Sequence[str]) -> dict[int, tuple[int, int]]:
+    """Where each length of value starts and ends in ``column``, whose values are
+    known to be in increasing order as :func:`increasing` means it (by it, or by SQLite:
+    :func:`workbench.store.values.proven_ids`): a bisection per length, so no value's
+    length is measured but a few dozen."""
     runs: dict[int, tuple[int, int]] = {}
     start = 0
-    while start < len(lengths):
-        end = bisect_right(lengths, lengths[start], start)
-        runs[lengths[start]] = (start, end)
+    while start < len(column):
+        length = len(column[start])
+        end = bisect_right(column, length, start, key=len)
+        runs[length] = (start, end)
         start = end
     return runs
 

@@ -54,6 +54,8 @@ rule, like every stored text's, is in :data:`workbench.text_rules.STORED_TEXT`.
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -64,7 +66,7 @@ from workbench.catalog.vocabulary import DEVICE_ROLES, FACES
 from workbench.model.design import Design
 from workbench.model.placement import rack_unit_problem
 from workbench.model.rack_fields import RACK_FIELDS, check_value
-from workbench.store import value_lists
+from workbench.store import schema, value_lists
 from workbench.store.errors import ProjectFileError
 from workbench.store.value_table import (
     NUMBER,
@@ -79,6 +81,7 @@ from workbench.store.value_table import (
     found_in,
     increasing,
     one_of,
+    runs_of,
     shown,
 )
 from workbench.text_rules import field_problem
@@ -103,16 +106,19 @@ SHARED_IDS: dict[str, str] = {
 }
 
 
-def check_values(file: Path, design: Design, order: Order) -> None:
+def check_values(
+    file: Path, design: Design, order: Order, proven: Mapping[str, int] | None = None
+) -> None:
     """Refuse the first value of ``design`` (read from ``file``) that the model cannot
     hold, with a :class:`ProjectFileError` naming table, row, id and field.
 
     ``order`` holds each table's rows and the objects made from them; ``design`` is
-    what the reader built of them, its catalog snapshot complete.
+    what the reader built of them, its catalog snapshot complete.  ``proven``: what
+    SQLite proved of the same rows' ids (:func:`proven_ids`).
     """
     tables = {name: Table(file, name, rows) for name, rows in order.items()}
     _check_meta(file, design)
-    _check_ids(tables)  # first: a duplicated id would make every reference ambiguous
+    _check_ids(tables, proven or {})  # first: a duplicated id would make every reference ambiguous
     for name in ("sites", "rows"):
         tables[name].texts("name")
     _check_racks(tables["racks"], design)
@@ -215,7 +221,7 @@ OWN_IDS: dict[str, str] = {
 }
 
 
-def _check_ids(tables: dict[str, Table]) -> None:
+def _check_ids(tables: dict[str, Table], proven: Mapping[str, int]) -> None:
     """Every id is text a message can show, and unique: sites, rows, racks, devices,
     links and workloads never share one (the window selects them by id).
 
@@ -224,10 +230,23 @@ def _check_ids(tables: dict[str, Table]) -> None:
     ids are put in a set.  Then the smaller tables are compared with the largest (the
     links, at scale) and with each other, so no set of 440,000 ids is copied, nor
     made when the links' ids are in order: their ids found among the others' are.
+
+    A table whose ids SQLite found in increasing order (``proven``, by
+    :func:`proven_ids`, beside the read) and that are printable ASCII is not walked
+    again here: 4.2 million link ids at 1,000,000 GPUs, ~0.8 s of the open's own CPU.
+    Anything else goes the way above, so every refusal is made, and worded, as it
+    always was.
     """
     ordered: dict[str, dict[int, tuple[int, int]]] = {}
     for name, word in {**SHARED_IDS, **OWN_IDS}.items():
         table = tables[name]
+        if proven.get(name) == len(table):
+            # In order if printable ASCII (the test texts() begins with, in C), and
+            # then the lengths of the runs are those texts() would be given.
+            proven_runs = runs_of(table.column("id"))
+            if table.plain("id", proven_runs.keys()):
+                ordered[name] = proven_runs
+                continue
         runs = increasing(table.column("id"))
         if runs is not None:
             ordered[name] = runs
@@ -255,3 +274,45 @@ def _check_ids(tables: dict[str, Table]) -> None:
             word = SHARED_IDS[other]
             tables[name].refuse_value("id", ident, f"{shown(ident)} is the id of a {word} too")
         owner.update(dict.fromkeys(ids, name))
+
+
+def proven_ids(conn: sqlite3.Connection) -> dict[str, int]:
+    """The id tables whose ids SQLite finds in increasing order as
+    :func:`~workbench.store.value_table.increasing` means it (so no two are equal),
+    each with its number of rows; asked of the file's own copy in the thread of its
+    integrity check (:class:`workbench.store.header.Integrity`), where SQLite works
+    beside the reading on a second core.  It is a proof for ids of printable ASCII
+    only: SQLite's length() stops at a NUL, and UTF-8 bytes order as code points do,
+    but :func:`_check_ids` takes it only for such ids (whose test, in C, costs a
+    tenth of a walk comparing neighbours in Python).
+
+    Each row is compared with the one whose rowid follows it, which is the next in
+    ``seq`` order when ``seq`` is the rowid in every row and the rowids run without a
+    gap, and every id is text (the reader has made sure each ``seq`` is a distinct whole number); any
+    other table is left out, as are all of them when the copy is not of the current
+    schema (the reader's is migrated), not UTF-8, or SQLite cannot answer.  Leaving a
+    table out only means checking it in Python."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] != schema.SCHEMA_VERSION:
+        return {}
+    if conn.execute("PRAGMA encoding").fetchone()[0] != "UTF-8":
+        return {}
+    selects = []
+    for name in {**SHARED_IDS, **OWN_IDS}:
+        table = f'"{name}"'
+        selects.append(
+            f"SELECT '{name}', count(*), min(rowid), max(rowid), "
+            f"(SELECT count(*) FROM {table} WHERE typeof(seq) != 'integer' OR seq IS NOT rowid"
+            " OR typeof(id) != 'text')"
+            f" + (SELECT count(*) FROM {table} AS a JOIN {table} AS b ON b.rowid = a.rowid + 1"
+            " WHERE NOT (length(b.id) > length(a.id) OR length(b.id) = length(a.id)"
+            f" AND b.id > a.id COLLATE BINARY)) FROM {table}"
+        )
+    try:
+        found = conn.execute(" UNION ALL ".join(selects)).fetchall()
+    except sqlite3.Error:  # a damaged or foreign table: the Python checks will tell
+        return {}
+    return {
+        name: count
+        for name, count, low, high, bad in found
+        if bad == 0 and (count == 0 or high - low + 1 == count)
+    }

@@ -16,6 +16,15 @@ queued has fired, so every visible figure and every rule finding is current):
 
     .venv/bin/python tests/benchmarks/bench_edits.py [--gpus 16384 100000] [--repeat 7]
         [--json out.json] [--profile EDIT --profile-out file.prof] [--clock cpu]
+        [--first FILE]
+
+``--first FILE``: the first of each edit after opening a design, which may meet what
+the index and the fabric build on first need.  Each round starts a window on an empty
+design, opens FILE as File > Open does, waits until the first check has ended, then
+times, once each and in this order: select a cabled GPU node (the click before Delete),
+remove it, undo that, move a node, rename one, drop a node, undo the drop; then a
+second removal and drop with their undos, for what later edits cost (``--repeat``
+rounds, each on a freshly opened file).
 
 Not collected by the default pytest run: timings are not unit-test assertions.
 """
@@ -54,6 +63,10 @@ from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 TEMPLATE = "dgx-h100-superpod"
 NODE = "nvidia-dgx-h100"
 EDITS = ("drop", "undo drop", "move", "rename", "remove", "undo remove")
+#: What ``--first`` times, in order, once per freshly opened file.
+FIRST = ("select", "remove", "undo remove", "move", "rename", "drop", "undo drop")
+#: And then, for comparison, the second of a few (what every later edit costs).
+LATER = ("2nd remove", "2nd undo remove", "2nd drop", "2nd undo drop")
 
 
 def settle(app: QApplication) -> None:
@@ -167,10 +180,18 @@ class Edits:
         return lambda: self.document.push(rename_device(self.document, node, name))
 
     def remove(self) -> Callable[[], None]:
-        node = self.nodes[self._next() % len(self.nodes)]
-        self.document.select(node)
+        self.select()()
         settle(self.app)
         return lambda: self.document.delete_selected() and None
+
+    def delete(self) -> None:
+        """The Delete key on the selection."""
+        self.document.delete_selected()
+
+    def select(self) -> Callable[[], None]:
+        """The click on a cabled GPU node before it is removed."""
+        node = self.nodes[self._next() % len(self.nodes)]
+        return lambda: self.document.select(node)
 
 
 def timed(app: QApplication, action: Callable[[], None]) -> float:
@@ -181,20 +202,85 @@ def timed(app: QApplication, action: Callable[[], None]) -> float:
     return _ms(start)
 
 
-def open_window(app: QApplication, catalog, gpus: int, settings_dir: Path) -> MainWindow:
-    design = build_template(TEMPLATE, gpus=gpus, catalog=catalog)
+def open_window(
+    app: QApplication, catalog, settings_dir: Path, gpus: int = 0, path: Path | None = None
+) -> MainWindow:
+    """A window as shipped on the template built at ``gpus``, or on an empty design that
+    then opens ``path`` as File > Open does; returned once the first check has ended."""
+    design = build_template(TEMPLATE, gpus=gpus, catalog=catalog) if path is None else None
     settings = QSettings(str(settings_dir / f"s{gpus}.ini"), QSettings.Format.IniFormat)
     document = Document(catalog=catalog)
     window = MainWindow(document, catalog=catalog, settings=settings)
     window.file_actions.autosave_timer.stop()  # an autosave would land inside a sample
-    document.replace_design(design, None)
+    if design is not None:
+        document.replace_design(design, None)
     window.resize(1600, 1000)
     window.show()
+    settle(app)
+    if path is not None and not window.file_actions.open_path(path, ask_save=False):
+        raise SystemExit(f"cannot open {path}")
     settle(app)
     while not document.figures.checked:  # the first check runs in slices: let it end
         app.processEvents()
     settle(app)
     return window
+
+
+def close_window(app: QApplication, window: MainWindow) -> None:
+    window.document.undo_stack.setClean()
+    window.close()
+    window.deleteLater()
+    settle(app)
+
+
+def sampler(
+    app: QApplication,
+    samples: dict[str, list[float]],
+    profile: str | None,
+    profiler: cProfile.Profile | None,
+) -> Callable[[str, Callable[[], None]], None]:
+    """Time one action into ``samples[name]`` (under the profiler when it is ``profile``)."""
+
+    def sample(name: str, action: Callable[[], None]) -> None:
+        if profiler is not None and profile == name:
+            profiler.enable()
+        samples[name].append(timed(app, action))
+        if profiler is not None and profile == name:
+            profiler.disable()
+
+    return sample
+
+
+def report(title: str, samples: dict[str, list[float]]) -> None:
+    print(title)
+    for name, values in samples.items():
+        print(
+            f"  {name:15s} min {min(values):7.1f} ms   median {statistics.median(values):7.1f} ms"
+        )
+
+
+def run_first(
+    app: QApplication, catalog, args: argparse.Namespace, profiler: cProfile.Profile | None
+) -> dict[str, list[float]]:
+    """The first of each edit after opening ``args.first`` (see ``--first``)."""
+    samples: dict[str, list[float]] = {name: [] for name in FIRST + LATER}
+    sample = sampler(app, samples, args.profile, profiler)
+    for _ in range(args.repeat):
+        window = open_window(app, catalog, args.settings_dir, path=args.first)
+        edits = Edits(app, window, catalog)
+        sample("select", edits.select())
+        sample("remove", edits.delete)
+        sample("undo remove", edits.undo)
+        sample("move", edits.move())
+        sample("rename", edits.rename())
+        sample("drop", edits.drop())
+        sample("undo drop", edits.undo)
+        sample("2nd remove", edits.remove())
+        sample("2nd undo remove", edits.undo)
+        sample("2nd drop", edits.drop())
+        sample("2nd undo drop", edits.undo)
+        close_window(app, window)
+    return samples
 
 
 def run_size(
@@ -206,17 +292,10 @@ def run_size(
     profile: str | None = None,
     profiler: cProfile.Profile | None = None,
 ) -> dict[str, list[float]]:
-    window = open_window(app, catalog, gpus, settings_dir)
+    window = open_window(app, catalog, settings_dir, gpus)
     edits = Edits(app, window, catalog)
     samples: dict[str, list[float]] = {name: [] for name in EDITS}
-
-    def sample(name: str, action: Callable[[], None]) -> None:
-        if profiler is not None and profile == name:
-            profiler.enable()
-            samples[name].append(timed(app, action))
-            profiler.disable()
-        else:
-            samples[name].append(timed(app, action))
+    sample = sampler(app, samples, profile, profiler)
 
     for _ in range(repeat):
         sample("drop", edits.drop())
@@ -228,10 +307,7 @@ def run_size(
         sample("rename", edits.rename())
         sample("remove", edits.remove())
         sample("undo remove", edits.undo)
-    window.document.undo_stack.setClean()
-    window.close()
-    window.deleteLater()
-    settle(app)
+    close_window(app, window)
     return samples
 
 
@@ -240,7 +316,9 @@ def main() -> int:
     parser.add_argument("--gpus", type=int, nargs="+", default=[16_384, 100_000])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--json", type=Path, help="write the samples here")
-    parser.add_argument("--profile", choices=EDITS, help="cProfile this edit's samples")
+    parser.add_argument(
+        "--profile", choices=sorted({*EDITS, *FIRST, *LATER}), help="cProfile this edit's samples"
+    )
     parser.add_argument("--profile-out", type=Path, default=Path("edits.prof"))
     parser.add_argument(
         "--clock",
@@ -248,6 +326,7 @@ def main() -> int:
         default="wall",
         help="wall time (default), or the main thread's CPU time (a loaded machine)",
     )
+    parser.add_argument("--first", type=Path, help="time the first edits after opening this")
     args = parser.parse_args()
     global CLOCK
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
@@ -257,19 +336,23 @@ def main() -> int:
     results: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_STATE_HOME"] = tmp
-        for gpus in args.gpus:
+        args.settings_dir = Path(tmp)
+        if args.first:
+            samples = run_first(app, catalog, args, profiler)
+            results["first"] = samples
+            report(
+                f"\nfirst edits after opening {args.first.name} ({args.repeat} opens, "
+                f"{args.clock} clock)",
+                samples,
+            )
+        for gpus in [] if args.first else args.gpus:
             samples = run_size(app, catalog, gpus, args.repeat, Path(tmp), args.profile, profiler)
             results[str(gpus)] = samples
-            print(
+            report(
                 f"\n{gpus:,} GPUs, window as shipped ({args.repeat} samples each, "
-                f"{args.clock} clock)"
+                f"{args.clock} clock)",
+                samples,
             )
-            for name in EDITS:
-                values = samples[name]
-                print(
-                    f"  {name:12s} min {min(values):7.1f} ms   "
-                    f"median {statistics.median(values):7.1f} ms"
-                )
     print("(one frame = 16.7 ms)")
     if args.json:
         args.json.write_text(json.dumps(results))

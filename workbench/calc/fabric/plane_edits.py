@@ -25,7 +25,7 @@ as it is and the replay makes a new one beside it, as it always did.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import count
@@ -40,6 +40,7 @@ from workbench.calc.fabric.planes import (
     network_planes,
 )
 from workbench.calc.fabric.tables import with_rows, without_rows
+from workbench.calc.steps import drain
 from workbench.model.design import Design, Link
 from workbench.model.index import FabricChange
 
@@ -78,23 +79,69 @@ _NONE = np.zeros(0, dtype=np.int64)
 
 def kept_of(structure: PlaneStructure) -> _Kept:
     """The :class:`_Kept` of ``structure``, made on first ask (one pass over its
-    lists, ~20 ms at 100,000 GPUs, paid by the first cabling edit only)."""
+    lists, ~20 ms at 100,000 GPUs; the window makes it in steps after opening a design,
+    :func:`kept_in_steps`, so the first cabling edit does not pay it)."""
     kept = structure.__dict__.get("_kept")
     if kept is None:
-        ids = {
-            name: np.fromiter(map(id, getattr(structure, name)), dtype=np.int64) for name in _LISTS
-        }
-        order = [s for s, tier in structure.tiers.items() if tier == 1]
-        leaves = set(order)
-        first: dict[str, Link] = {}
-        for link in structure.host_links:
+        kept = structure.__dict__["_kept"] = drain(_kept_steps(structure, None))
+    return kept
+
+
+def kept_in_steps(design: Design, chunk: int) -> Iterator[None]:
+    """The :class:`_Kept` of every plane structure kept for the current cabling, made
+    ``chunk`` links per step (the window's warm-up after opening a design).  A structure
+    is only given what was read while the cabling stood still: a replay in between
+    edits the lists in place, and a half-read list would name the wrong links."""
+    index = design.index
+    version = index.fabric_version
+    cached = index.fabric_cache.get("plane_structures")
+    if cached is None or cached[0] != version:
+        return
+    for structure in cast(dict[str, PlaneStructure], cached[1]).values():
+        if "_kept" in structure.__dict__:
+            continue
+        steps = _kept_steps(structure, chunk)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                if index.fabric_version == version and "_kept" not in structure.__dict__:
+                    structure.__dict__["_kept"] = done.value
+                break
+            yield
+            if index.fabric_version != version:
+                return
+
+
+def _kept_steps(structure: PlaneStructure, chunk: int | None) -> Generator[None, None, _Kept]:
+    """Make ``structure``'s :class:`_Kept`, yielding after every ``chunk`` links (None:
+    in one go)."""
+    ids: dict[str, np.ndarray] = {}
+    for name in _LISTS:
+        items: list[Link] = getattr(structure, name)
+        if chunk is None:
+            ids[name] = np.fromiter(map(id, items), dtype=np.int64)
+            continue
+        parts = [np.zeros(0, dtype=np.int64)]
+        for start in range(0, len(items), chunk):
+            yield
+            parts.append(np.fromiter(map(id, items[start : start + chunk]), dtype=np.int64))
+        ids[name] = np.concatenate(parts)
+    order = [s for s, tier in structure.tiers.items() if tier == 1]
+    leaves = set(order)
+    first: dict[str, Link] = {}
+    links = structure.host_links
+    step = chunk or max(1, len(links))
+    for start in range(0, len(links), step):
+        if chunk is not None:
+            yield
+        for link in links[start : start + step] if chunk is not None else links:
             a, b = link.a_device, link.b_device
             if a in leaves and a not in first:
                 first[a] = link
             if b in leaves and b not in first:
                 first[b] = link
-        kept = structure.__dict__["_kept"] = _Kept(ids, first, order)
-    return kept
+    return _Kept(ids, first, order)
 
 
 def serial_of(structure: PlaneStructure) -> int:

@@ -67,3 +67,21 @@ def test_a_device_a_link_already_names_changes_the_cabling(read_table_first: boo
     after = index.fabric_version
     ops.apply(design, ops.AddDevice(rack.id, Device("d-later", "later", a.device_type)))
     assert index.fabric_version == after
+
+
+def test_the_link_ends_taken_in_from_an_add_of_links_are_both_ends_of_each() -> None:
+    """AddLinks hands the index the ends it checked (a set of devices) rather than
+    have it read both ends of every link again: the set is the one the links give."""
+    design = small_design("ends-bulk")
+    devices = devices_of(design)
+    index = design.index
+    ops.apply(design, ops.AddLinks((link(design, devices[0].id, devices[1].id, "p1"),)))
+    spare = Device("spare-1", "spare-1", devices[0].device_type, None)
+    ops.apply(design, ops.AddDevice(index.devices[devices[0].id][0].id, spare))
+    assert index._ends is not None  # made: a device came while links were listed
+    ids = index.new_ids("link", 3)
+    pairs = [(devices[2], devices[3]), (devices[1], spare), (devices[4], devices[2])]
+    added = tuple(Link(i, a.id, "q", b.id, "q") for i, (a, b) in zip(ids, pairs, strict=True))
+    ops.apply(design, ops.AddLinks(added))
+    plain = {end for each in design.links for end in (each.a_device, each.b_device)}
+    assert index._ends == plain

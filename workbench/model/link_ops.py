@@ -112,7 +112,7 @@ def _add_links(design: Design, op: AddLinks) -> Applied:
             else:
                 merged.append(next(old))
         design.links[:] = merged
-    design.index.add_links(links, link_ids)
+    design.index.add_links(links, link_ids, ends)
     ids = frozenset(link_ids)
     change = Change(devices=ends, links=ids, added=ids)
     return Applied(RemoveLinks(tuple(link_ids)), change)

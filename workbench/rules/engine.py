@@ -156,6 +156,12 @@ class Rule:
     #: switches of 289 links each at 100,000 GPUs) are then not re-read whole after the
     #: removal or its undo.  None: the rule runs on the device again.
     relinked: Callable[[RuleContext, Rule, Any, AbstractSet[str]], Iterable[Finding]] | None = None
+    #: For a device rule whose finding filed under one device quotes another device it
+    #: names (its name, what its catalog item says): FABRIC-PORT files a link's problem
+    #: under the link's ``a`` end.  A rename or new catalog item of the other device then
+    #: re-checks the devices whose findings name it - only those, so renaming a leaf
+    #: switch does not re-read the hundreds of devices cabled to it.
+    quotes_others: bool = False
 
     @property
     def most_severe(self) -> Severity:
@@ -196,6 +202,7 @@ def rule(
     ended_by_removal: bool = False,
     worst: Severity | None = None,
     relinked: Callable[[RuleContext, Rule, Any, AbstractSet[str]], Iterable[Finding]] | None = None,
+    quotes_others: bool = False,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -229,6 +236,7 @@ def rule(
             ended_by_removal,
             worst,
             relinked,
+            quotes_others,
         )
         REGISTRY[rule_id] = made
         return made
@@ -524,7 +532,8 @@ class Checker:
     rules: Mapping[str, Rule] = field(default_factory=lambda: REGISTRY)
     #: rule id → object id → its findings (only non-empty entries are kept)
     _by_rule: dict[str, dict[str, list[Finding]]] = field(default_factory=dict)
-    #: Bumped whenever any finding differs, so views can skip redrawing.
+    #: Bumped whenever any finding differs, or a device a finding names moved (the
+    #: rack it marks changed), so views can skip redrawing.
     version: int = 0
     #: False: the caller runs the first full check itself, in steps
     #: (:meth:`recheck_in_steps`), and reads nothing before it is done.
@@ -691,9 +700,17 @@ class Checker:
                 if found:
                     table[object_id] = found
                 differs |= (old or []) != found
-        if differs:
+        if differs or self._names_moved(change):
             self.version += 1
         return differs
+
+    def _names_moved(self, change: Change) -> bool:
+        """Whether a finding names a device ``change`` moved: its words may stay the same
+        (a port finding names no rack), but the rack it marks is now another, so the
+        views that place findings (a rack's mark, the Checks list) must read them again
+        (:attr:`version`).  One pass over the findings, only after a move."""
+        moved = change.moved
+        return bool(moved) and any(_names_any(table, moved) for table in self._by_rule.values())
 
     def _relabel(self, change: Change) -> bool:
         """A rename or new label of ``change.labels``: the rack and device rules re-run
@@ -765,12 +782,15 @@ class Checker:
         gone: AbstractSet[str],
     ) -> AbstractSet[str]:
         """``ids`` and, for a rule with :attr:`Rule.related`, the devices whose verdicts
-        they can move and those whose findings name one of them or a removed one."""
-        if registered.related is None:
+        they can move; for it and a rule that :attr:`Rule.quotes_others`, those whose
+        findings name one of them or a removed one."""
+        if registered.related is None and not registered.quotes_others:
             return ids
         assert self.ctx is not None
         touched = set(ids) | set(gone)
-        out = set(ids) | set(registered.related(self.ctx, ids))
+        out = set(ids)
+        if registered.related is not None:
+            out |= registered.related(self.ctx, ids)
         for object_id, found in table.items():
             if any(not touched.isdisjoint(f.objects) for f in found):
                 out.add(object_id)

@@ -109,3 +109,68 @@ def port_findings(checker: Checker) -> dict[str, list]:
     """FABRIC-PORT's findings by object (the compute plane's figures, FABRIC-OVERSUB,
     are another rule's matter)."""
     return {obj: found for (rule, obj), found in filed(checker).items() if rule == "FABRIC-PORT"}
+
+
+def same_as_full(checker: Checker) -> bool:
+    return filed(checker) == filed(Checker(checker.design))
+
+
+def test_renaming_a_device_a_rack_finding_quotes_re_checks_its_rack_alone(catalog):
+    """RACK-OVERLAP, filed under the rack, quotes the devices that overlap."""
+    from workbench.model import Device
+
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    types = design.device_types
+    rack, node = next(
+        (r, d)
+        for r in design.iter_racks()
+        for d in r.devices
+        if is_gpu_server(types[d.device_type])
+    )
+    rack.devices.append(Device("d-extra", "extra-node", node.device_type, position=node.position))
+    design.reindex()
+    calls: Counter[str] = Counter()
+    checker = Checker(design, rules=counted_rules(calls))
+    assert any(f.rule == "RACK-OVERLAP" and node.name in f.message for f in checker.findings())
+    calls.clear()
+    checker.update(ops.apply(design, ops.RenameDevice(node.id, "renamed-node")).change)
+    assert same_as_full(checker)
+    assert calls["RACK-OVERLAP"] == 1  # the node's rack, no other
+    # A device no rack finding names re-checks no rack.
+    calls.clear()
+    other = next(d for d in rack.devices if d.id not in (node.id, "d-extra"))
+    checker.update(ops.apply(design, ops.RenameDevice(other.id, "renamed-other")).change)
+    assert same_as_full(checker)
+    assert calls["RACK-OVERLAP"] == 0
+
+
+def test_name_clashes_follow_a_rename_of_their_rack_and_a_move_to_another(catalog):
+    """NAME-DUPLICATE quotes the racks of the devices sharing a name."""
+    from workbench.model.hall_edits import move_devices
+    from workbench.model.placement import free_ranges
+
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    types = design.device_types
+    first, second = [d for _r, d in design.iter_devices() if is_gpu_server(types[d.device_type])][
+        :2
+    ]
+    second.name = first.name
+    design.reindex()
+    checker = Checker(design)
+    home = design.index.rack_of(second.id)
+    assert any(f.rule == "NAME-DUPLICATE" and home.name in f.message for f in checker.findings())
+    checker.update(ops.apply(design, ops.RenameRack(home.id, "renamed-rack")).change)
+    assert same_as_full(checker)
+    height = int(types[second.device_type].u_height)
+    rack_id, u = next(
+        (rack.id, run.start)
+        for rack in design.iter_racks()
+        if rack.id != home.id
+        for run in free_ranges(design, rack)
+        if len(run) >= height
+    )
+    undo = ops.apply(design, move_devices(design, rack_id, [(second.id, u, "front")]))
+    checker.update(undo.change)
+    assert same_as_full(checker)
+    checker.update(ops.apply(design, undo.inverse).change)
+    assert same_as_full(checker)

@@ -30,6 +30,7 @@ from workbench.calc.design_hardware import FabricFigures, fabric_figures
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad, rack_load, summarize
 from workbench.calc.workload import WorkloadResult, evaluate_workload
 from workbench.model import Change, Design, Device, Rack, Workload
+from workbench.model.index import DesignIndex
 
 #: What a rule can be called for.
 SCOPES: tuple[str, ...] = ("rack", "device", "workload", "design")
@@ -162,6 +163,10 @@ class Rule:
     #: re-checks the devices whose findings name it - only those, so renaming a leaf
     #: switch does not re-read the hundreds of devices cabled to it.
     quotes_others: bool = False
+    #: For a design rule whose findings quote the racks of the devices they name
+    #: (NAME-DUPLICATE: "“gpu-1” in rack “A01”"): a rename of such a rack or a move of
+    #: such a device re-runs it, as no other change it looks at would.
+    quotes_racks: bool = False
 
     @property
     def most_severe(self) -> Severity:
@@ -203,6 +208,7 @@ def rule(
     worst: Severity | None = None,
     relinked: Callable[[RuleContext, Rule, Any, AbstractSet[str]], Iterable[Finding]] | None = None,
     quotes_others: bool = False,
+    quotes_racks: bool = False,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -237,6 +243,7 @@ def rule(
             worst,
             relinked,
             quotes_others,
+            quotes_racks,
         )
         REGISTRY[rule_id] = made
         return made
@@ -645,6 +652,9 @@ class Checker:
             if registered.everywhere is not None and registered.everywhere(self.design, change):
                 differs |= self._rerun_all(registered, table)
                 continue
+            if registered.quotes_racks and _names_any(table, change.moved):
+                differs |= self._rerun_all(registered, table)
+                continue
             if not touched_kinds & registered.looks_at:
                 continue
             # Whether the change reaches what a design-wide verdict depends on.
@@ -731,6 +741,8 @@ class Checker:
                     for i in labelled
                     if (i in index.racks if registered.scope == "rack" else i in index.devices)
                 }
+                if registered.scope == "rack":
+                    ids |= _racks_naming(table, index, labelled)
                 if registered.scope == "device" and "rack" in registered.looks_at:
                     ids |= {
                         d.id for i in labelled if (r := index.racks.get(i)) for d in r[1].devices
@@ -745,9 +757,12 @@ class Checker:
                         table[object_id] = found
                     differs |= (old or []) != found
                 continue
-            named = any(
-                not labelled.isdisjoint(f.objects) for found in table.values() for f in found
-            )
+            quoted = labelled
+            if registered.quotes_racks:  # and the devices of a renamed rack
+                quoted = labelled | {
+                    d.id for i in labelled if (r := index.racks.get(i)) for d in r[1].devices
+                }
+            named = _names_any(table, quoted)
             if named:
                 if not forgotten:  # memoised figures may hold the old names
                     self.ctx.forget()
@@ -812,6 +827,24 @@ class Checker:
             found = index.devices.get(object_id)
             return found[1] if found else None
         return index.workloads.get(object_id)
+
+
+def _racks_naming(
+    table: dict[str, list[Finding]], index: DesignIndex, labelled: AbstractSet[str]
+) -> set[str]:
+    """The racks whose findings of a rack rule (``table``) name a device of ``labelled``
+    in them: they quote its name (two devices overlapping), so its rename re-checks
+    its rack, not every rack."""
+    out = set()
+    for object_id in labelled:
+        rack = index.rack_of(object_id)
+        if (
+            rack is not None
+            and rack.id != object_id
+            and any(object_id in f.objects for f in table.get(rack.id, ()))
+        ):
+            out.add(rack.id)
+    return out
 
 
 def _names_any(table: dict[str, list[Finding]], ids: AbstractSet[str]) -> bool:

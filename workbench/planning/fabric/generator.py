@@ -148,7 +148,7 @@ def build_fabric(
     the same edits, kept, without gathering what undoing them needs (the change of the
     4.4 million links a 1,000,000-GPU template adds, combined edit by edit)."""
     with bulk_allocation():
-        return _kept(_Generator(design, catalog, request, hosts_memo))
+        return _kept(_Generator(design, catalog, request, hosts_memo, recorded=False))
 
 
 def _kept(generator: _Generator) -> FabricPlan:
@@ -167,10 +167,12 @@ class _Generator:
         catalog: ItemSource | None,
         request: FabricRequest,
         hosts_memo: dict[object, Any] | None = None,
+        recorded: bool = True,
     ):
         self.design, self.catalog, self.req = design, catalog, validated(request)
         self.memo: dict[object, Any] = hosts_memo if hosts_memo is not None else {}
-        self.session = Session(design)
+        #: ``recorded`` False: built for a design no one will undo (:func:`build_fabric`).
+        self.session = Session(design, recorded)
         self.check = LinkCheck()
         self.links: Ends = []
         self.notes: list[str] = []

@@ -37,6 +37,7 @@ from workbench.model.change import Change
 from workbench.model.design import Design, Device, Rack
 from workbench.model.floor import is_placed, lay_out
 from workbench.model.hall_edits import HallNames, add_racks, add_row
+from workbench.model.link_ops import add_links_unrecorded
 from workbench.model.placement import free_ranges
 from workbench.model.ports import HOST_KINDS
 from workbench.model.rack_fields import built_limit_kw
@@ -57,21 +58,34 @@ DEFAULT_ROW_RACKS = 10
 FALLBACK_RACK_TYPE = "generic-rack-48u-air"
 
 
+#: The change of an edit applied unrecorded: refresh everything.
+_UNKNOWN_EXTENT = Change(everything=True)
+
+
 class Session:
     """Edits applied to a design one after the other, kept or taken back together.
 
     ``ops`` are the edits made, in order (what a :class:`~workbench.model.ops.Batch`
     replays on the untouched design); :meth:`rollback` applies their inverses in
     reverse, leaving the design exactly as it was.
+
+    ``recorded`` False: a design no one will undo (a template being built); an
+    :class:`~workbench.model.ops.AddLinks` is then applied without its change of every
+    link id (see :func:`~workbench.model.link_ops.add_links_unrecorded`), its change
+    saying only that the extent is unknown.
     """
 
-    def __init__(self, design: Design):
+    def __init__(self, design: Design, recorded: bool = True):
         self.design = design
+        self.recorded = recorded
         self.ops: list[ops.Op] = []
         self._done: list[ops.Applied] = []
 
     def apply(self, op: ops.Op) -> ops.Applied:
-        applied = ops.apply(self.design, op)
+        if not self.recorded and type(op) is ops.AddLinks:
+            applied = ops.Applied(add_links_unrecorded(self.design, op), _UNKNOWN_EXTENT)
+        else:
+            applied = ops.apply(self.design, op)
         self.ops.append(op)
         self._done.append(applied)
         return applied

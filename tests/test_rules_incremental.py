@@ -260,13 +260,16 @@ def test_a_removal_and_its_undo_read_far_ends_ports_only_where_they_must(catalog
     # that rack: the switches there are re-checked as any device in it would be).
     rechecked = {switch} | {e for e in ends if index.rack_of(e).id in applied.change.racks}
     assert len(rechecked) < len(ends)
+    # And the other node, whose finding quotes the switch's name (Rule.quotes_others).
+    rechecked.add(other)
     assert calls["FABRIC-PORT"] == len(rechecked)
     assert same_as_full(checker)
     assert not any(f.rule == "FABRIC-PORT" and f.object_id == switch for f in checker.findings())
     calls.clear()
     checker.update(ops.apply(design, applied.inverse).change)
     in_rack = {e for e in ends if index.rack_of(e).id in applied.change.racks}
-    assert calls["FABRIC-PORT"] == len(in_rack | {node})  # the others: Rule.relinked
+    # The others: Rule.relinked; the other node: its finding quotes the switch.
+    assert calls["FABRIC-PORT"] == len(in_rack | {node, other})
     assert same_as_full(checker)
     assert any(f.rule == "FABRIC-PORT" and f.object_id == switch for f in checker.findings())
 

@@ -30,6 +30,7 @@ from workbench.calc.design_hardware import FabricFigures, fabric_figures
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad, rack_load, summarize
 from workbench.calc.workload import WorkloadResult, evaluate_workload
 from workbench.model import Change, Design, Device, Rack, Workload
+from workbench.model.index import DesignIndex
 
 #: What a rule can be called for.
 SCOPES: tuple[str, ...] = ("rack", "device", "workload", "design")
@@ -156,6 +157,16 @@ class Rule:
     #: switches of 289 links each at 100,000 GPUs) are then not re-read whole after the
     #: removal or its undo.  None: the rule runs on the device again.
     relinked: Callable[[RuleContext, Rule, Any, AbstractSet[str]], Iterable[Finding]] | None = None
+    #: For a device rule whose finding filed under one device quotes another device it
+    #: names (its name, what its catalog item says): FABRIC-PORT files a link's problem
+    #: under the link's ``a`` end.  A rename or new catalog item of the other device then
+    #: re-checks the devices whose findings name it - only those, so renaming a leaf
+    #: switch does not re-read the hundreds of devices cabled to it.
+    quotes_others: bool = False
+    #: For a design rule whose findings quote the racks of the devices they name
+    #: (NAME-DUPLICATE: "“gpu-1” in rack “A01”"): a rename of such a rack or a move of
+    #: such a device re-runs it, as no other change it looks at would.
+    quotes_racks: bool = False
 
     @property
     def most_severe(self) -> Severity:
@@ -196,6 +207,8 @@ def rule(
     ended_by_removal: bool = False,
     worst: Severity | None = None,
     relinked: Callable[[RuleContext, Rule, Any, AbstractSet[str]], Iterable[Finding]] | None = None,
+    quotes_others: bool = False,
+    quotes_racks: bool = False,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -229,6 +242,8 @@ def rule(
             ended_by_removal,
             worst,
             relinked,
+            quotes_others,
+            quotes_racks,
         )
         REGISTRY[rule_id] = made
         return made
@@ -524,7 +539,8 @@ class Checker:
     rules: Mapping[str, Rule] = field(default_factory=lambda: REGISTRY)
     #: rule id → object id → its findings (only non-empty entries are kept)
     _by_rule: dict[str, dict[str, list[Finding]]] = field(default_factory=dict)
-    #: Bumped whenever any finding differs, so views can skip redrawing.
+    #: Bumped whenever any finding differs, or a device a finding names moved (the
+    #: rack it marks changed), so views can skip redrawing.
     version: int = 0
     #: False: the caller runs the first full check itself, in steps
     #: (:meth:`recheck_in_steps`), and reads nothing before it is done.
@@ -636,6 +652,9 @@ class Checker:
             if registered.everywhere is not None and registered.everywhere(self.design, change):
                 differs |= self._rerun_all(registered, table)
                 continue
+            if registered.quotes_racks and _names_any(table, change.moved):
+                differs |= self._rerun_all(registered, table)
+                continue
             if not touched_kinds & registered.looks_at:
                 continue
             # Whether the change reaches what a design-wide verdict depends on.
@@ -691,9 +710,17 @@ class Checker:
                 if found:
                     table[object_id] = found
                 differs |= (old or []) != found
-        if differs:
+        if differs or self._names_moved(change):
             self.version += 1
         return differs
+
+    def _names_moved(self, change: Change) -> bool:
+        """Whether a finding names a device ``change`` moved: its words may stay the same
+        (a port finding names no rack), but the rack it marks is now another, so the
+        views that place findings (a rack's mark, the Checks list) must read them again
+        (:attr:`version`).  One pass over the findings, only after a move."""
+        moved = change.moved
+        return bool(moved) and any(_names_any(table, moved) for table in self._by_rule.values())
 
     def _relabel(self, change: Change) -> bool:
         """A rename or new label of ``change.labels``: the rack and device rules re-run
@@ -714,6 +741,8 @@ class Checker:
                     for i in labelled
                     if (i in index.racks if registered.scope == "rack" else i in index.devices)
                 }
+                if registered.scope == "rack":
+                    ids |= _racks_naming(table, index, labelled)
                 if registered.scope == "device" and "rack" in registered.looks_at:
                     ids |= {
                         d.id for i in labelled if (r := index.racks.get(i)) for d in r[1].devices
@@ -728,9 +757,12 @@ class Checker:
                         table[object_id] = found
                     differs |= (old or []) != found
                 continue
-            named = any(
-                not labelled.isdisjoint(f.objects) for found in table.values() for f in found
-            )
+            quoted = labelled
+            if registered.quotes_racks:  # and the devices of a renamed rack
+                quoted = labelled | {
+                    d.id for i in labelled if (r := index.racks.get(i)) for d in r[1].devices
+                }
+            named = _names_any(table, quoted)
             if named:
                 if not forgotten:  # memoised figures may hold the old names
                     self.ctx.forget()
@@ -765,12 +797,15 @@ class Checker:
         gone: AbstractSet[str],
     ) -> AbstractSet[str]:
         """``ids`` and, for a rule with :attr:`Rule.related`, the devices whose verdicts
-        they can move and those whose findings name one of them or a removed one."""
-        if registered.related is None:
+        they can move; for it and a rule that :attr:`Rule.quotes_others`, those whose
+        findings name one of them or a removed one."""
+        if registered.related is None and not registered.quotes_others:
             return ids
         assert self.ctx is not None
         touched = set(ids) | set(gone)
-        out = set(ids) | set(registered.related(self.ctx, ids))
+        out = set(ids)
+        if registered.related is not None:
+            out |= registered.related(self.ctx, ids)
         for object_id, found in table.items():
             if any(not touched.isdisjoint(f.objects) for f in found):
                 out.add(object_id)
@@ -792,6 +827,24 @@ class Checker:
             found = index.devices.get(object_id)
             return found[1] if found else None
         return index.workloads.get(object_id)
+
+
+def _racks_naming(
+    table: dict[str, list[Finding]], index: DesignIndex, labelled: AbstractSet[str]
+) -> set[str]:
+    """The racks whose findings of a rack rule (``table``) name a device of ``labelled``
+    in them: they quote its name (two devices overlapping), so its rename re-checks
+    its rack, not every rack."""
+    out = set()
+    for object_id in labelled:
+        rack = index.rack_of(object_id)
+        if (
+            rack is not None
+            and rack.id != object_id
+            and any(object_id in f.objects for f in table.get(rack.id, ()))
+        ):
+            out.add(rack.id)
+    return out
 
 
 def _names_any(table: dict[str, list[Finding]], ids: AbstractSet[str]) -> bool:

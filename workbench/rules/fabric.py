@@ -10,8 +10,11 @@ re-runs them after edits:
 
 * FABRIC-PORT is a device rule: an edit of a link re-checks the two devices at its
   ends, not the fabric.  A problem between two ports is reported once, under the
-  link's ``a`` end (so a new catalog snapshot of the ``b`` end's item alone shows in the
-  next full check).  A device with no finding that only lost links keeps none, and
+  link's ``a`` end, quoting the ``b`` end's name and reading its item: a rename or a
+  new catalog snapshot of the ``b`` end re-checks the devices whose findings name it
+  (``quotes_others``), not every device cabled to it.  A new snapshot of the ``b``
+  end's item that makes a link wrong where its ``a`` end had no finding still shows
+  only in the next full check.  A device with no finding that only lost links keeps none, and
   one that only gained links is asked about those (``relinked``), so removing a node
   and its undo do not re-read its switches' 289 links each.  A full check asks it only
   about the devices :mod:`workbench.rules.port_suspects` finds suspect in one pass
@@ -69,6 +72,7 @@ def _name(design: Design, device_id: str) -> str:
     suspects=lambda ctx: port_suspects(ctx.design),
     suspects_in_steps=lambda ctx: port_suspects_in_steps(ctx.design, suspect_pass.STEP_LINKS),
     relinked=lambda ctx, me, device, links: _port_findings(ctx, me, device, links),
+    quotes_others=True,
 )
 def fabric_port(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     return _port_findings(ctx, me, device)

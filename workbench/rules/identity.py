@@ -51,6 +51,7 @@ def clash_possible(design: Design, change: Change) -> bool:
     looks_at={"device", "design"},
     depends=clash_possible,
     ended_by_removal=True,
+    quotes_racks=True,
     source=(
         "NetBox keeps device names unique per site and asset tags globally; Slurm, "
         "Kubernetes and the version and acceptance imports name a node by its device name"

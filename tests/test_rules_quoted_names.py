@@ -174,3 +174,19 @@ def test_name_clashes_follow_a_rename_of_their_rack_and_a_move_to_another(catalo
     assert same_as_full(checker)
     checker.update(ops.apply(design, undo.inverse).change)
     assert same_as_full(checker)
+
+
+def test_renaming_a_spinning_appliance_of_a_hot_tier_rewrites_its_tier_s_finding(catalog):
+    """STORAGE-HOT-FLASH files under the tier and quotes its appliances' names."""
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    tier = next(t for t in design.storage_tiers if t.tier == "hot")
+    appliance = design.index.devices[tier.device_ids[0]][1]
+    item = design.device_types[appliance.device_type]
+    design.device_types[item.slug] = dataclasses.replace(item, props={**item.props, "media": "hdd"})
+    design.index.touch_types()
+    checker = Checker(design)
+    assert any(
+        f.rule == "STORAGE-HOT-FLASH" and appliance.name in f.message for f in checker.findings()
+    )
+    checker.update(ops.apply(design, ops.RenameDevice(appliance.id, "renamed-appliance")).change)
+    assert same_as_full(checker)

@@ -167,6 +167,11 @@ class Rule:
     #: (NAME-DUPLICATE: "“gpu-1” in rack “A01”"): a rename of such a rack or a move of
     #: such a device re-runs it, as no other change it looks at would.
     quotes_racks: bool = False
+    #: For a design rule whose findings quote the names of objects they do not name
+    #: (STORAGE-HOT-FLASH lists a hot tier's spinning appliances under the tier, so a
+    #: waiver of the tier holds): whether renaming the given objects can change its
+    #: words.  A rename re-runs it then, as when a finding names one of them.
+    renames: Callable[[Design, AbstractSet[str]], bool] | None = None
 
     @property
     def most_severe(self) -> Severity:
@@ -209,6 +214,7 @@ def rule(
     relinked: Callable[[RuleContext, Rule, Any, AbstractSet[str]], Iterable[Finding]] | None = None,
     quotes_others: bool = False,
     quotes_racks: bool = False,
+    renames: Callable[[Design, AbstractSet[str]], bool] | None = None,
 ) -> Callable[[Callable[..., Iterable[Finding]]], Rule]:
     """Register the decorated function as a rule.
 
@@ -244,6 +250,7 @@ def rule(
             relinked,
             quotes_others,
             quotes_racks,
+            renames,
         )
         REGISTRY[rule_id] = made
         return made
@@ -762,7 +769,9 @@ class Checker:
                 quoted = labelled | {
                     d.id for i in labelled if (r := index.racks.get(i)) for d in r[1].devices
                 }
-            named = _names_any(table, quoted)
+            named = _names_any(table, quoted) or bool(
+                table and registered.renames and registered.renames(self.design, labelled)
+            )
             if named:
                 if not forgotten:  # memoised figures may hold the old names
                     self.ctx.forget()

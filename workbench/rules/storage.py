@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from workbench.calc.errors import InputError
@@ -335,6 +336,14 @@ def storage_hot_tier(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Fin
 FLASH_MEDIA = frozenset({"nvme", "ssd"})
 
 
+def _in_hot_tier(design: Design, ids: AbstractSet[str]) -> bool:
+    """Whether one of ``ids`` is an appliance of a hot tier (whose name a finding of
+    STORAGE-HOT-FLASH may quote)."""
+    return any(
+        not ids.isdisjoint(tier.device_ids) for tier in design.storage_tiers if tier.tier == "hot"
+    )
+
+
 @rule(
     "STORAGE-HOT-FLASH",
     title="Hot tier not all-flash",
@@ -342,6 +351,7 @@ FLASH_MEDIA = frozenset({"nvme", "ssd"})
     scope="design",
     looks_at={"tier", "device", "design"},
     depends=storage_moved,
+    renames=lambda design, ids: _in_hot_tier(design, ids),
     source=planning("the hot tier is an all-flash parallel file system (NVMe)"),
 )
 def storage_hot_flash(ctx: RuleContext, me: Rule, design: Design) -> Iterator[Finding]:

@@ -11,7 +11,7 @@ import pytest
 from storage_designs import storage_design
 
 from workbench.catalog import load_catalog
-from workbench.model import Design, Link
+from workbench.model import Design, Link, link_places
 from workbench.model.ops import AddLink, RemoveDevice, RemoveLink, RemoveRack, apply
 
 
@@ -79,3 +79,40 @@ def test_a_list_changed_behind_the_index_is_read_again(catalog) -> None:
     expected = [link.id for link in design.links if "gpu-3" not in (link.a_device, link.b_device)]
     apply(design, RemoveDevice("gpu-3"))
     assert _ids(design) == expected
+
+
+def test_places_read_in_steps_over_many_shards_stay_exact(catalog, monkeypatch) -> None:
+    """The warm-up's table (:meth:`DesignIndex.link_positions_in_steps`), spread over
+    shards of 3 links, answers the removals and undos like a scan does, and every link's
+    filed place is where it stands."""
+    monkeypatch.setattr(link_places, "SHARD", 3)
+    design = _design(catalog)
+    original = _ids(design)
+    index = design.index
+    assert index.links_indexed or index.links  # the id table the warm-up builds first
+    for _step in index.link_positions_in_steps(2):
+        pass
+    at = index._link_at
+    assert at is not None and len(at._shards) > 2
+    assert [at.get(i) for i in original] == list(range(len(original)))
+    monkeypatch.setattr(index, "_read_link_positions", None)  # no full read from here
+    done = [apply(design, RemoveDevice(name)) for name in ("gpu-0", "gpu-4", "gpu-8")]
+    for applied in reversed(done):
+        apply(design, applied.inverse)
+    assert _ids(design) == original
+
+
+def test_a_duplicate_id_in_another_shard_is_not_kept(catalog, monkeypatch) -> None:
+    """Two links with one id (a damaged file's) land in two shards; the table is then
+    given up (the next removal scans), as the one-dict read gives it up."""
+    monkeypatch.setattr(link_places, "SHARD", 3)
+    design = _design(catalog)
+    first = design.links[0]
+    design.links.append(Link(first.id, first.a_device, first.a_port, "sw-1", "swp99"))
+    design.reindex()
+    index = design.index
+    index.links  # noqa: B018 - the id table, as the warm-up builds it before
+    for _step in index.link_positions_in_steps(2):
+        pass
+    assert index._link_at is None
+    assert index.link_positions(design.links, [design.links[1]]) is None

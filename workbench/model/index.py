@@ -34,6 +34,7 @@ from workbench.model.id_numbers import (
     highest_number,
     spelled_batch,
 )
+from workbench.model.link_places import LinkPlaces
 from workbench.text_rules import node_hostname
 
 if TYPE_CHECKING:
@@ -175,7 +176,7 @@ class DesignIndex:
         #: Where each link stood in the design's list when last seen (see
         #: :meth:`link_positions`), and how many links left and entered the list since:
         #: a link has moved at most that many places towards the front / the back.
-        self._link_at: dict[str, int] | None = None
+        self._link_at: LinkPlaces | None = None
         self._links_out = 0
         self._links_in = 0
         #: Device ids that came into (True) or left (False) :attr:`devices`, oldest first,
@@ -232,18 +233,20 @@ class DesignIndex:
 
         Why: in one go they take 0.15-0.3 s at 100,000 GPUs (a set per device, an id per
         link end), and the window's first check met them in one step, when FABRIC-PORT
-        first asked about a suspect device.  Read off a copy of the design's list, and
-        kept only when the cabling did not move meanwhile (every link edit bumps
+        first asked about a suspect device.  Read off the design's list itself (a copy
+        was one 35 MB step at 1,000,000 GPUs), and given up, like the tables, as soon as
+        the cabling moves; kept only when the cabling did not move meanwhile (every link edit bumps
         :attr:`fabric_version`) and no reader built them first; otherwise the next
         reader builds them as ever."""
         if self._device_links is not None:
             return
-        version = self.fabric_version
-        source = list(self._link_list)
+        version, source = self.fabric_version, self._link_list
         table: dict[str, Link] = {}
         ends: defaultdict[str, set[str]] = defaultdict(set)
         for start in range(0, len(source), max(1, chunk)):
             yield
+            if self.fabric_version != version:
+                return  # the list moved: a run read now could skip or repeat links
             run = source[start : start + max(1, chunk)]
             table.update(zip(map(_LINK_ID, run), run, strict=True))
             _fill_ends(ends, run)
@@ -656,18 +659,22 @@ class DesignIndex:
         """Read :meth:`link_positions`' table ``chunk`` links per step (the window's
         warm-up after opening a design): in one go it was 0.2-0.5 s of the first removal
         of a cabled node at 100,000 GPUs.  Kept only when no link came or went meanwhile
-        (each bumps :attr:`fabric_version`) and no reader read it first."""
+        (each bumps :attr:`fabric_version`) and no reader read it first.  Filed in
+        shards of bounded size (:class:`LinkPlaces`): one growing dict of 4.4 million
+        entries copied itself in single steps of 170-190 ms at 1,000,000 GPUs."""
         if self._link_at is not None:
             return
         version, links, step = self.fabric_version, self._link_list, max(1, chunk)
-        at: dict[str, int] = {}
+        at = LinkPlaces()
         for start in range(0, len(links), step):
             yield
             if self.fabric_version != version:
                 return
-            run = links[start : start + step]
-            at.update(zip(map(_LINK_ID, run), range(start, start + len(run)), strict=True))
-        if self._link_at is None and self.fabric_version == version and len(at) == len(links):
+            at.add_run(list(map(_LINK_ID, links[start : start + step])), start)
+        # Two links with one id in two shards would both be filed: kept only when the id
+        # table (built before, by the warm-up) says every id is once in the list.
+        unique = self._links is not None and len(self._links) == len(links) == len(at)
+        if self._link_at is None and self.fabric_version == version and unique:
             self._link_at, self._links_out, self._links_in = at, 0, 0
 
     def names_in_steps(self, chunk: int, unmoved: Callable[[], bool]) -> Iterator[None]:
@@ -696,8 +703,8 @@ class DesignIndex:
         if self._link_at is not None:
             self._link_at[link.id] = position
 
-    def _read_link_positions(self, links: list[Link]) -> dict[str, int] | None:
-        at = {link.id: i for i, link in enumerate(links)}
+    def _read_link_positions(self, links: list[Link]) -> LinkPlaces | None:
+        at = LinkPlaces.of(map(_LINK_ID, links))
         self._links_out = self._links_in = 0
         self._link_at = at if len(at) == len(links) else None
         return self._link_at

@@ -161,7 +161,9 @@ class Rule:
     #: names (its name, what its catalog item says): FABRIC-PORT files a link's problem
     #: under the link's ``a`` end.  A rename or new catalog item of the other device then
     #: re-checks the devices whose findings name it - only those, so renaming a leaf
-    #: switch does not re-read the hundreds of devices cabled to it.
+    #: switch does not re-read the hundreds of devices cabled to it.  A new catalog item
+    #: also asks the ``a`` ends of its devices' links (those without a finding: about
+    #: those links alone, by :attr:`relinked`), where a link may have gone wrong.
     quotes_others: bool = False
     #: For a design rule whose findings quote the racks of the devices they name
     #: (NAME-DUPLICATE: "“gpu-1” in rack “A01”"): a rename of such a rack or a move of
@@ -654,6 +656,7 @@ class Checker:
                 racks.add(rack.id)
         gone = change.removed
         differs = False
+        far_ends: dict[str, set[str]] | None = None  # worked out once, when first needed
         for registered in self.rules.values():
             table = self._by_rule.setdefault(registered.id, {})
             if registered.everywhere is not None and registered.everywhere(self.design, change):
@@ -702,6 +705,10 @@ class Checker:
                         links = self._links_brought(object_id, change)
                         if links is not None:
                             brought[object_id] = links
+            if change.types and registered.scope == "device" and registered.quotes_others:
+                if far_ends is None:
+                    far_ends = self._far_ends(change)
+                ids = self._with_far_ends(registered, table, ids, far_ends, brought)
             for object_id in gone:
                 if table.pop(object_id, None) is not None:
                     differs = True
@@ -797,6 +804,48 @@ class Checker:
             return None
         links = change.links.intersection(index.device_links.get(device_id, ()))
         return links if links <= change.added else None
+
+    def _far_ends(self, change: Change) -> dict[str, set[str]]:
+        """The other ends of the links of the devices whose catalog items ``change``
+        replaced, added or removed (``change.types``), when those are the links' ``a``
+        ends, each with those links: a rule that files a link's problem under its ``a``
+        end (:attr:`Rule.quotes_others`) can find one there now, though that device's
+        own item did not change.  Read from the devices' own links only."""
+        index = self.design.index
+        links = index.links
+        out: dict[str, set[str]] = {}
+        for device_id in change.devices:
+            placed = index.devices.get(device_id)
+            if placed is None or placed[1].device_type not in change.types:
+                continue
+            for link_id in index.device_links.get(device_id, ()):
+                link = links[link_id]
+                if link.b_device == device_id and link.a_device != device_id:
+                    out.setdefault(link.a_device, set()).add(link_id)
+        return out
+
+    @staticmethod
+    def _with_far_ends(
+        registered: Rule,
+        table: dict[str, list[Finding]],
+        ids: AbstractSet[str],
+        far_ends: Mapping[str, AbstractSet[str]],
+        brought: dict[str, AbstractSet[str]],
+    ) -> AbstractSet[str]:
+        """``ids`` and the far ends of :meth:`_far_ends`; one not in ``ids`` that has no
+        finding is asked only about its links to the replaced items' devices (noted in
+        ``brought``, see :attr:`Rule.relinked`): its own ports and item did not change,
+        so only those links can have become wrong."""
+        if not far_ends:
+            return ids
+        out = set(ids)
+        for device_id, links in far_ends.items():
+            if device_id in out:
+                continue
+            out.add(device_id)
+            if registered.relinked is not None and device_id not in table:
+                brought[device_id] = links
+        return out
 
     def _with_related(
         self,

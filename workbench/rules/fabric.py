@@ -12,9 +12,9 @@ re-runs them after edits:
   ends, not the fabric.  A problem between two ports is reported once, under the
   link's ``a`` end, quoting the ``b`` end's name and reading its item: a rename or a
   new catalog snapshot of the ``b`` end re-checks the devices whose findings name it
-  (``quotes_others``), not every device cabled to it.  A new snapshot of the ``b``
-  end's item that makes a link wrong where its ``a`` end had no finding still shows
-  only in the next full check.  A device with no finding that only lost links keeps none, and
+  (``quotes_others``), not every device cabled to it; a new snapshot of an item also
+  asks the ``a`` ends of its devices' links about those links alone (one that had no
+  finding may have one now).  A device with no finding that only lost links keeps none, and
   one that only gained links is asked about those (``relinked``), so removing a node
   and its undo do not re-read its switches' 289 links each.  A full check asks it only
   about the devices :mod:`workbench.rules.port_suspects` finds suspect in one pass
@@ -25,7 +25,9 @@ re-runs them after edits:
   design has a compute fabric at all is design-wide: re-checked everywhere when a
   network or catalog type changes, or while the design has no compute network.
 * FABRIC-OVERSUB reads the whole compute plane (a few hundred milliseconds at 100,000
-  GPUs) and so looks at links only, not at every device move; its tier figures are
+  GPUs) and so re-runs on cabling, network and catalog-item edits only, not on every
+  device edit or move (a replaced item can make a server no host, or change the
+  plane's tiers, with no link touched); its tier figures are
   kept by cabling with the step-time model's (:func:`~workbench.calc.design_hardware.
   compute_plane`), so a cabling edit builds the plane's graph once, not twice.
 * FABRIC-MTU reads the design's few networks.
@@ -362,7 +364,10 @@ def fabric_uncabled(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Find
     title="The compute fabric is oversubscribed",
     severity=Severity.WARNING,
     scope="design",
-    looks_at={"link", "design"} | _NETWORKS,
+    looks_at={"link", "device", "design"} | _NETWORKS,
+    depends=lambda _design, change: bool(
+        change.links or change.networks or change.types or change.design
+    ),
     source=(
         "domain brief §3: oversubscription = downlink / uplink bandwidth, 1:1 is "
         "non-blocking; ring all-reduce moves 2(n−1)/n × the gradient bytes per GPU "

@@ -97,3 +97,19 @@ def test_a_far_end_item_making_a_link_wrong_re_checks_the_link_s_a_end(catalog):
         f.rule == "FABRIC-PORT" and f.object_id == server.id for f in Checker(design).findings()
     )
     assert filed(checker) == filed(Checker(design))
+
+
+def test_a_gpu_item_replaced_re_checks_the_nodes_fitted_with_it(catalog):
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    server = design.device_types[a_server(design).device_type]
+    gpu = design.device_types[server.gpu or ""]
+    checker = Checker(design)
+    assert not any(f.rule == "NODE-HOST-RAM" for f in checker.findings())
+    # No device is of the GPU's item, but every node fitted with it reads it: more GPU
+    # memory than the node's host memory is a finding on each of them.
+    replaced = ops.apply(design, ReplaceDeviceType(dataclasses.replace(gpu, hbm_gb=1000)))
+    checker.update(replaced.change)
+    assert any(f.rule == "NODE-HOST-RAM" for f in Checker(design).findings())
+    assert filed(checker) == filed(Checker(design))
+    checker.update(ops.apply(design, replaced.inverse).change)
+    assert filed(checker) == filed(Checker(design))

@@ -10,6 +10,7 @@ opens identically on a laptop that lacks the catalog.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -49,6 +50,26 @@ def is_gpu_server(item: CatalogItem | None) -> bool:
     GPU-server count all ask.  A type missing from the design is no node (its GPUs are
     unknown; CATALOG-MISSING says so)."""
     return item is not None and item.kind == "server" and item.gpu_count > 0
+
+
+def fitted_gpus(item: CatalogItem) -> dict[str, int]:
+    """GPU model (catalog slug) → count fitted in one node of type ``item``.
+
+    ``gpu``/``gpu_count`` name the node's GPU; a server fitted with cards of more than
+    one kind lists them all in ``props.gpus`` (slug → count, see ``catalogs/README.md``).
+    The one reading of which other items a node's figures come from: the GPU rules ask
+    it, and so does the model when a GPU's item is replaced (the nodes fitted with it
+    are what changed, though no device is of the GPU's own type).
+    """
+    fitted: dict[str, int] = {}
+    listed = item.props.get("gpus")
+    if isinstance(listed, Mapping):
+        for slug, n in listed.items():
+            if isinstance(n, (int, float)) and n > 0:
+                fitted[str(slug)] = fitted.get(str(slug), 0) + int(n)
+    if item.gpu and item.gpu_count and item.gpu not in fitted:
+        fitted[item.gpu] = int(item.gpu_count)
+    return fitted
 
 
 def is_compute_switch(item: CatalogItem | None) -> bool:

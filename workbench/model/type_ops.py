@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import CatalogItem, fitted_gpus
 from workbench.model import keep
 from workbench.model.applied import Applied, Edit
 from workbench.model.change import Change
@@ -27,14 +27,19 @@ from workbench.model.errors import EditError
 
 def type_change(design: Design, slug: str) -> Change:
     """The racks and devices whose figures come from ``slug`` (usually none yet: the item
-    is added before the first device of it)."""
+    is added before the first device of it): the devices of it, and the nodes fitted
+    with it when it is a GPU's item (no device is of that type, but every figure and
+    verdict of such a node reads it: its memory, its power)."""
+    users = {slug} | {
+        other for other, item in design.device_types.items() if slug in fitted_gpus(item)
+    }
     racks: set[str] = set()
     devices: set[str] = set()
     for rack in design.iter_racks():
         if rack.rack_type == slug:
             racks.add(rack.id)
         for device in rack.devices:
-            if device.device_type == slug:
+            if device.device_type in users:
                 devices.add(device.id)
                 racks.add(rack.id)
     return Change(racks=frozenset(racks), devices=frozenset(devices), types=frozenset({slug}))

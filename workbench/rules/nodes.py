@@ -6,29 +6,17 @@ the 12,500 nodes of a 100,000-GPU design stays cheap.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
-from workbench.catalog.item import CatalogItem
+from workbench.catalog.item import CatalogItem, fitted_gpus
 from workbench.model import Design, Device
 from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
 from workbench.rules.sources import planning
 
 
 def gpu_models(design: Design, item: CatalogItem) -> dict[str, int]:
-    """GPU model → count fitted in one node of type ``item``.
-
-    ``gpu``/``gpu_count`` name the node's GPU; a server fitted with cards of more than
-    one kind lists them all in ``props.gpus`` (slug → count, see ``catalogs/README.md``).
-    """
-    fitted: dict[str, int] = {}
-    listed = item.props.get("gpus")
-    if isinstance(listed, Mapping):
-        for slug, n in listed.items():
-            if isinstance(n, (int, float)) and n > 0:
-                fitted[str(slug)] = fitted.get(str(slug), 0) + int(n)
-    if item.gpu and item.gpu_count and item.gpu not in fitted:
-        fitted[item.gpu] = int(item.gpu_count)
-    return fitted
+    """GPU model → count fitted in one node of type ``item`` (:func:`fitted_gpus`)."""
+    return fitted_gpus(item)
 
 
 def _label(design: Design, slug: str) -> str:

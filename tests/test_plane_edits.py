@@ -6,6 +6,7 @@ and a drift from the full answer must fail here)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import numpy as np
 import pytest
@@ -21,7 +22,12 @@ from workbench.calc.design_hardware import (
 )
 from workbench.calc.fabric.graph import plane_graph
 from workbench.calc.fabric.plane_edits import kept_of, replay_of
-from workbench.calc.fabric.planes import PLANES, _plane_structures, plane_structures
+from workbench.calc.fabric.planes import (
+    PLANES,
+    _plane_structures,
+    host_port_names,
+    plane_structures,
+)
 from workbench.calc.fabric.tables import (
     DeviceTable,
     link_arrays,
@@ -220,6 +226,36 @@ def test_an_appliance_unlinked_moves_its_tier(catalog):
     ops.apply(design, gone.inverse)
     same_structures(design)
     assert storage_figures(design) == before
+
+
+def test_a_switch_mgmt_port_on_the_storage_plane_has_its_figure_replayed(catalog):
+    """A switch's management-only port is a host end: cabled on the storage network its
+    link adds to the switch's storage Gb/s, and taking it out takes that away, while
+    links at the switch's data ports (a node's removal) leave its figure as it was."""
+    design = build_template("dgx-h100-superpod", gpus=256, catalog=catalog)
+    design.index.keep_tables = True
+    storage = next(n.id for n in design.networks if n.plane == "storage")
+    devices = design.index.devices
+    link = next(  # a switch's own management port (the switch: not a host item)
+        link
+        for link in design.links
+        if host_port_names(design.device_types.get(devices[link.a_device][1].device_type))
+        and link.a_port == "mgmt0"
+    )
+    same_structures(design)
+    gone = ops.apply(design, ops.RemoveLink(link.id))
+    same_structures(design)
+    moved = dataclasses.replace(link, network=storage)
+    ops.apply(design, ops.AddLink(moved))
+    same_structures(design)
+    assert kept_bandwidth(design).gbps.get(link.a_device)  # the switch has a figure now
+    for node in gpu_nodes(design)[:2]:  # links at switches' data ports only
+        ops.apply(design, ops.apply(design, ops.RemoveDevice(node)).inverse)
+        same_structures(design)
+    ops.apply(design, ops.RemoveLink(moved.id))
+    same_structures(design)
+    ops.apply(design, gone.inverse)
+    same_structures(design)
 
 
 def test_the_index_logs_only_what_can_be_replayed(catalog):

@@ -12,6 +12,7 @@ from storage_designs import storage_design
 
 from workbench.catalog import load_catalog
 from workbench.model import Design, Link, link_places
+from workbench.model.link_places import HashedShards
 from workbench.model.ops import AddLink, RemoveDevice, RemoveLink, RemoveRack, apply
 
 
@@ -116,3 +117,55 @@ def test_a_duplicate_id_in_another_shard_is_not_kept(catalog, monkeypatch) -> No
         pass
     assert index._link_at is None
     assert index.link_positions(design.links, [design.links[1]]) is None
+
+
+def _agrees(design: Design) -> None:
+    table = design.index.links
+    fresh = {link.id: link for link in design.links}
+    assert len(table) == len(fresh) and set(table) == set(fresh)
+    assert all(table[key] is link and table.get(key) is link for key, link in fresh.items())
+    assert "no-such-link" not in table and table.get("no-such-link") is None
+
+
+def test_the_stepped_table_follows_edits_and_undos(catalog, monkeypatch) -> None:
+    """Built in steps over many shards (two links each), the table answers as a fresh
+    read of the design's list after removals, link edits and their undos."""
+    monkeypatch.setattr(link_places, "ROUTED", 2)
+    design = _design(catalog)
+    index = design.index
+    for _step in index.link_tables_in_steps(3):
+        pass
+    table = index.links
+    assert isinstance(table, HashedShards) and len(table._shards) >= len(design.links) // 2
+    _agrees(design)
+    link = design.links[5]
+    done = [
+        apply(design, RemoveDevice("gpu-2")),
+        apply(design, RemoveLink(link.id)),
+        apply(design, AddLink(Link("lnew", link.a_device, link.a_port, "sw-1", "swp77"))),
+        apply(design, RemoveDevice("gpu-6")),
+    ]
+    assert index.links is table  # edited in place, not rebuilt
+    _agrees(design)
+    for applied in reversed(done):
+        apply(design, applied.inverse)
+        _agrees(design)
+
+
+def test_a_duplicate_id_keeps_the_last_link_as_a_dict_does(catalog, monkeypatch) -> None:
+    """Two links with one id (a damaged file's): the stepped table holds the later one,
+    counts the id once, and the link positions built after it are then given up."""
+    monkeypatch.setattr(link_places, "ROUTED", 2)
+    design = _design(catalog)
+    first = design.links[0]
+    twin = Link(first.id, first.a_device, first.a_port, "sw-1", "swp99")
+    design.links.append(twin)
+    design.reindex()
+    index = design.index
+    for _step in index.link_tables_in_steps(3):
+        pass
+    assert isinstance(index.links, HashedShards)
+    assert index.links[first.id] is twin and len(index.links) == len(design.links) - 1
+    for _step in index.link_positions_in_steps(2):
+        pass
+    assert index._link_at is None

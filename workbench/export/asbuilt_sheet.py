@@ -13,6 +13,7 @@ makes the sheet a blank cabling checklist.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from openpyxl.formatting.rule import CellIsRule
@@ -87,7 +88,7 @@ def write_asbuilt(design: Design, target: Path, *, progress: Progress = no_progr
 
 def _row(
     v: Verdict,
-    links: dict[str, Link],
+    links: Mapping[str, Link],
     names: dict[str, str],
     where: dict[str, Place],
     plane: dict[str, str],

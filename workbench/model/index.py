@@ -706,9 +706,15 @@ class DesignIndex:
             if not unmoved():
                 return
             run = [device.name for device in devices[start : start + max(1, chunk)]]
-            names.update(run)
-            for name in run:
-                _count(hosts, _host(name), 1)
+            try:
+                names.update(run)
+                for name in run:
+                    _count(hosts, _host(name), 1)
+            except TypeError:
+                # A name that is no text (a list, from a script or a stranger's file)
+                # cannot be counted: the warm-up leaves the counts to be built on use,
+                # where the reader of them meets the same name as before.
+                return
         if unmoved():
             self._names = self._names if self._names is not None else names
             self._hosts = self._hosts if self._hosts is not None else hosts

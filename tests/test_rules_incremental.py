@@ -8,11 +8,12 @@ import dataclasses
 from collections import Counter
 
 import pytest
+from rules_counting import cabled, counted_rules
 
 from workbench.catalog import load_catalog
 from workbench.model import Change, Device, edit, ops
 from workbench.model.placement import free_ranges
-from workbench.rules import REGISTRY, Checker, check_design
+from workbench.rules import Checker, check_design
 from workbench.templates import sample_design
 
 DESIGN_RULES = ("STORAGE-HOT-TIER", "STORAGE-CLIENT", "STORAGE-CHECKPOINT")
@@ -21,19 +22,6 @@ DESIGN_RULES = ("STORAGE-HOT-TIER", "STORAGE-CLIENT", "STORAGE-CHECKPOINT")
 @pytest.fixture(scope="module")
 def catalog():
     return load_catalog(include_user=False, strict=True)
-
-
-def counted_rules(calls: Counter[str]):
-    """The registry with every rule counting its calls in ``calls``."""
-
-    def wrap(rule):
-        def check(ctx, me, obj):
-            calls[rule.id] += 1
-            return rule.check(ctx, me, obj)
-
-        return dataclasses.replace(rule, check=check)
-
-    return {rule_id: wrap(rule) for rule_id, rule in REGISTRY.items()}
 
 
 def same_as_full(checker: Checker) -> bool:
@@ -222,22 +210,12 @@ def test_a_removal_and_its_undo_read_far_ends_ports_only_where_they_must(catalog
     re-check one whose finding names a removed link (its port cabled twice ends); the
     undo reads only the links it brings back at the switches (Rule.relinked), which
     brings that finding back.  A full check agrees after each."""
-    from workbench.catalog.item import is_gpu_server
     from workbench.model import Link, requests
     from workbench.templates import build_template
 
     design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
-    types = design.device_types
     index = design.index
-    node, other = [
-        d.id
-        for _r, d in design.iter_devices()
-        if is_gpu_server(types[d.device_type]) and index.device_links.get(d.id)
-    ][:2]
-    link = index.links[min(index.device_links[node])]
-    switch, port = (
-        (link.b_device, link.b_port) if link.a_device == node else (link.a_device, link.a_port)
-    )
+    node, other, switch, port, link = cabled(design)
     # A second cable from another node onto the same switch port: a finding that names
     # the node's link, under the switch (the other node's made-up port is its own).
     double = Link(index.new_id("link"), other, "spare0", switch, port, link.network)

@@ -10,12 +10,13 @@ import dataclasses
 from collections import Counter
 
 import pytest
+from rules_counting import cabled, counted_rules
 
 from workbench.catalog import load_catalog
 from workbench.catalog.item import is_gpu_server
 from workbench.model import Link, ops
 from workbench.model.type_ops import ReplaceDeviceType
-from workbench.rules import REGISTRY, Checker
+from workbench.rules import Checker
 from workbench.templates import build_template
 
 
@@ -24,36 +25,8 @@ def catalog():
     return load_catalog(include_user=False, strict=True)
 
 
-def counted_rules(calls: Counter[str]):
-    """The registry with every rule counting the objects it is asked about."""
-
-    def wrap(rule):
-        def check(ctx, me, obj):
-            calls[rule.id] += 1
-            return rule.check(ctx, me, obj)
-
-        return dataclasses.replace(rule, check=check)
-
-    return {rule_id: wrap(rule) for rule_id, rule in REGISTRY.items()}
-
-
 def filed(checker: Checker) -> dict[tuple[str, str], list]:
     return {(rule.id, object_id): found for rule, object_id, found in checker.filed()}
-
-
-def cabled(design):
-    """Two cabled GPU servers, and the switch at the far end of the first's first link."""
-    index, types = design.index, design.device_types
-    node, other = [
-        d.id
-        for _r, d in design.iter_devices()
-        if is_gpu_server(types[d.device_type]) and index.device_links.get(d.id)
-    ][:2]
-    link = index.links[min(index.device_links[node])]
-    switch, port = (
-        (link.b_device, link.b_port) if link.a_device == node else (link.a_device, link.a_port)
-    )
-    return node, other, switch, port, link
 
 
 def test_renaming_the_far_end_a_finding_quotes_rewrites_that_finding(catalog):

@@ -15,6 +15,19 @@ from workbench.templates import sample_design
 from workbench.ui.shell.document import Document
 
 
+def _slice_through(figures, edit_after: int | None, edit) -> int:
+    """Run the first check one slice per pass of the event loop, calling ``edit`` after
+    ``edit_after`` slices (None: never); how many slices it took."""
+    figures.check_soon()
+    slices = 0
+    while not figures.checked:
+        QApplication.processEvents()
+        slices += 1
+        if slices == edit_after:
+            edit()
+    return slices
+
+
 def test_the_first_check_runs_in_slices_after_it_is_released(qtbot, monkeypatch):
     design = sample_design(load_catalog(include_user=False, strict=True))
     document = Document(design)
@@ -242,16 +255,13 @@ def test_a_sliced_check_of_a_file_ends_with_what_workbench_check_says(
     document.replace_design(open_design(path), path)
     figures = document.figures
     monkeypatch.setattr(type(figures), "SLICE_MS", 0)  # one step per slice
-    figures.check_soon()
-    slices = 0
-    while not figures.checked:
-        QApplication.processEvents()
-        slices += 1
-        if slices == edit_after:
-            opened = document.design
-            server = next(d for _r, d in opened.iter_devices() if d.name == "gpu 05!")
-            applied = ops.apply(opened, ops.RemoveDevice(server.id))
-            document.notify(applied.change)
+
+    def edit() -> None:
+        opened = document.design
+        server = next(d for _r, d in opened.iter_devices() if d.name == "gpu 05!")
+        document.notify(ops.apply(opened, ops.RemoveDevice(server.id)).change)
+
+    slices = _slice_through(figures, edit_after, edit)
     assert slices > 10  # the check took many slices
     assert edit_after is None or slices > edit_after  # the edit came before its end
     if edit_after is not None:
@@ -277,14 +287,12 @@ def test_the_rack_loads_read_in_steps_before_the_rules_are_current(qtbot, monkey
     figures = document.figures
     monkeypatch.setattr(type(figures), "SLICE_MS", 0)
     monkeypatch.setattr(type(figures), "STEP_RACKS", 2)
-    figures.check_soon()
-    slices = 0
-    while not figures.checked:
-        QApplication.processEvents()
-        slices += 1
-        if slices == edit_after:
-            device = next(d for r in design.iter_racks() if len(r.devices) > 1 for d in r.devices)
-            document.notify(ops.apply(design, ops.RemoveDevice(device.id)).change)
+
+    def edit() -> None:
+        device = next(d for r in design.iter_racks() if len(r.devices) > 1 for d in r.devices)
+        document.notify(ops.apply(design, ops.RemoveDevice(device.id)).change)
+
+    _slice_through(figures, edit_after, edit)
     cache = LoadCache()
     fresh = {rack.id: safe_rack_load(design, rack, cache) for rack in design.iter_racks()}
     assert dict(figures.rack_loads) == fresh

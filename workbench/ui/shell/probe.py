@@ -258,6 +258,24 @@ class Probe(QObject):
             raise ValueError(f"rack {rack!r} is not on the floor plan")
         return _point(plan.viewport().mapToGlobal(point))
 
+    def q_checks_rows(self) -> list[dict[str, Any]]:
+        """What the Checks tree shows now: each group's title and its rows' cell texts.
+
+        Read through the tree's model, as the view draws it, not from the figures: the
+        tree is updated row by row after an edit, so a journey test compares these rows
+        with a full check of the saved file in another process.
+        """
+        model = self.window.checks.tree.model()
+        groups = []
+        for g in range(model.rowCount()):
+            group = model.index(g, 0)
+            rows = [
+                [str(model.index(r, c, group).data() or "") for c in range(model.columnCount())]
+                for r in range(model.rowCount(group))
+            ]
+            groups.append({"title": str(group.data()), "rows": rows})
+        return groups
+
 
 def _scenarios(window: MainWindow) -> dict[str, Any]:
     """The Scenarios panel: its files (ticked or not) and the comparison it shows."""

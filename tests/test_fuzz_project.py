@@ -41,7 +41,7 @@ from fuzz_cases import BASE_SEED, Case, make_cases, sample_bytes
 from workbench.export.report import design_report
 from workbench.model.design import Design
 from workbench.rules import check_design
-from workbench.rules.engine import INTERNAL_ERROR
+from workbench.rules.registry import INTERNAL_ERROR
 from workbench.store import ProjectFileError, open_design
 from workbench.store.binding import row_columns
 from workbench.store.writer import design_rows

@@ -40,7 +40,8 @@ from workbench.rules import (
     Severity,
     check_design,
     count,
-    engine,
+    full_check,
+    registry,
     rule,
 )
 from workbench.templates import TEMPLATES, build_template, sample_design
@@ -225,8 +226,8 @@ def test_every_rule_is_described(rule_id: str) -> None:
     assert re.fullmatch(r"[A-Z][A-Z0-9]*(-[A-Z0-9]+)+", registered.id)
     assert registered.id == registered.id.upper()
     assert registered.title.strip() and registered.source.strip()
-    assert registered.scope in engine.SCOPES
-    assert registered.looks_at and registered.looks_at <= engine.KINDS
+    assert registered.scope in registry.SCOPES
+    assert registered.looks_at and registered.looks_at <= registry.KINDS
     assert isinstance(registered.severity, Severity)
 
 
@@ -908,7 +909,7 @@ def test_run_rule_with_a_fake_rule(tiny_design) -> None:
         "FAKE-RULE", "fake", Severity.INFO, "device", frozenset({"device"}), "test", explode
     )
     _, device = tiny_design.find_device("d2")
-    (finding,) = engine.run_rule(RuleContext(tiny_design), fake, device, "d2")
+    (finding,) = full_check.run_rule(RuleContext(tiny_design), fake, device, "d2")
     assert finding.rule == INTERNAL_ERROR and finding.severity is Severity.ERROR
     assert finding.objects == ("d2",)
     assert "FAKE-RULE" in finding.message and "device 'dgx-002'" in finding.message
@@ -1188,18 +1189,17 @@ def test_a_finding_above_a_rules_declared_worst_is_refused() -> None:
 def test_job_choice_asks_only_rules_that_can_give_an_error(monkeypatch) -> None:
     """The template's job is the one the error-giving workload rules pass; the
     warning-only ones (the checkpoint rule weighing every rack) are not run."""
-    from workbench.rules import engine
     from workbench.templates import workload_choice
     from workbench.templates.builder import build_template
 
     asked: list[str] = []
-    run = engine.run_rule
+    run = full_check.run_rule
 
     def spy(ctx, registered, *args, **kwargs):
         asked.append(registered.id)
         return run(ctx, registered, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "run_rule", spy)
+    monkeypatch.setattr(full_check, "run_rule", spy)
     design = build_template("dgx-h100-superpod", gpus=64)
     assert asked and "STORAGE-CHECKPOINT" not in asked and "STORAGE-POOLS" in asked
     assert all(REGISTRY[r].most_severe is Severity.ERROR for r in asked)

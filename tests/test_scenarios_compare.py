@@ -25,7 +25,7 @@ from workbench.planning.scenarios import (
 )
 from workbench.planning.scenarios.files import scenario_label
 from workbench.planning.scenarios.text import BEST, WORST, text_lines
-from workbench.rules.engine import check_design
+from workbench.rules.full_check import check_design
 from workbench.store import save_design
 from workbench.templates.builder import build_template
 from workbench.templates.bundled import bundled_sample

@@ -26,7 +26,7 @@ from workbench.planning.scenarios.figures import (
     figures_of_file_noting,
     keep_figures_of_saved,
 )
-from workbench.rules import engine
+from workbench.rules import full_check
 from workbench.store import open_design, save_design
 from workbench.templates import variants
 from workbench.templates.builder import build_template
@@ -250,7 +250,7 @@ def _variant(catalog, **request):
 def test_a_variant_is_checked_once_from_make_to_kept_figures(cache, tmp_path, monkeypatch):
     catalog = load_catalog(include_user=False, strict=True)
     checks = []
-    real = engine.check_design
+    real = full_check.check_design
 
     def counting(design, ctx=None, rules=None):
         checks.append(design)

@@ -35,14 +35,9 @@ from fractions import Fraction
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
-from workbench.model.id_numbers import (
-    ID_SHAPES,
-    NumberedRuns,
-    batch_free,
-    highest_number,
-    spelled_batch,
-)
-from workbench.model.link_places import HashedShards, LinkPlaces
+from workbench.model.id_numbers import ID_SHAPES, NumberedRuns
+from workbench.model.index_numbering import DeviceLog, NewIds
+from workbench.model.link_places import HashedShards, LinkPlaces, LinkPositions
 from workbench.text_rules import node_hostname
 
 if TYPE_CHECKING:
@@ -113,10 +108,12 @@ def _fill_ends(ends: defaultdict[str, set[str]], links: Iterable[Link]) -> None:
         ends[link.b_device].add(link_id)
 
 
-class DesignIndex:
+class DesignIndex(NewIds, DeviceLog, LinkPositions):
     """Id → object (and parent) maps of one design.
 
     Read it freely; only :mod:`workbench.model.ops` changes it, in step with the lists.
+    The ids it hands out and the device log are in :mod:`workbench.model.index_numbering`,
+    where links stand in the list in :mod:`workbench.model.link_places`.
     """
 
     def __init__(self, design: Design):
@@ -359,27 +356,6 @@ class DesignIndex:
             self._log_device(device.id, True)
         self.devices[device.id] = (rack, device)
         self._mark(rack.id)
-
-    def device_mark(self) -> int:
-        """A mark for :meth:`devices_since`: how many devices came or went so far."""
-        if self._device_log is None:
-            self._device_log = []
-        return self._device_log_from + len(self._device_log)
-
-    def devices_since(self, mark: int) -> list[tuple[str, bool]] | None:
-        """The device ids that came into (True) or left (False) :attr:`devices` since
-        ``mark``, oldest first; None when that is no longer logged."""
-        log = self._device_log
-        if log is None or not self._device_log_from <= mark <= self._device_log_from + len(log):
-            return None
-        return log[mark - self._device_log_from :]
-
-    def _log_device(self, device_id: str, came: bool) -> None:
-        log = cast("list[tuple[str, bool]]", self._device_log)
-        log.append((device_id, came))
-        if len(log) > 2 * _DEVICE_LOG_LENGTH:
-            del log[:_DEVICE_LOG_LENGTH]
-            self._device_log_from += _DEVICE_LOG_LENGTH
 
     def rename_device(self, old: str, new: str | None, device_id: str | None = None) -> None:
         """Keep :attr:`device_names` and :attr:`host_names` in step with a rename
@@ -642,56 +618,6 @@ class DesignIndex:
                 if not ids:
                     del self._device_links[end]
 
-    # -- where links stand in the design's list ------------------------------------------
-    def link_positions(self, links: list[Link], wanted: Iterable[Link]) -> list[int] | None:
-        """Where each of ``wanted`` stands in ``links`` (the design's list, which the
-        edits keep in a saved order), found without reading the whole list: each link's
-        place when the list was last read, searched outwards as far as the links taken
-        out of and put into the list since then can have moved it.  A removal at 100,000
-        GPUs then reads a few places instead of 443,000 links.
-
-        None when the list holds two links with one id (a damaged file's), or a wanted
-        link is not in it: the caller scans the list as before."""
-        at = self._link_at
-        if at is None or self._links_out + self._links_in > _LINK_DRIFT:
-            at = self._read_link_positions(links)
-            if at is None:
-                return None
-        found = []
-        for link in wanted:
-            hint = at.get(link.id)
-            place = None if hint is None else self._near(links, link, hint)
-            if place is None:  # a link the table has not seen, or an edit it missed
-                at = self._read_link_positions(links)
-                place = None if at is None else at.get(link.id)
-                if at is None or place is None or links[place] is not link:
-                    return None
-            at[link.id] = place
-            found.append(place)
-        return found
-
-    def link_positions_in_steps(self, chunk: int) -> Iterator[None]:
-        """Read :meth:`link_positions`' table ``chunk`` links per step (the window's
-        warm-up after opening a design): in one go it was 0.2-0.5 s of the first removal
-        of a cabled node at 100,000 GPUs.  Kept only when no link came or went meanwhile
-        (each bumps :attr:`fabric_version`) and no reader read it first.  Filed in
-        shards of bounded size (:class:`LinkPlaces`): one growing dict of 4.4 million
-        entries copied itself in single steps of 170-190 ms at 1,000,000 GPUs."""
-        if self._link_at is not None:
-            return
-        version, links, step = self.fabric_version, self._link_list, max(1, chunk)
-        at = LinkPlaces()
-        for start in range(0, len(links), step):
-            yield
-            if self.fabric_version != version:
-                return
-            at.add_run(list(map(_LINK_ID, links[start : start + step])), start)
-        # Two links with one id in two shards would both be filed: kept only when the id
-        # table (built before, by the warm-up) says every id is once in the list.
-        unique = self._links is not None and len(self._links) == len(links) == len(at)
-        if self._link_at is None and self.fabric_version == version and unique:
-            self._link_at, self._links_out, self._links_in = at, 0, 0
-
     def names_in_steps(self, chunk: int, unmoved: Callable[[], bool]) -> Iterator[None]:
         """Count :attr:`device_names` and :attr:`host_names` ``chunk`` devices per step
         (the window's warm-up: in one go they were ~0.1 s of the first removal or drop
@@ -718,31 +644,6 @@ class DesignIndex:
         if unmoved():
             self._names = self._names if self._names is not None else names
             self._hosts = self._hosts if self._hosts is not None else hosts
-
-    def link_placed(self, link: Link, position: int) -> None:
-        """``link`` was just put at ``position`` of the design's list."""
-        if self._link_at is not None:
-            self._link_at[link.id] = position
-
-    def _read_link_positions(self, links: list[Link]) -> LinkPlaces | None:
-        at = LinkPlaces.of(map(_LINK_ID, links))
-        self._links_out = self._links_in = 0
-        self._link_at = at if len(at) == len(links) else None
-        return self._link_at
-
-    def _near(self, links: list[Link], link: Link, hint: int) -> int | None:
-        """``link``'s place in ``links``, searched outwards from ``hint`` (this very
-        object: a link is in the list once)."""
-        size = len(links)
-        if hint < size and links[hint] is link:
-            return hint
-        down, up = self._links_out, self._links_in
-        for step in range(1, max(down, up) + 1):
-            if step <= down and 0 <= hint - step < size and links[hint - step] is link:
-                return hint - step
-            if step <= up and hint + step < size and links[hint + step] is link:
-                return hint + step
-        return None
 
     # -- questions ----------------------------------------------------------------------
     def kind_of(self, object_id: str) -> str | None:
@@ -783,210 +684,11 @@ class DesignIndex:
         """Every table of objects by id (an id names one object of any kind)."""
         return (self.links, self.devices, self.racks, self.rows, self.sites, self.workloads)
 
-    def in_use(self, object_id: str) -> bool:
-        """Whether any object has this id (asked for every id a generator hands out:
-        a million at 1,000,000 GPUs, so no table of tables is built per call)."""
-        return (
-            object_id in self.devices
-            or object_id in self.racks
-            or object_id in self.rows
-            or object_id in self.sites
-            or object_id in self.workloads
-            or self._is_link_id(object_id)
-        )
-
-    def none_in_use(self, ids: set[str]) -> bool:
-        """Whether no object has any of ``ids`` (what every add asks of its new ids)."""
-        tables = (self.devices, self.racks, self.rows, self.sites, self.workloads)
-        if not all(table.keys().isdisjoint(ids) for table in tables):
-            return False
-        runs = self._link_runs_now()
-        if runs is not None and len(ids) <= _RUNS_READ_IDS:
-            return not any(map(runs.holds, ids))
-        return self.links.keys().isdisjoint(ids)
-
-    def fresh_batch(self, ids: list[str]) -> bool:
-        """Whether ``ids`` are, in order, the link ids :meth:`new_ids` handed out last
-        (so distinct, non-empty text), and still no object has one.  A generated fabric's
-        links are checked so: not hashed into a set of millions, or against their table."""
-        issued = self._issued
-        if issued is None or len(ids) != len(issued[1]) or ids != issued[1]:
-            return False
-        prefix, digits = ID_SHAPES["link"]
-        return self._batch_free(prefix, digits, issued[0], issued[1])
-
-    def _is_link_id(self, object_id: str) -> bool:
-        runs = self._link_runs_now()
-        return runs.holds(object_id) if runs is not None else object_id in self.links
-
-    def _link_runs_now(self) -> NumberedRuns | None:
-        """The link id runs, when they still hold exactly the list's links' ids and the
-        link tables are not built (which answer otherwise).
-
-        Why: a template's 4.4 million links (1,000,000 GPUs) come in batches of ids from
-        :meth:`new_ids`; building :attr:`links` only to check each new id against them
-        was a tenth of the build, and the table is not read otherwise before the file
-        is written.  A link added with any other id, or any link removed, ends the runs;
-        a list whose length no longer matches them was changed behind the index's back."""
-        runs = self._link_runs
-        if runs is None or self._links is not None:
-            return None
-        if runs.count != len(self._link_list):
-            self._end_runs()
-            return None
-        return runs
-
-    def _take_in_runs(self, links: Sequence[Link], ids: list[str] | None) -> None:
-        """Keep the link id runs for ``links``, just put in the list: only a batch of
-        exactly the ids :meth:`new_ids` handed out last keeps them."""
-        runs, issued = self._link_runs, self._issued
-        assert runs is not None
-        if issued is not None and len(links) == len(issued[1]):
-            listed = ids if ids is not None else list(map(_LINK_ID, links))
-            if listed == issued[1] and runs.add(issued[0], issued[0] + len(links)):
-                self._issued = None
-                self._run_batches.append(links if isinstance(links, tuple) else tuple(links))
-                return
-        self._end_runs()
-
-    def _end_runs(self) -> None:
-        self._link_runs = None
-        self._run_batches, self._run_values = [], {}
-
-    def link_values(self, name: str) -> set[object] | None:
-        """The values the links' field ``name`` (``network``, ``a_port`` ...) takes, while
-        the link id runs hold; None otherwise, for the caller to read the list.
-
-        While they hold, every link came in a batch and none has changed or left since
-        (an edit of a link reads the link table first, which ends them), so each batch
-        is read once per field, when first asked, instead of all 4.4 million links of a
-        1,000,000-GPU template per question (is a plane cabled yet? which host ports
-        are taken?).  The set is the index's own: read it, do not change it."""
-        if self._link_runs_now() is None:
-            return None
-        read, values = self._run_values.get(name, (0, set()))
-        field = attrgetter(name)
-        for batch in self._run_batches[read:]:
-            values.update(map(field, batch))
-        self._run_values[name] = (len(self._run_batches), values)
-        return values
-
-    def _batch_free(self, prefix: str, digits: int, first: int, batch: list[str]) -> bool:
-        """Whether no object has an id of ``batch`` (see :func:`batch_free`), the links
-        asked by their runs while those hold."""
-        tables: list[Mapping[str, object]] = [
-            self.devices,
-            self.racks,
-            self.rows,
-            self.sites,
-            self.workloads,
-        ]
-        runs = self._link_runs_now()
-        if runs is None:
-            tables.insert(0, self.links)
-        elif runs.meets_batch(prefix, digits, first, batch):
-            return False
-        return batch_free(tables, prefix, digits, first, batch)
-
-    def new_id(self, kind: str) -> str:
-        """An id for a new object of ``kind`` that no object of any kind has.
-
-        Numbers continue after the highest one in use with the same prefix among objects
-        of that kind, so new ids sort after the template's and are never reused within a
-        session.
-        """
-        prefix, digits = ID_SHAPES[kind]
-        n = self._first_number(kind, prefix)
-        while True:
-            candidate = f"{prefix}{n:0{digits}d}"
-            n += 1
-            if not self.in_use(candidate):
-                self._next[kind] = n
-                return candidate
-
-    def new_ids(self, kind: str, count: int) -> list[str]:
-        """``count`` fresh ids of ``kind`` at once (a generated fabric's links): the
-        same ids that many :meth:`new_id` calls would give, none of them in use yet.
-
-        They are reserved only against each other; add the objects before asking again.
-        """
-        ids: list[str] = []
-        prefix, digits = ID_SHAPES[kind]
-        n = self._first_number(kind, prefix)
-        # The next ``count`` numbers are nearly always free: take them in one go (see
-        # spelled_batch: 4.4 million link ids at 1,000,000 GPUs).
-        batch = spelled_batch(prefix, digits, n, count)
-        if self._batch_free(prefix, digits, n, batch):
-            self._next[kind] = n + count
-            if kind == "link":
-                self._issued = (n, batch.copy())
-            return batch
-        while len(ids) < count:
-            candidate = f"{prefix}{n:0{digits}d}"
-            n += 1
-            if not self.in_use(candidate):
-                ids.append(candidate)
-        self._next[kind] = n
-        return ids
-
-    def first_number_in_steps(
-        self, kind: str, chunk: int, unmoved: Callable[[], bool]
-    ) -> Iterator[None]:
-        """Find where new ids of ``kind`` start (:meth:`_first_number`) ``chunk`` ids
-        per step (the window's warm-up: the first drop at 100,000 GPUs read 30,000
-        device ids for it in one go, ~40 ms).  Kept only while ``unmoved()`` says no
-        edit came meanwhile and no id of that kind was handed out."""
-        if kind in self._next or kind == "link":
-            return
-        prefix = ID_SHAPES[kind][0]
-        tables: dict[str, Mapping[str, object]] = {
-            "device": self.devices,
-            "rack": self.racks,
-            "row": self.rows,
-        }
-        ids, best = list(tables[kind]), 0
-        for start in range(0, len(ids), max(1, chunk)):
-            yield
-            if not unmoved():
-                return
-            best = max(best, highest_number(ids[start : start + max(1, chunk)], prefix))
-        if unmoved() and kind not in self._next:
-            self._next[kind] = best + 1
-
-    def _first_number(self, kind: str, prefix: str) -> int:
-        """The number the next id of ``kind`` starts from: where this session left off,
-        else one past the highest in use among objects of that kind."""
-        n = self._next.get(kind)
-        if n is not None:
-            return n
-        if kind == "link":
-            runs = self._link_runs_now()
-            return (runs.highest() if runs is not None else highest_number(self.links, prefix)) + 1
-        tables: dict[str, Mapping[str, object]] = {
-            "device": self.devices,
-            "rack": self.racks,
-            "row": self.rows,
-            "site": self.sites,
-            "workload": self.workloads,
-        }
-        return highest_number(tables[kind], prefix) + 1
-
-
-#: Links taken out of or put into the list after which :meth:`DesignIndex.link_positions`
-#: reads the whole list again rather than search that far around each link's old place.
-_LINK_DRIFT = 2048
-
-#: The most ids :meth:`DesignIndex.none_in_use` reads one by one against the link id runs;
-#: more (an undone removal of thousands of links) build the link table instead.
-_RUNS_READ_IDS = 4096
 
 #: Cabling changes :meth:`DesignIndex.fabric_changes` remembers, and the most links one
 #: logged add may hold (a generated fabric's 300,000 are recomputed, not replayed).
 _LOG_LENGTH = 256
 _LOGGED_LINKS = 4096
-
-#: Device comings and goings :meth:`DesignIndex.devices_since` keeps at least.
-_DEVICE_LOG_LENGTH = 1024
 
 #: One logged cabling change (see :meth:`DesignIndex.fabric_changes`).
 FabricChange = tuple[str, object]

@@ -12,7 +12,7 @@ Likewise a budget's state (over, near its limit) is the rules' verdict
 from __future__ import annotations
 
 from workbench.rules.budgets import BudgetState
-from workbench.rules.engine import Severity
+from workbench.rules.registry import Severity
 
 #: Role → (label for the legend, fill colour as #rrggbb).  Order is legend order.
 #: Legend label and fill colour of each of :data:`workbench.model.DEVICE_ROLES`.

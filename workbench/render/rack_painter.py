@@ -21,7 +21,7 @@ from workbench.model.design import Design, Rack
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
 from workbench.rules.budgets import Budget, BudgetState, RackBudgets, budget_state
-from workbench.rules.engine import Severity
+from workbench.rules.registry import Severity
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from workbench.calc.summary import stated_design_pue
 from workbench.model import Design
 from workbench.model.cost_inputs import cost_inputs_of
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.rules.sources import planning
 
 #: The PUE target of a liquid-cooled hall (domain brief §5).

@@ -48,8 +48,9 @@ from workbench.model import Change, Design, Device, Link
 from workbench.model.design import PLANES
 from workbench.model.ports import link_problem, ports_of, split_lane
 from workbench.rules import port_suspects as suspect_pass
-from workbench.rules.engine import KINDS, Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
 from workbench.rules.port_suspects import port_suspects, port_suspects_in_steps
+from workbench.rules.registry import KINDS, Finding, Rule, Severity, rule
 
 #: A network edit should re-run the plane rules; the engine offers the kind once it
 #: knows it (``Change.networks``), until then a full check does.
@@ -84,7 +85,7 @@ def _port_findings(
     ctx: RuleContext, me: Rule, device: Device, only: AbstractSet[str] | None = None
 ) -> Iterator[Finding]:
     """The device's port findings; with ``only``, those of a device that had none once
-    the links ``only`` came to it (:attr:`~workbench.rules.engine.Rule.relinked`): the
+    the links ``only`` came to it (:attr:`~workbench.rules.registry.Rule.relinked`): the
     links themselves, and the ports they share (every link on such a port is counted),
     in the order the whole check gives them."""
     design = ctx.design

@@ -18,7 +18,8 @@ from workbench.calc.steps import chunks, drain
 from workbench.catalog.item import is_gpu_server
 from workbench.model import Change, Design, Device
 from workbench.model.unique import clashes
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.text_rules import HOSTNAME_MAPPING_WORDS, node_hostname
 
 
@@ -151,7 +152,7 @@ def _hostname_suspects_in_steps(
 def node_hostname_rule(ctx: RuleContext, me: Rule, device: Device) -> Iterator[Finding]:
     """A device rule: the index counts the devices per host name, so a server whose
     host name is its own is done in one look-up; the servers sharing one are
-    re-checked together (:attr:`~workbench.rules.engine.Rule.related`)."""
+    re-checked together (:attr:`~workbench.rules.registry.Rule.related`)."""
     # The exports map names with text_rules.node_hostname; this warns where they refuse.
     design = ctx.design
     if not is_gpu_server(design.device_types.get(device.device_type)):

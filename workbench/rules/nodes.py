@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 from workbench.catalog.item import CatalogItem, fitted_gpus
 from workbench.model import Design, Device
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.rules.sources import planning
 
 

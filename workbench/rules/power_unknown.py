@@ -15,7 +15,8 @@ from collections.abc import Iterator
 
 from workbench.catalog.item import power_unknown
 from workbench.model import Rack
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.rules.sources import planning
 
 

@@ -14,8 +14,9 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model import Design, Device, Feed, Rack
 from workbench.model.placement import clashes, out_of_rack, rack_height, units_label
 from workbench.rules.budgets import BudgetState, RackBudgets, feed_limit_kw, rack_budgets
+from workbench.rules.context import RuleContext
 from workbench.rules.cooling import cooling_remedy, device_cooling_problem
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.rules.sources import planning
 from workbench.units import format_kw, format_limit, short_number
 

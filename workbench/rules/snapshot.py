@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from workbench.model import Rack
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding, Rule, Severity, rule
 
 
 @rule(

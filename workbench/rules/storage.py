@@ -64,7 +64,8 @@ from workbench.calc.storage_tiers import (
     touches_storage,
 )
 from workbench.model import Change, Design, StorageTier, Workload
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.rules.sources import planning
 from workbench.units import finite, format_quantity, short_number
 

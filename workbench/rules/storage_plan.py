@@ -37,7 +37,8 @@ from workbench.calc.storage import (
     checkpoint_write_seconds,
 )
 from workbench.model import Design, StorageTier
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.rules.sources import planning
 from workbench.rules.storage import (
     HOT_TIER_RULE_ABOVE_GPUS,

@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from workbench.model import Design, Device
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
 from workbench.rules.nodes import gpu_models
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.rules.sources import planning
 from workbench.versions.compare import NotAVersionError, Version, cuda_version, short, try_version
 from workbench.versions.compat import (

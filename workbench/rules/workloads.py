@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 from workbench.calc.memory import GB
 from workbench.model import Workload
-from workbench.rules.engine import Finding, Rule, RuleContext, Severity, rule
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding, Rule, Severity, rule
 from workbench.rules.sources import planning
 from workbench.units import finite, format_quantity
 

@@ -38,14 +38,9 @@ from workbench.catalog.vocabulary import COOLING_TYPES
 from workbench.model.design import Design
 from workbench.model.rack_fields import built_cooling
 from workbench.planning.scenarios import scenario_path
-from workbench.rules.engine import (
-    REGISTRY,
-    Finding,
-    RuleContext,
-    Severity,
-    check_design,
-    waived_keys,
-)
+from workbench.rules.context import RuleContext
+from workbench.rules.full_check import check_design, waived_keys
+from workbench.rules.registry import REGISTRY, Finding, Severity
 from workbench.templates.builder import TemplateError, build_spec
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
 

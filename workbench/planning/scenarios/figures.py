@@ -28,7 +28,9 @@ from workbench.calc.summary import summarize
 from workbench.model.design import Design
 from workbench.planning.scenarios import figures_cache
 from workbench.planning.scenarios.files import scenario_label
-from workbench.rules.engine import Finding, RuleContext, check_design, count, waived_keys
+from workbench.rules.context import RuleContext
+from workbench.rules.full_check import check_design, count, waived_keys
+from workbench.rules.registry import Finding
 from workbench.store import open_design
 from workbench.store.reader import SlugLookup
 

@@ -199,7 +199,7 @@ class ChecksView(QWidget):
                 self.tree.collapse(index)
 
     def _show_summary(self, rows: list[Row]) -> None:
-        # The status strip's count (rules.engine.count), so the two always agree.
+        # The status strip's count (rules.full_check.count), so the two always agree.
         counts = count((r.finding for r in rows), {r.finding.key for r in rows if r.waived})
         text = (
             f"{format_count(counts.errors, 'error')} · {format_count(counts.warnings, 'warning')}"

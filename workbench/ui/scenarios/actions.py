@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 
 from workbench.planning.scenarios import MAX_SCENARIOS, scenario_path
 from workbench.planning.scenarios.figures import keep_figures_of_saved
-from workbench.rules.engine import Finding, RuleContext
+from workbench.rules.context import RuleContext
+from workbench.rules.registry import Finding
 from workbench.store import ProjectFileError, save_design
 from workbench.templates.builder import TemplateError
 from workbench.templates.variants import (

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.planning.scenarios.figures import ScenarioFigures, keep_figures_of_saved
-from workbench.rules.engine import RuleContext
+from workbench.rules.context import RuleContext
 
 if TYPE_CHECKING:
     from workbench.store.reader import SlugLookup

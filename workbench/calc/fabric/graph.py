@@ -236,15 +236,14 @@ def _graph(
     lower: np.ndarray,
     upper: np.ndarray,
     gbps: np.ndarray,
+    sums: GraphSums | None = None,
 ) -> PlaneGraph:
-    """The graph from its per-link rows: the sums per switch and per layer."""
-    n = len(devices)
-    layered = layer > 0
-    down = np.bincount(upper[layered], weights=gbps[layered], minlength=n)
-    above = layer >= 2
-    up = np.bincount(lower[above], weights=gbps[above], minlength=n)
-    per_layer = np.bincount(layer, weights=gbps) if len(layer) else np.zeros(1)
-    counts = np.bincount(layer) if len(layer) else np.zeros(1, dtype=np.int64)
+    """The graph from its per-link rows and the sums per switch and per layer: taken
+    over the rows here, or ``sums`` where the caller has them (a replay brings the old
+    ones forward, :func:`replayed_graph`).  The one place a graph is put together."""
+    if sums is None:
+        sums = _sums(len(devices), layer, lower, upper, gbps)
+    down, up, per_layer, counts = sums
     return PlaneGraph(
         structure,
         devices,
@@ -256,9 +255,32 @@ def _graph(
         down,
         up,
         tier,
+        per_layer,
+        counts,
+        int(np.isnan(arrays.speed).sum()),
+    )
+
+
+#: A graph's sums: Gb/s per device towards the tier below and the tier above, and per
+#: layer its Gb/s and its link count (only the layers that have links).
+GraphSums = tuple[np.ndarray, np.ndarray, dict[int, float], dict[int, int]]
+
+
+def _sums(
+    n: int, layer: np.ndarray, lower: np.ndarray, upper: np.ndarray, gbps: np.ndarray
+) -> GraphSums:
+    """The sums of :data:`GraphSums` over every row (``n`` devices)."""
+    layered = layer > 0
+    down = np.bincount(upper[layered], weights=gbps[layered], minlength=n)
+    above = layer >= 2
+    up = np.bincount(lower[above], weights=gbps[above], minlength=n)
+    per_layer = np.bincount(layer, weights=gbps) if len(layer) else np.zeros(1)
+    counts = np.bincount(layer) if len(layer) else np.zeros(1, dtype=np.int64)
+    return (
+        down,
+        up,
         {k: float(v) for k, v in enumerate(per_layer.tolist()) if counts[k]},
         {k: int(v) for k, v in enumerate(counts.tolist()) if v},
-        int(np.isnan(arrays.speed).sum()),
     )
 
 
@@ -352,21 +374,8 @@ def replayed_graph(
             per_layer[k] = per_layer.get(k, 0.0) + sign * value
     counts = {k: counts[k] for k in sorted(counts) if counts[k]}
     per_layer = {k: per_layer[k] for k in counts}
-    graph = PlaneGraph(
-        structure,
-        devices,
-        arrays,
-        layer,
-        lower,
-        upper,
-        gbps,
-        down,
-        up,
-        tier,
-        per_layer,
-        counts,
-        int(np.isnan(arrays.speed).sum()),
-    )
+    sums = (down, up, per_layer, counts)
+    graph = _graph(structure, devices, arrays, tier, layer, lower, upper, gbps, sums)
     return graph, GraphRows.of(graph, True)
 
 
@@ -380,7 +389,7 @@ def _add_sums(
     sign: float,
 ) -> None:
     """Add (or with ``sign`` -1 take out) some rows' Gb/s to the sums per switch, as
-    :func:`_graph` takes them: towards the tier below at the upper end of a layered
+    :func:`_sums` takes them: towards the tier below at the upper end of a layered
     row, towards the tier above at the lower end of a row of layer 2 or more."""
     layered, above = layer > 0, layer >= 2
     np.add.at(down, upper[layered], sign * gbps[layered])

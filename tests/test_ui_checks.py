@@ -236,6 +236,8 @@ def test_the_tree_says_why_it_is_empty_and_follows_edits_and_undo(qtbot, tmp_pat
     window = open_window(qtbot, tmp_path, tiny_design)
     view = window.checks
     document = window.document
+    qtbot.waitUntil(lambda: document.figures.checked)  # the first check runs in slices
+    QApplication.processEvents()
     view.severity.setCurrentIndex(view.severity.findData(int(Severity.ERROR)))
     assert view.model.rowCount() == 0  # the rack's missing PDUs are only a warning
     assert view.tree.showing_placeholder()
@@ -250,6 +252,40 @@ def test_the_tree_says_why_it_is_empty_and_follows_edits_and_undo(qtbot, tmp_pat
     assert view.summary.text() == "0 errors · 1 warning · 0 shown"
     view.severity.setCurrentIndex(0)
     assert not view.tree.showing_placeholder()
+    document.undo_stack.setClean()
+
+
+def test_a_filter_changed_while_checking_does_not_say_the_design_passes(
+    qtbot, tmp_path, monkeypatch
+):
+    """Until the first check ends the tree holds no rows; a filter changed meanwhile
+    must not take that for a design that passes every rule."""
+    from PySide6.QtCore import QSettings
+
+    from workbench.catalog import load_catalog
+    from workbench.templates import sample_design
+    from workbench.ui.shell.document import Document
+    from workbench.ui.shell.main_window import MainWindow
+
+    catalog = load_catalog(include_user=False, strict=True)
+    document = Document(sample_design(catalog))
+    figures = document.figures
+    monkeypatch.setattr(type(figures), "SLICE_MS", 0)  # one step per slice
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(document, catalog=catalog, settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    QApplication.processEvents()
+    view = window.checks
+    assert not figures.checked  # the premise: the check is still running
+    view.severity.setCurrentIndex(view.severity.findData(int(Severity.ERROR)))
+    assert view.tree.placeholder == "Checking the design…"
+    assert view.summary.text() == "Checking…"
+    qtbot.waitUntil(lambda: figures.checked, timeout=20_000)
+    QApplication.processEvents()
+    assert view.summary.text() != "Checking…"
+    assert not view.tree.placeholder.startswith("✔")  # the sample has findings
     document.undo_stack.setClean()
 
 

@@ -227,6 +227,10 @@ class ChecksView(QWidget):
             show_waived=self.show_waived.isChecked(),
         )
         self._expand_groups()
+        if self._shown_version is None:
+            # Still checking: no rows yet is not "the design passes" (refresh says so
+            # once the check ends).
+            return
         self._show_summary(self.model._rows)
 
     # -- acting -------------------------------------------------------------------------

@@ -129,6 +129,11 @@ def same_graph_rows(design: Design, structure) -> None:
     assert rows.layer_gbps == graph.layer_gbps
     assert list(rows.layer_links.items()) == list(graph.layer_links.items())
     assert rows.tiers == structure.tiers
+    # Carried over by a replay (tiers per device, the switches' numbers), not read again.
+    assert rows.tier is not None and np.array_equal(rows.tier, graph.tier)
+    assert rows.switch_numbers is not None
+    assert np.array_equal(rows.switch_numbers, graph.switch_numbers)
+    assert rows.unknown_speed == graph.unknown_speed
     assert rows.whole  # the template's speeds: the sums were replayed, not re-taken
 
 

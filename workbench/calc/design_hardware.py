@@ -126,8 +126,16 @@ def _kept_graph(
         return None
     devices, renumber = DeviceTable.renumbered(design, old_devices)
     removed = np.array(replay.removed, dtype=np.int64)
-    arrays = _replayed_arrays(structure, replay, devices, renumber, removed, old_arrays)
-    found = replayed_graph(structure, devices, arrays, old_rows, renumber, removed, replay.inserted)
+    arrays, new = _replayed_arrays(structure, replay, devices, renumber, removed, old_arrays)
+    # Links of unknown speed: the old count less the rows taken out, plus the new rows'.
+    unknown = (
+        old_rows.unknown_speed
+        - int(np.isnan(old_arrays.speed[removed]).sum())
+        + int(np.isnan(new.speed).sum())
+    )
+    found = replayed_graph(
+        structure, devices, arrays, old_rows, renumber, removed, replay.inserted, unknown
+    )
     if found is None:  # the tiers moved: every row is read again
         return plane_graph(design, "compute", structure, devices, arrays), None
     return found
@@ -154,10 +162,10 @@ def _replayed_arrays(
     renumber: np.ndarray,
     removed: np.ndarray,
     old: LinkArrays,
-) -> LinkArrays:
+) -> tuple[LinkArrays, LinkArrays]:
     """``old`` with the rows :class:`Replay` took out deleted and its new links' rows
     put in, renumbered to ``devices`` (devices may have come and gone): the arrays a
-    full read of ``structure.links`` gives."""
+    full read of ``structure.links`` gives; and the new links' rows alone."""
     links = structure.links
     new = link_arrays(devices, [links[i] for i in replay.inserted], end_codes=True)
     at = [p - k for k, p in enumerate(replay.inserted)]
@@ -167,7 +175,7 @@ def _replayed_arrays(
         if f in ("a", "b"):
             column = renumbered_column(column, renumber)
         columns[f] = spliced(column, removed, at, getattr(new, f))
-    return LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS))
+    return LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS)), new
 
 
 def compute_plane_in_steps(

@@ -108,7 +108,9 @@ def tier_figures(graph: PlaneGraph) -> list[TierFigures]:
     # then in the order switches_in gives them).
     tiers = graph.structure.tiers
     every = list(tiers)
-    numbered = numbers(graph.devices, every)
+    numbered = graph.switch_numbers
+    if numbered is None or len(numbered) != len(every):
+        numbered = numbers(graph.devices, every)
     levels = np.fromiter(tiers.values(), np.int64, len(every))
     for tier in range(1, depth + 1):
         # A link may name a switch the design no longer holds (a damaged or foreign

@@ -67,6 +67,10 @@ class PlaneGraph:
     layer_links: dict[int, int] = field(default_factory=dict)
     #: Links whose speed could not be read (a port or catalog item the design lacks).
     unknown_speed: int = 0
+    #: Each switch of ``structure.tiers``' number in ``devices``, in that dict's order
+    #: (-1: the design lacks it), where the build had them: :func:`tier_figures` reads
+    #: them instead of looking 2,000 ids up again.
+    switch_numbers: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def plane(self) -> str:
@@ -190,21 +194,49 @@ def plane_graph_in_steps(
     structure = structure if structure is not None else plane_structure(design, plane)
     devices = devices if devices is not None else DeviceTable(design)
     arrays = arrays if arrays is not None else link_arrays(devices, structure.links)
-    tier = _tiers(structure, devices)
+    tier, switches = _tiers(structure, devices)
     layer, lower, upper = _rows(tier, devices, arrays.a, arrays.b, arrays.a_code, arrays.b_code)
     yield
     gbps = np.where(np.isnan(arrays.speed), 0.0, arrays.speed)
-    return _graph(structure, devices, arrays, tier, layer, lower, upper, gbps)
+    return _graph(structure, devices, arrays, tier, layer, lower, upper, gbps, switches=switches)
 
 
-def _tiers(structure: PlaneStructure, devices: DeviceTable) -> np.ndarray:
-    """Per device number: its tier in ``structure``, -1 for every other device."""
-    tier = np.full(len(devices), -1, dtype=np.int64)
+def _tiers(
+    structure: PlaneStructure,
+    devices: DeviceTable,
+    old: GraphRows | None = None,
+    renumber: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per device number: its tier in ``structure``, -1 for every other device; and
+    each switch of ``structure.tiers``' number (-1: not in ``devices``), in its order.
+
+    With ``old`` (rows read with the same tiers, in the same order) and ``renumber``
+    (its numbers → ``devices``'), both are carried over from ``old``'s: a switch keeps
+    its tier, a device gone (numbered :attr:`DeviceTable.missing`) has none.  Only when
+    every switch had a number in ``old``'s table: a device that came since is then no
+    switch of the tiers.  Why: looking 2,000 switch ids up through a renumbered table
+    took ~1 ms of every cabled node removed or put back at 100,000 GPUs."""
     tiers = structure.tiers
+    if (
+        old is not None
+        and renumber is not None
+        and old.switch_numbers is not None
+        and old.tier is not None
+        and (old.tiers is tiers or list(old.tiers) == list(tiers))
+        and (old.switch_numbers >= 0).all()
+    ):
+        missing = len(devices) - 1
+        at = renumber[old.switch_numbers]
+        at[at == missing] = -1
+        tier = np.full(len(devices), -1, dtype=np.int64)
+        tier[renumber] = old.tier
+        tier[missing] = -1
+        return tier, at
+    tier = np.full(len(devices), -1, dtype=np.int64)
     at = numbers(devices, list(tiers))
     known = at >= 0
     tier[at[known]] = np.fromiter(tiers.values(), np.int64, len(tiers))[known]
-    return tier
+    return tier, at
 
 
 def _rows(
@@ -237,10 +269,14 @@ def _graph(
     upper: np.ndarray,
     gbps: np.ndarray,
     sums: GraphSums | None = None,
+    switches: np.ndarray | None = None,
+    unknown_speed: int | None = None,
 ) -> PlaneGraph:
     """The graph from its per-link rows and the sums per switch and per layer: taken
     over the rows here, or ``sums`` where the caller has them (a replay brings the old
-    ones forward, :func:`replayed_graph`).  The one place a graph is put together."""
+    ones forward, :func:`replayed_graph`), with its ``switches``' numbers and its
+    ``unknown_speed`` count where the caller has them.  The one place a graph is put
+    together."""
     if sums is None:
         sums = _sums(len(devices), layer, lower, upper, gbps)
     down, up, per_layer, counts = sums
@@ -257,7 +293,8 @@ def _graph(
         tier,
         per_layer,
         counts,
-        int(np.isnan(arrays.speed).sum()),
+        int(np.isnan(arrays.speed).sum()) if unknown_speed is None else unknown_speed,
+        switches,
     )
 
 
@@ -301,6 +338,11 @@ class GraphRows:
     #: Every Gb/s a whole number (and the sums far below 2**53): sums are then exact
     #: in any order, so a replay may take rows out of them and add rows to them.
     whole: bool
+    #: The graph's :attr:`PlaneGraph.tier`, :attr:`PlaneGraph.switch_numbers` and
+    #: :attr:`PlaneGraph.unknown_speed`: a replay carries them over (see :func:`_tiers`).
+    tier: np.ndarray | None = None
+    switch_numbers: np.ndarray | None = None
+    unknown_speed: int = 0
 
     @classmethod
     def of(cls, graph: PlaneGraph, whole: bool | None = None) -> GraphRows:
@@ -318,6 +360,9 @@ class GraphRows:
             graph.layer_gbps,
             graph.layer_links,
             whole,
+            graph.tier,
+            graph.switch_numbers,
+            graph.unknown_speed,
         )
 
 
@@ -329,6 +374,7 @@ def replayed_graph(
     renumber: np.ndarray,
     removed: np.ndarray,
     inserted: Sequence[int],
+    unknown_speed: int | None = None,
 ) -> tuple[PlaneGraph, GraphRows] | None:
     """The graph of ``arrays`` (``old``'s links with the rows at ``removed`` taken out,
     renumbered by ``renumber``, and rows put in at ``inserted``, places in the new
@@ -337,13 +383,15 @@ def replayed_graph(
     sums per switch and per layer are ``old``'s less the removed rows and plus the new
     ones where every Gb/s is a whole number (exact in any order), else taken over the
     rows as a full pass takes them: the same figures either way.  None when the tiers
-    differ (the caller builds the graph in full).
+    differ (the caller builds the graph in full).  ``unknown_speed``: the links of
+    ``arrays`` whose speed is NaN, where the caller counted them from ``old``'s less
+    the removed rows' and plus the new ones' (else counted over ``arrays.speed``).
 
     Why: the per-link passes over a 100,000-GPU compute plane's 300,000 links took
     ~11 ms of every cabled node removed or put back in the window."""
     if old.tiers != structure.tiers:
         return None
-    tier = _tiers(structure, devices)
+    tier, switches = _tiers(structure, devices, old, renumber)
     rows = np.asarray(inserted, dtype=np.int64)
     new_layer, new_lower, new_upper = _rows(
         tier, devices, arrays.a[rows], arrays.b[rows], arrays.a_code[rows], arrays.b_code[rows]
@@ -357,7 +405,9 @@ def replayed_graph(
     gbps = spliced(old.gbps, removed, at, new_gbps)
     whole = old.whole and bool(np.all(new_gbps == np.rint(new_gbps)))
     if not whole:
-        graph = _graph(structure, devices, arrays, tier, layer, lower, upper, gbps)
+        graph = _graph(
+            structure, devices, arrays, tier, layer, lower, upper, gbps, switches=switches
+        )
         return graph, GraphRows.of(graph, False)
     n = len(devices)
     # Sums: the removed rows out (old numbers), carried to the new numbers, new rows in.
@@ -375,7 +425,9 @@ def replayed_graph(
     counts = {k: counts[k] for k in sorted(counts) if counts[k]}
     per_layer = {k: per_layer[k] for k in counts}
     sums = (down, up, per_layer, counts)
-    graph = _graph(structure, devices, arrays, tier, layer, lower, upper, gbps, sums)
+    graph = _graph(
+        structure, devices, arrays, tier, layer, lower, upper, gbps, sums, switches, unknown_speed
+    )
     return graph, GraphRows.of(graph, True)
 
 

@@ -73,6 +73,11 @@ def same_structures(design: Design) -> None:
         assert list(a.tiers.items()) == list(b.tiers.items()), plane
         if "_kept" in a.__dict__:  # the leaves a replay orders its moved ones among
             assert kept_of(a).leaves == [s for s, t in b.tiers.items() if t == 1], plane
+            # Which rows are host links (where a replay finds a link in host_links).
+            hosts = {link.id for link in b.host_links}
+            marks = [link.id in hosts for link in b.links]
+            assert kept_of(a).host_row.tolist() == marks, plane
+            assert kept_of(a).ids["links"].tolist() == [id(link) for link in a.links], plane
     assert compute_plane(design) == full_compute_plane(design, full["compute"])
     same_graph_rows(design, full["compute"])
     # The storage clients and the racks' draw, kept per rack across cabling edits.

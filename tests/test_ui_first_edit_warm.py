@@ -75,6 +75,7 @@ def _assert_as_fresh(document: Document) -> None:
         for name, ids in fresh.ids.items():
             assert np.array_equal(kept.ids[name], ids), name
         assert kept.first == fresh.first and kept.leaves == fresh.leaves
+        assert np.array_equal(kept.host_row, fresh.host_row)
 
 
 def test_the_first_removal_after_the_check_builds_nothing_again(qtbot, monkeypatch):

@@ -17,7 +17,8 @@ def visit(widget: QWidget, elsewhere: QWidget) -> None:
 
 
 def open_window(qtbot, tmp_path, design, catalog=None):
-    """A shown main window on ``design`` with its own settings file (not the user's)."""
+    """A shown main window on ``design``, its first check ended, with its own settings
+    file (not the user's)."""
     from PySide6.QtCore import QSettings
 
     from workbench.ui.shell.document import Document
@@ -32,6 +33,10 @@ def open_window(qtbot, tmp_path, design, catalog=None):
     QApplication.processEvents()
     # The first frame is drawn before the first check and the estimates (issue 21).
     qtbot.waitUntil(lambda: not window.document.figures.held)
+    # Then the first check runs in slices; tests read its findings, so they wait for its
+    # end (under load the slices stretch, and a test that did not wait was flaky).
+    qtbot.waitUntil(lambda: window.document.figures.checked, timeout=20_000)
+    QApplication.processEvents()
     return window
 
 

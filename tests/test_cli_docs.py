@@ -78,6 +78,22 @@ def test_top_level_usage_names_file_and_lists_the_subcommands(capsys):
         assert re.search(rf"^\s+{command}\b", out, re.M), command
 
 
+def test_a_file_with_a_dot_or_a_folder_opens_the_window_without_the_parser(monkeypatch):
+    """``workbench design.dcwb`` starts the window before any subcommand module is
+    imported; that shortcut must never shadow a command, so no command name could pass
+    for a file."""
+    from workbench.cli import main as cli_main
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert commands and not any(cli_main.names_no_command(name) for name in commands)
+    opened: list[list[str]] = []
+    monkeypatch.setattr(cli_main, "_open_window", lambda argv: opened.append(argv) or 0)
+    monkeypatch.setattr(cli_main, "build_parser", lambda: pytest.fail("parser built"))
+    for argv in ([], ["design.dcwb"], ["/data/d100k"], ["sub\\d.dcwb"]):
+        assert main(argv) == 0
+    assert opened == [[], ["design.dcwb"], ["/data/d100k"], ["sub\\d.dcwb"]]
+
+
 def test_subcommand_usage_keeps_its_own_program_name(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["estimate", "--help"])

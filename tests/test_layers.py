@@ -90,6 +90,30 @@ def test_cli_help_needs_no_qt() -> None:
     assert result.returncode == 0, result.stderr
 
 
+def test_the_store_and_the_calculators_names_load_without_numpy() -> None:
+    """Reading a design file (the store) and naming a calculator's export load neither
+    numpy nor the workload evaluation: the window's start reads its file before its first
+    frame and evaluates workloads only after it.  Every exported name still resolves."""
+    probe = textwrap.dedent(
+        """
+        import sys
+        import workbench.store
+        import workbench.calc as calc
+        from workbench.calc import InputError, summarize
+        heavy = sorted(m for m in ("numpy", "workbench.calc.workload") if m in sys.modules)
+        assert not heavy, heavy
+        assert sorted(calc.__all__) == sorted(calc._HOMES)
+        for name in calc.__all__:
+            assert getattr(calc, name) is not None, name
+        assert calc.evaluate_workload.__module__ == "workbench.calc.workload"
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+
+
 #: Each core layer and the layers it must not import (imports point downwards only:
 #: catalog < model < calc < rules < planning, templates < store, export).
 BELOW: dict[str, tuple[str, ...]] = {

@@ -28,8 +28,9 @@ from workbench.calc.step_time import Hardware, Layout, StepPrediction
 from workbench.calc.summary import DesignSummary, summarize
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design, Workload
+from workbench.model.parts import WORKLOAD_KINDS
 
-KINDS = ("training", "inference")
+KINDS = WORKLOAD_KINDS
 _KV = "NVIDIA Technical Blog 'Mastering LLM Techniques: Inference Optimization' (GQA: kv_heads)"
 
 

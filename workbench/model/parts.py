@@ -208,6 +208,11 @@ class Team:
     priority: int = 1
 
 
+#: The kinds of :class:`Workload`: the calculators' one vocabulary, kept here, beside
+#: the record, so the store's value checks read it without loading the calculators.
+WORKLOAD_KINDS: tuple[str, ...] = ("training", "inference")
+
+
 @dataclass
 class Workload:
     """A training job or an inference service the design is sized for.

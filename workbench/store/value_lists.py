@@ -24,7 +24,6 @@ from workbench.calc.memory import (
     ZERO_STAGES,
 )
 from workbench.calc.presets import PRESETS
-from workbench.calc.workload import KINDS as WORKLOAD_KINDS
 from workbench.model.design import Design, Link
 from workbench.model.net_ops import (
     NETWORK_FIELDS,
@@ -34,6 +33,7 @@ from workbench.model.net_ops import (
     check_network_value,
     check_tier_value,
 )
+from workbench.model.parts import WORKLOAD_KINDS
 from workbench.model.team_ops import check_team_value
 from workbench.store.errors import ProjectFileError
 from workbench.store.value_table import (

@@ -14,6 +14,7 @@ while it is shown, and is hidden while the design holds no captures.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
@@ -27,11 +28,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.asbuilt import Verdict
 from workbench.ui.fabric.asbuilt import MARK_ORDER, MARK_STYLES, UNEXPECTED_COLOR, AsBuiltCache
 from workbench.ui.seen import is_seen
 from workbench.ui.shell.document import Document
 from workbench.units import format_count
+
+if TYPE_CHECKING:  # the matcher is imported when verdicts are first read
+    from workbench.asbuilt import Verdict
 
 COLUMNS: tuple[str, ...] = ("Verdict", "Designed", "Seen", "Where", "Detail")
 #: Rows listed at most (a whole unbuilt plane would be 100,000 missing links).

@@ -25,14 +25,13 @@ from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QStyleOptionGraphicsItem
 
-from workbench import asbuilt
-from workbench.asbuilt import Verdict
 from workbench.model import Change
 from workbench.render import fabric_painter as fp
 from workbench.render.fabric_layout import Bundle, FabricLayout
 from workbench.units import format_count
 
 if TYPE_CHECKING:
+    from workbench.asbuilt import Verdict
     from workbench.ui.shell.document import Document
 
 #: Verdict → (legend label, colour, pen style) of the marks; the worst first, which is
@@ -86,6 +85,11 @@ class AsBuiltCache(QObject):
     def verdicts(self) -> list[Verdict]:
         """Every verdict (design links in order, then the unexpected cables)."""
         if self._verdicts is None:
+            # Imported on first use: the matcher and its readers (numpy's bulk match
+            # included) are a tenth of the window's imports, and a design without
+            # captures never needs them; none belongs before the first frame.
+            from workbench import asbuilt
+
             design = self.document.design
             busy = bool(design.captures) and len(design.links) >= BUSY_LINKS
             if busy:

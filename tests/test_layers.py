@@ -12,6 +12,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 CORE = (
     "model",
     "catalog",
@@ -90,26 +92,39 @@ def test_cli_help_needs_no_qt() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_the_store_and_the_calculators_names_load_without_numpy() -> None:
-    """Reading a design file (the store) and naming a calculator's export load neither
-    numpy nor the workload evaluation: the window's start reads its file before its first
-    frame and evaluates workloads only after it.  Every exported name still resolves."""
+#: What a start reads before the window's first frame, a package whose names load on
+#: first use (:mod:`workbench.lazy_exports`), and what that first import must not load.
+LIGHT_IMPORTS = (
+    ("workbench.store", "workbench.calc", ("numpy", "workbench.calc.workload")),
+    ("workbench.templates.bundled", "workbench.templates", ("workbench.templates.builder",)),
+)
+
+
+@pytest.mark.parametrize(("first", "package", "heavy"), LIGHT_IMPORTS)
+def test_a_package_with_names_on_first_use_loads_them_only_then(first, package, heavy) -> None:
+    """Reading a design file (the store) or the bundled sample loads neither numpy and the
+    workload evaluation nor the template builder: the window's start reads its design
+    before its first frame and needs none of them until later.  Every exported name still
+    resolves, from the module the package names for it."""
     probe = textwrap.dedent(
         """
-        import sys
-        import workbench.store
-        import workbench.calc as calc
-        from workbench.calc import InputError, summarize
-        heavy = sorted(m for m in ("numpy", "workbench.calc.workload") if m in sys.modules)
-        assert not heavy, heavy
-        assert sorted(calc.__all__) == sorted(calc._HOMES)
-        for name in calc.__all__:
-            assert getattr(calc, name) is not None, name
-        assert calc.evaluate_workload.__module__ == "workbench.calc.workload"
+        import importlib, sys
+        first, package, heavy = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+        importlib.import_module(first)
+        pkg = importlib.import_module(package)
+        loaded = sorted(m for m in heavy if m in sys.modules)
+        assert not loaded, f"{first} loads {loaded}"
+        assert sorted(pkg.__all__) == sorted(pkg._HOMES)
+        for name, home in pkg._HOMES.items():
+            module = importlib.import_module(f"{package}.{home}")
+            assert getattr(pkg, name) is getattr(module, name), name
         """
     )
     result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", probe, first, package, ",".join(heavy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
 

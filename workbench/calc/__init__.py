@@ -2,16 +2,16 @@
 the design summary and workload evaluation.  Every formula cites its source in its
 docstring; bad input raises :class:`InputError` naming the field.
 
-The names below are loaded on first use (PEP 562): importing one calculator
-(``workbench.calc.errors`` for the store's reader, ``workbench.calc.summary``) runs this
-file first, and importing the workload evaluation here (and with it numpy, the training
-estimate and the fabric analysis: a third of a second of CPU) made every such import,
-the window's start before its first frame included, pay for all of them."""
+The names below are loaded on first use (:mod:`workbench.lazy_exports`): importing the
+workload evaluation here (and with it numpy, the training estimate and the fabric
+analysis: a third of a second of CPU) made every import of one calculator, the store's
+read of a design file before the window's first frame included, pay for all of them."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from workbench.lazy_exports import exports_on_first_use
 
 if TYPE_CHECKING:
     from workbench.calc.errors import InputError
@@ -57,11 +57,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """An exported name, from its module (imported now if it was not yet)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = exports_on_first_use(__name__, _HOMES)

@@ -18,6 +18,7 @@ window's findings once its check is done (:meth:`ScenarioActions.keep_saved_figu
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
@@ -36,18 +37,14 @@ from workbench.planning.scenarios.figures import keep_figures_of_saved
 from workbench.rules.context import RuleContext
 from workbench.rules.registry import Finding
 from workbench.store import ProjectFileError, save_design
-from workbench.templates.builder import TemplateError
-from workbench.templates.variants import (
-    Variant,
-    VariantRequest,
-    make_variant,
-    plan_variants,
-    variant_paths,
-)
 from workbench.ui.scenarios.open_figures import open_design_figures
-from workbench.ui.scenarios.page import write_table_pdf
 from workbench.ui.scenarios.panel import ScenariosPanel
-from workbench.ui.scenarios.wizard import ScenarioWizard
+
+if TYPE_CHECKING:  # imported when first used: the wizard and the variants
+    # (the template builder, the fabric planner) and the comparison page are a tenth of
+    # the window's imports, none of them needed before its first frame
+    from workbench.templates.variants import Variant, VariantRequest
+    from workbench.ui.scenarios.wizard import ScenarioWizard
 
 #: The height the Scenarios dock takes when it shows a comparison.
 ROOM_PX = 430
@@ -109,6 +106,8 @@ class ScenarioActions:
         box.exec()
 
     def run_wizard(self) -> ScenarioWizard | None:
+        from workbench.ui.scenarios.wizard import ScenarioWizard
+
         dialog = ScenarioWizard(
             self.catalog, self.document.design, self.document.path, parent=self.window
         )
@@ -154,6 +153,9 @@ class ScenarioActions:
         dialog = self.run_wizard()
         if dialog is None:
             return []
+        from workbench.templates.builder import TemplateError
+        from workbench.templates.variants import plan_variants, variant_paths
+
         try:
             requests = plan_variants(self.document.design, dialog.choices(), self.catalog)
             targets = variant_paths(base, requests)
@@ -177,6 +179,9 @@ class ScenarioActions:
         """Make and save each planned variant under a progress dialog; what was saved,
         and whether the user cancelled (checked between variants: a rebuild cannot stop
         half-way, and a half-made variant is never saved)."""
+        from workbench.templates.builder import TemplateError
+        from workbench.templates.variants import make_variant
+
         progress = self.progress_dialog(len(plan))
         made: list[tuple[Path, Variant]] = []
         try:
@@ -270,6 +275,8 @@ class ScenarioActions:
         target = self.ask_pdf_path()
         if target is None:
             return None
+        from workbench.ui.scenarios.page import write_table_pdf
+
         try:
             write_table_pdf(table, target)
         except OSError as exc:

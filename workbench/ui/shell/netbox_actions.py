@@ -14,7 +14,6 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
 
-from workbench.netbox.importer import NetBoxImportError, read_netbox
 from workbench.ui.shell.document import Document
 from workbench.ui.shell.import_menu import import_menu
 
@@ -48,6 +47,10 @@ class NetBoxImport(QObject):
 
     def run(self, folder: Path) -> bool:
         """Read ``folder`` into a new design; True when it was opened."""
+        # Imported here: the NetBox reader (and the exports it shares code with) is not
+        # needed before the window's first frame, only when a folder is read.
+        from workbench.netbox.importer import NetBoxImportError, read_netbox
+
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             design = read_netbox(folder)

@@ -17,7 +17,6 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QObject, QPoint, QPointF, Qt
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -33,6 +32,8 @@ from workbench.render import rack_geometry as geo
 from workbench.rules.budgets import rack_budgets
 
 if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalSocket
+
     from workbench.ui.shell.main_window import MainWindow
 
 #: The environment variable holding the socket path the probe listens on.
@@ -58,6 +59,10 @@ class Probe(QObject):
     """Answers the journey tests' questions about one main window."""
 
     def __init__(self, window: MainWindow, path: str):
+        # Qt's network module is loaded only here: every start imports this module and
+        # asks install_probe, and only the journey tests start a probe.
+        from PySide6.QtNetwork import QLocalServer
+
         super().__init__(window)
         self.window = window
         self.server = QLocalServer(self)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QProgressDialog, QWidget
@@ -18,8 +19,9 @@ from workbench.model.errors import EditError
 from workbench.model.version_ops import AddObservations
 from workbench.ui.commands import EditCommand
 from workbench.ui.shell.document import Document
-from workbench.versions.importer import ImportPlan, plan_import
-from workbench.versions.reports import ReportError
+
+if TYPE_CHECKING:  # the report readers are imported when a folder is read, not at start
+    from workbench.versions.importer import ImportPlan
 
 
 class _Cancelled(Exception):
@@ -35,6 +37,9 @@ def login_name() -> str:
 
 def plan_with_progress(parent: QWidget, document: Document, folder: Path) -> ImportPlan | None:
     """The import plan for ``folder``, or None when cancelled or refused (said in a box)."""
+    from workbench.versions.importer import plan_import
+    from workbench.versions.reports import ReportError
+
     dialog = QProgressDialog("Reading node reports…", "Cancel", 0, 0, parent)
     dialog.setWindowTitle("Import Reports")
     dialog.setWindowModality(Qt.WindowModality.WindowModal)

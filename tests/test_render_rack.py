@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMarginsF
+from dataclasses import replace
+
+from PySide6.QtCore import QMarginsF, Qt
 from PySide6.QtGui import (
     QColor,
     QGuiApplication,
@@ -16,7 +18,7 @@ from PySide6.QtGui import (
 from workbench.catalog.vocabulary import item_role
 from workbench.render import colors
 from workbench.render import rack_geometry as geo
-from workbench.render.rack_painter import paint_rack
+from workbench.render.rack_painter import OUTLINE_ALPHA, paint_rack
 
 
 def test_u1_is_at_the_bottom_and_units_stack_upwards():
@@ -66,14 +68,21 @@ def test_footer_text():
     assert geo.footer_text(16, 42, 20.4, 50) == "16/42 U · 20.4/50 kW"
 
 
-def _paint_to_image(design, selected=None, detail=True) -> QImage:
+def _paint_to_image(design, selected=None, detail=True, painter_of=QPainter, style=None):
     rack = design.sites[0].rows[0].racks[0]
     w, h = geo.rack_size(geo.rack_units(rack, design), 12.0)
     image = QImage(int(w) + 4, int(h) + 4, QImage.Format.Format_ARGB32)
     image.fill(QColor("white"))
-    painter = QPainter(image)
+    painter = painter_of(image)
     paint_rack(
-        painter, rack, design, (2, 2), 12.0, selected=(selected,) if selected else (), detail=detail
+        painter,
+        rack,
+        design,
+        (2, 2),
+        12.0,
+        selected=(selected,) if selected else (),
+        detail=detail,
+        style=style or geo.SCREEN_STYLE,
     )
     painter.end()
     return image
@@ -91,6 +100,59 @@ def test_selected_block_is_outlined(qapp, tiny_design):
     plain = _paint_to_image(tiny_design)
     selected = _paint_to_image(tiny_design, selected="d1")
     assert plain != selected
+
+
+class _PenLog:
+    """A painter that notes the alpha of every pen set before drawing with it."""
+
+    def __init__(self, image: QImage):
+        self.painter, self.alphas = QPainter(image), set()
+
+    def __getattr__(self, name: str):
+        return getattr(self.painter, name)
+
+    def setPen(self, pen) -> None:  # noqa: N802 - QPainter's name
+        self.painter.setPen(pen)
+        if self.painter.pen().style() != Qt.PenStyle.NoPen:
+            self.alphas.add(self.painter.pen().color().alpha())
+
+
+def test_screen_outlines_are_opaque_and_only_they_differ_from_papers(qapp, tiny_design):
+    """The screen outlines devices in an opaque shade (a translucent pen is stroked many
+    times slower by the raster painter); paper keeps its translucent outline, and the
+    two drawings differ only on the outlines."""
+    logs: list[_PenLog] = []
+
+    def logged(image: QImage) -> _PenLog:
+        logs.append(_PenLog(image))
+        return logs[-1]
+
+    screen = _paint_to_image(tiny_design, painter_of=logged)
+    assert logs[0].alphas == {255}
+    translucent = replace(geo.SCREEN_STYLE, opaque_outlines=False)
+    paper_like = _paint_to_image(tiny_design, painter_of=logged, style=translucent)
+    assert OUTLINE_ALPHA in logs[1].alphas
+    rack = tiny_design.sites[0].rows[0].racks[0]
+    edges = [
+        (b.rect.x + 2, b.rect.y + 2, b.rect.x + 2 + b.rect.w, b.rect.y + 2 + b.rect.h)
+        for b in geo.device_blocks(rack, tiny_design, 12.0)
+    ]
+
+    def on_an_outline(x: int, y: int) -> bool:
+        return any(
+            left - 1 <= x <= right + 1
+            and top - 1 <= y <= bottom + 1
+            and min(abs(x - left), abs(x - right), abs(y - top), abs(y - bottom)) <= 1.5
+            for left, top, right, bottom in edges
+        )
+
+    differ = [
+        (x, y)
+        for y in range(screen.height())
+        for x in range(screen.width())
+        if screen.pixel(x, y) != paper_like.pixel(x, y)
+    ]
+    assert differ and all(on_an_outline(x, y) for x, y in differ)
 
 
 def test_same_painter_writes_a_pdf(qapp, tiny_design, tmp_path):

@@ -8,6 +8,7 @@ Only QtGui is used here, never widgets, so it runs headless.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Collection, Mapping
@@ -72,6 +73,18 @@ def _font(px: float, bold: bool = False) -> QFont:
     font.setPixelSize(max(1, round(px)))
     font.setBold(bold)
     return font
+
+
+#: The translucent black of a device's outline (its alpha, of 255).
+OUTLINE_ALPHA = 90
+
+
+@functools.cache
+def _outline(fill: str) -> QPen:
+    """A cosmetic pen in the opaque colour the outline's translucent black makes over
+    ``fill`` (see :attr:`~workbench.render.rack_geometry.RackStyle.opaque_outlines`)."""
+    c, keep = QColor(fill), (255 - OUTLINE_ALPHA) / 255
+    return QPen(QColor(round(c.red() * keep), round(c.green() * keep), round(c.blue() * keep)), 0)
 
 
 def _qrect(r: geo.Rect) -> QRectF:
@@ -206,7 +219,7 @@ def _paint_blocks(
     style: geo.RackStyle = geo.SCREEN_STYLE,
 ) -> None:
     inset = max(scale * 0.06, 0.5) if detail else 0.0
-    border = QPen(QColor(0, 0, 0, 90), 0)
+    border = QPen(QColor(0, 0, 0, OUTLINE_ALPHA), 0)
     font = _font(scale * 0.72)
     metrics = QFontMetricsF(font)
     selected_rects: list[QRectF] = []
@@ -220,8 +233,11 @@ def _paint_blocks(
         if block.other_face:
             painter.setPen(QPen(qcolor(colors.REAR_HATCH), 0) if detail else Qt.PenStyle.NoPen)
             painter.setBrush(Qt.BrushStyle.NoBrush if drawn_hatch else hatch)
+        elif not detail:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(qcolor(fill))
         else:
-            painter.setPen(border if detail else Qt.PenStyle.NoPen)
+            painter.setPen(_outline(fill) if style.opaque_outlines else border)
             painter.setBrush(qcolor(fill))
         painter.drawRect(rect)
         if block.other_face and drawn_hatch:

@@ -57,6 +57,38 @@ def test_a_drop_that_fits_places_the_server_and_undo_takes_it_back(window):
     assert [d.position for d in rack.devices] == [2]
 
 
+def test_a_drop_and_its_undo_refresh_the_inspector_once(window):
+    """The dropped device is selected with its edit: every ``changed`` slot already reads
+    it as the selection, and the inspector is refreshed once, not first for the old
+    selection and then for the new one; the undo drops it from the selection the same
+    way."""
+    document, inspector = window.document, window.inspector
+    refreshes: list[str | None] = []
+    seen_by_changed: list[str | None] = []
+    selections: list[object] = []
+    plain = inspector._refresh
+
+    def counted() -> None:
+        refreshes.append(document.selection)
+        plain()
+
+    inspector._refresh = counted
+    document.changed.connect(lambda _change: seen_by_changed.append(document.selection))
+    document.selectionChanged.connect(selections.append)
+    document.select("d1")
+    refreshes.clear()
+    mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", 2)
+    assert drop(window, mime, where)
+    (device,) = document.design.find_rack("r2").devices
+    assert seen_by_changed == [device.id] and selections == ["d1", device.id]
+    assert refreshes == [device.id]
+    assert inspector.title.text() == f"Device · {device.name}"
+    refreshes.clear(), seen_by_changed.clear(), selections.clear()
+    document.undo()
+    assert seen_by_changed == [None] and selections == [None] and refreshes == [None]
+    assert inspector.title.text() == "Nothing selected"
+
+
 def test_a_drop_over_a_server_is_refused_and_names_it(window):
     document = window.document
     mime, where, accepted = drag_over(window, "nvidia-dgx-h100", "r1", 6)

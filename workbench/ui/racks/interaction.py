@@ -192,7 +192,8 @@ class DropController:
             event.ignore()
             return
         slot = target.slots[0]
-        placed = self.view.document.place_new_device(target.rack_id, slug, slot.u, slot.face)
+        document = self.view.document
+        placed = document.place_new_device(target.rack_id, slug, slot.u, slot.face, select=True)
         if placed is None:
             event.ignore()
             return
@@ -200,9 +201,8 @@ class DropController:
         if target.verdict.state is DropState.OVER_BUDGET:
             self.view.say(f"Placed, but over budget: {target.verdict.reason}", 10000)
         else:
-            found = self.view.document.design.find_device(placed)
+            found = document.design.find_device(placed)
             self.view.say(f"Placed {found[1].name if found else placed}.", 4000)
-        self.view.document.select(placed)
 
 
 class MoveController:

@@ -38,6 +38,11 @@ def _forget_history(stack: QUndoStack) -> None:
         stack.clear()
 
 
+def _ids(object_ids: Iterable[str]) -> tuple[str, ...]:
+    """A selection: the ids in order, each once, empty ones left out."""
+    return tuple(dict.fromkeys(i for i in object_ids if i))
+
+
 class _Nothing(QUndoCommand):
     """An undo step that removes itself: pushed to cut off the redo steps."""
 
@@ -87,6 +92,8 @@ class Document(QObject):
         self.catalog = catalog
         self._selection: str | None = None
         self._selected: tuple[str, ...] = ()
+        #: The selection :meth:`push` was asked to make with its edit (None: keep it).
+        self._select_with_change: tuple[str, ...] | None = None
         self._current_workload: str | None = None
         #: Set when a failed undo forced the history to be dropped: the model then holds
         #: changes no undo step leads back from, so it is unsaved whatever the stack says.
@@ -149,10 +156,19 @@ class Document(QObject):
         return self._selected
 
     # -- changes -------------------------------------------------------------------
-    def push(self, command: QUndoCommand) -> None:
-        """Run a user edit through the undo stack (its redo() runs now)."""
+    def push(self, command: QUndoCommand, select: Iterable[str] | None = None) -> None:
+        """Run a user edit through the undo stack (its redo() runs now).
+
+        ``select``: ids to make the selection once the edit is made (a dropped device).
+        The views learn both at once (:meth:`notify`): selected afterwards, every view
+        that shows the selection refreshed twice, the inspector first showing the old
+        selection against the new model and then the new one."""
         self._mend_history()
-        self.undo_stack.push(command)
+        self._select_with_change = None if select is None else _ids(select)
+        try:
+            self.undo_stack.push(command)
+        finally:
+            self._select_with_change = None
 
     def undo(self) -> None:
         """Undo one step (the Undo action), then mend the history if it failed."""
@@ -200,18 +216,28 @@ class Document(QObject):
             self.dirtyChanged.emit(True)
 
     def notify(self, change: Change) -> None:
-        """Called by commands after they changed the model.  Objects the change removed
-        leave the selection afterwards, so no view shows something that is gone."""
+        """Called by commands after they changed the model.  The selection follows the
+        change before the views hear of it (objects the change removed leave it; a
+        :meth:`push` may name what to select), so no view shows something that is gone
+        and none refreshes twice: ``selectionChanged`` comes after ``changed``, for a
+        selection the views' ``changed`` slots already read."""
+        previous = self._selected
+        chosen, self._select_with_change = self._select_with_change, None
+        if chosen is not None:
+            self._set_selected(chosen)
+        if change.removed and set(change.removed) & set(self._selected):
+            gone = set(change.removed)
+            self._set_selected(tuple(i for i in self._selected if i not in gone))
         self.changed.emit(change)
-        if change.removed:
-            self.forget_selection_of(change.removed)
+        if self._selected != previous:
+            self.selectionChanged.emit(self._selection)
 
     def place_new_device(
-        self, rack_id: str, slug: str, u: int | None, face: str = "front"
+        self, rack_id: str, slug: str, u: int | None, face: str = "front", select: bool = False
     ) -> str | None:
         """Mount a new device of catalog item ``slug`` (one undoable step, the catalog
-        snapshot included); returns its id, or None after saying why it cannot go there
-        (``editRefused``)."""
+        snapshot included), selected with the edit when ``select``; returns its id, or
+        None after saying why it cannot go there (``editRefused``)."""
         try:
             batch = requests.place_new(self.design, self.catalog, rack_id, slug, u, face)
         except EditError as exc:
@@ -219,8 +245,11 @@ class Document(QObject):
             return None
         added = batch.ops[-1]
         assert isinstance(added, ops.AddDevice)
-        self.push(EditCommand(self, batch, f"Place {added.device.name}"))
-        return added.device.id
+        new_id = added.device.id
+        self.push(
+            EditCommand(self, batch, f"Place {added.device.name}"), [new_id] if select else None
+        )
+        return new_id
 
     def delete_selected(self) -> int:
         """Remove every selected device, rack and row as one undoable step; returns how
@@ -258,12 +287,16 @@ class Document(QObject):
 
     def select_many(self, object_ids: Iterable[str]) -> None:
         """Select several objects at once; the last one becomes the primary selection."""
-        ids = tuple(dict.fromkeys(i for i in object_ids if i))
+        ids = _ids(object_ids)
         if ids == self._selected:
             return
+        self._set_selected(ids)
+        self.selectionChanged.emit(self._selection)
+
+    def _set_selected(self, ids: tuple[str, ...]) -> None:
+        """Make ``ids`` the selection without telling the views (the caller does)."""
         self._selected = ids
         self._selection = ids[-1] if ids else None
-        self.selectionChanged.emit(self._selection)
 
     def toggle_selected(self, object_id: str) -> None:
         """Add ``object_id`` to the selection, or take it out if it is in (Ctrl+click)."""

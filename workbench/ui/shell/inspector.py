@@ -139,6 +139,8 @@ class Inspector(QWidget):
         # Asked for first, so it forgets the planes before this inspector reads them.
         self.structures = StructureCache.for_document(document)
         self._shown: str | None = None
+        #: The selection the last refresh showed (a selection change to it needs none).
+        self._refreshed_for: tuple[str, ...] | None = None
         #: The power-limit box's value when last filled from the model (rounded to what
         #: it can show): leaving the box commits only when the user moved it from this.
         self._limit_shown: float | None = None
@@ -340,6 +342,7 @@ class Inspector(QWidget):
         fail, the reason is logged and shown in place of the page, because an exception
         out of this slot would leave the inspector showing the previous object.
         """
+        self._refreshed_for = self.document.selected
         try:
             self._refresh()
         except Exception as exc:  # noqa: BLE001 - the last line of defence, logged
@@ -580,7 +583,10 @@ class Inspector(QWidget):
                 self._commit_device_label(field)
         if self.rack_name.isModified():
             self._commit_rack_name()
-        self.refresh()
+        # An edit that selects what it made (a drop) or drops what it removed says so
+        # before its ``changed``, whose refresh showed this selection already.
+        if self.document.selected != self._refreshed_for:
+            self.refresh()
 
     # -- edits -----------------------------------------------------------------------
     def _fail(self, text: str) -> None:

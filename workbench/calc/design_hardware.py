@@ -134,7 +134,15 @@ def _kept_graph(
         + int(np.isnan(new.speed).sum())
     )
     found = replayed_graph(
-        structure, devices, arrays, old_rows, renumber, removed, replay.inserted, unknown
+        structure,
+        devices,
+        arrays,
+        old_rows,
+        old_arrays,
+        renumber,
+        removed,
+        replay.inserted,
+        unknown,
     )
     if found is None:  # the tiers moved: every row is read again
         return plane_graph(design, "compute", structure, devices, arrays), None

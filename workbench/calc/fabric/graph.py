@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -33,14 +33,15 @@ from workbench.calc.fabric.tables import (
     distinct,
     link_arrays,
     numbers,
-    renumbered_column,
-    spliced,
 )
 from workbench.calc.steps import drain
 from workbench.model.design import Design
 
 #: Collapsed-graph node of a host group: ("hosts", group number).
 HostGroup = tuple[str, int]
+
+#: A graph's per-link rows (see :meth:`PlaneGraph.__getattr__`).
+_ROWS = ("layer", "lower", "upper", "gbps")
 
 
 @dataclass
@@ -71,6 +72,21 @@ class PlaneGraph:
     #: (-1: the design lacks it), where the build had them: :func:`tier_figures` reads
     #: them instead of looking 2,000 ids up again.
     switch_numbers: np.ndarray | None = field(default=None, repr=False)
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """``layer``, ``lower``, ``upper`` and ``gbps`` of a replayed graph, read from
+        its arrays and tiers when first asked (:func:`replayed_graph`): the figures the
+        window reads after a cabling edit (:func:`~workbench.calc.fabric.analysis.
+        tier_figures`) need the sums only, and a row's values read only its own ends."""
+        if name not in _ROWS or "arrays" not in self.__dict__:
+            raise AttributeError(name)
+        arrays = self.arrays
+        layer, lower, upper = _rows(
+            self.tier, self.devices, arrays.a, arrays.b, arrays.a_code, arrays.b_code
+        )
+        gbps = np.where(np.isnan(arrays.speed), 0.0, arrays.speed)
+        self.__dict__.update(layer=layer, lower=lower, upper=upper, gbps=gbps)
+        return cast(np.ndarray, self.__dict__[name])
 
     @property
     def plane(self) -> str:
@@ -198,7 +214,7 @@ def plane_graph_in_steps(
     layer, lower, upper = _rows(tier, devices, arrays.a, arrays.b, arrays.a_code, arrays.b_code)
     yield
     gbps = np.where(np.isnan(arrays.speed), 0.0, arrays.speed)
-    return _graph(structure, devices, arrays, tier, layer, lower, upper, gbps, switches=switches)
+    return _graph(structure, devices, arrays, tier, (layer, lower, upper, gbps), switches=switches)
 
 
 def _tiers(
@@ -264,23 +280,23 @@ def _graph(
     devices: DeviceTable,
     arrays: LinkArrays,
     tier: np.ndarray,
-    layer: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    gbps: np.ndarray,
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None,
     sums: GraphSums | None = None,
     switches: np.ndarray | None = None,
     unknown_speed: int | None = None,
 ) -> PlaneGraph:
-    """The graph from its per-link rows and the sums per switch and per layer: taken
-    over the rows here, or ``sums`` where the caller has them (a replay brings the old
-    ones forward, :func:`replayed_graph`), with its ``switches``' numbers and its
-    ``unknown_speed`` count where the caller has them.  The one place a graph is put
-    together."""
+    """The graph from its per-link rows (layer, lower, upper, gbps; None: read from
+    ``arrays`` and ``tier`` when first asked, :meth:`PlaneGraph.__getattr__`) and the
+    sums per switch and per layer: taken over the rows here, or ``sums`` where the
+    caller has them (a replay brings the old ones forward, :func:`replayed_graph`),
+    with its ``switches``' numbers and its ``unknown_speed`` count where the caller has
+    them.  The one place a graph is put together."""
     if sums is None:
-        sums = _sums(len(devices), layer, lower, upper, gbps)
+        assert rows is not None, "a graph's sums are taken over its rows"
+        sums = _sums(len(devices), *rows)
     down, up, per_layer, counts = sums
-    return PlaneGraph(
+    layer, lower, upper, gbps = rows if rows is not None else (np.zeros(0),) * 4
+    graph = PlaneGraph(
         structure,
         devices,
         arrays,
@@ -296,6 +312,10 @@ def _graph(
         int(np.isnan(arrays.speed).sum()) if unknown_speed is None else unknown_speed,
         switches,
     )
+    if rows is None:
+        for name in _ROWS:  # read when first asked
+            del graph.__dict__[name]
+    return graph
 
 
 #: A graph's sums: Gb/s per device towards the tier below and the tier above, and per
@@ -323,14 +343,15 @@ def _sums(
 
 @dataclass(frozen=True)
 class GraphRows:
-    """A graph's per-link rows, its sums and the tiers they were read with, kept (by
-    the window, beside the compute plane's link arrays) for :func:`replayed_graph`."""
+    """A graph's sums and the tiers they were read with, kept (by the window, beside
+    the compute plane's link arrays) for :func:`replayed_graph`.  Not its per-link
+    rows: a row's values read only its own ends (:func:`_rows`), so a replay reads the
+    removed rows' from the kept link arrays and this ``tier``, and the rows of a
+    replayed graph are read when first asked (:meth:`PlaneGraph.__getattr__`).  Why:
+    splicing and renumbering four more 300,000-row columns took ~2 ms of every cabled
+    node removed or put back at 100,000 GPUs."""
 
     tiers: dict[str, int]
-    layer: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    gbps: np.ndarray
     down: np.ndarray
     up: np.ndarray
     layer_gbps: dict[int, float]
@@ -340,7 +361,7 @@ class GraphRows:
     whole: bool
     #: The graph's :attr:`PlaneGraph.tier`, :attr:`PlaneGraph.switch_numbers` and
     #: :attr:`PlaneGraph.unknown_speed`: a replay carries them over (see :func:`_tiers`).
-    tier: np.ndarray | None = None
+    tier: np.ndarray
     switch_numbers: np.ndarray | None = None
     unknown_speed: int = 0
 
@@ -351,10 +372,6 @@ class GraphRows:
             whole = bool(np.all(gbps == np.rint(gbps))) and float(gbps.sum()) < 2.0**50
         return cls(
             graph.structure.tiers,
-            graph.layer,
-            graph.lower,
-            graph.upper,
-            graph.gbps,
             graph.down,
             graph.up,
             graph.layer_gbps,
@@ -371,18 +388,21 @@ def replayed_graph(
     devices: DeviceTable,
     arrays: LinkArrays,
     old: GraphRows,
+    old_arrays: LinkArrays,
     renumber: np.ndarray,
     removed: np.ndarray,
     inserted: Sequence[int],
     unknown_speed: int | None = None,
 ) -> tuple[PlaneGraph, GraphRows] | None:
-    """The graph of ``arrays`` (``old``'s links with the rows at ``removed`` taken out,
-    renumbered by ``renumber``, and rows put in at ``inserted``, places in the new
-    list), from ``old``'s rows where the tiers are the same: a row's layer and ends
-    read only its own ends' tiers and host ends, so only the new rows are read.  The
-    sums per switch and per layer are ``old``'s less the removed rows and plus the new
-    ones where every Gb/s is a whole number (exact in any order), else taken over the
-    rows as a full pass takes them: the same figures either way.  None when the tiers
+    """The graph of ``arrays`` (``old_arrays``' links with the rows at ``removed`` taken
+    out, renumbered by ``renumber``, and rows put in at ``inserted``, places in the new
+    list), from ``old``'s sums where the tiers are the same: a row's layer and ends
+    read only its own ends' tiers and host ends, so only the removed rows (from
+    ``old_arrays`` and ``old.tier``) and the new ones are read, and the graph's rows
+    are read when first asked.  The sums per switch and per layer are ``old``'s less
+    the removed rows and plus the new ones where every Gb/s is a whole number (exact in
+    any order), else taken over every row as a full pass takes them: the same figures
+    either way.  None when the tiers
     differ (the caller builds the graph in full).  ``unknown_speed``: the links of
     ``arrays`` whose speed is NaN, where the caller counted them from ``old``'s less
     the removed rows' and plus the new ones' (else counted over ``arrays.speed``).
@@ -398,20 +418,18 @@ def replayed_graph(
     )
     speed = arrays.speed[rows]
     new_gbps = np.where(np.isnan(speed), 0.0, speed)
-    at = rows - np.arange(len(rows))
-    layer = spliced(old.layer, removed, at, new_layer)
-    lower = spliced(renumbered_column(old.lower, renumber), removed, at, new_lower)
-    upper = spliced(renumbered_column(old.upper, renumber), removed, at, new_upper)
-    gbps = spliced(old.gbps, removed, at, new_gbps)
     whole = old.whole and bool(np.all(new_gbps == np.rint(new_gbps)))
     if not whole:
-        graph = _graph(
-            structure, devices, arrays, tier, layer, lower, upper, gbps, switches=switches
-        )
+        graph = _graph(structure, devices, arrays, tier, None, switches=switches)
         return graph, GraphRows.of(graph, False)
     n = len(devices)
     # Sums: the removed rows out (old numbers), carried to the new numbers, new rows in.
-    gone = (old.layer[removed], old.lower[removed], old.upper[removed], old.gbps[removed])
+    a, b = old_arrays.a[removed], old_arrays.b[removed]
+    gone_rows = _rows(
+        old.tier, devices, a, b, old_arrays.a_code[removed], old_arrays.b_code[removed]
+    )
+    speed = old_arrays.speed[removed]
+    gone = (*gone_rows, np.where(np.isnan(speed), 0.0, speed))
     down, up = old.down.copy(), old.up.copy()
     _add_sums(down, up, *gone, sign=-1.0)
     down = np.bincount(renumber, weights=down, minlength=n)
@@ -425,9 +443,7 @@ def replayed_graph(
     counts = {k: counts[k] for k in sorted(counts) if counts[k]}
     per_layer = {k: per_layer[k] for k in counts}
     sums = (down, up, per_layer, counts)
-    graph = _graph(
-        structure, devices, arrays, tier, layer, lower, upper, gbps, sums, switches, unknown_speed
-    )
+    graph = _graph(structure, devices, arrays, tier, None, sums, switches, unknown_speed)
     return graph, GraphRows.of(graph, True)
 
 

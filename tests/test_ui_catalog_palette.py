@@ -91,3 +91,24 @@ def test_a_search_without_matches_says_so(qtbot, catalog):
     qtbot.keyClicks(palette.search, "zzzz")
     assert palette.visible_slugs() == []
     assert palette.status.text() == "No item matches “zzzz”"
+
+
+def test_the_same_items_again_keep_the_tree_and_changed_ones_rebuild_it(qtbot, catalog):
+    """The window hands the palette its catalog twice before its first frame (its first
+    design, then the sample): equal items keep the tree (its search and what is open);
+    an item that differs, even in one field, is shown as it now is."""
+    from dataclasses import replace
+
+    palette = CatalogPalette(catalog)
+    qtbot.addWidget(palette)
+    qtbot.keyClicks(palette.search, "H100")
+    first_row = palette.model.item(0)
+    palette.set_items([replace(item) for item in catalog])  # equal copies
+    assert palette.model.item(0) is first_row
+    assert palette.search.text() == "H100"
+    items = list(catalog)
+    items[0] = replace(items[0], model=items[0].model + " (imported)")
+    palette.set_items(items)
+    assert palette.model.item(0) is not first_row
+    assert palette.model.items[items[0].slug].model.endswith("(imported)")
+    assert len(palette.model.items) == len(catalog.items)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
@@ -43,9 +44,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench import asbuilt
-from workbench.asbuilt.matcher import DISCREPANCIES, VERDICTS
-from workbench.asbuilt.report import UNPLANNED
 from workbench.model.captures import ReplaceCaptures
 from workbench.model.errors import EditError
 from workbench.ui.commands import EditCommand
@@ -55,6 +53,9 @@ from workbench.ui.shell.document import Document
 from workbench.ui.shell.import_menu import import_menu
 from workbench.ui.versions.version_import import login_name
 from workbench.units import format_count
+
+if TYPE_CHECKING:  # the capture readers and the matcher load when captures are read
+    from workbench import asbuilt
 
 #: Racks listed in the summary (those with discrepancies; the rest are in the sheet).
 MAX_RACKS = 200
@@ -127,11 +128,15 @@ class AsBuiltImport(QObject):
             self.refuse(f"Nothing was imported: {refused[0] if refused else 'refused'}")
             return False
         verdicts = AsBuiltCache.for_document(self.document).verdicts()
-        self.show_summary(read, asbuilt.totals(design, verdicts))
+        from workbench.asbuilt import totals
+
+        self.show_summary(read, totals(design, verdicts))
         return True
 
     def _read(self, folder: Path) -> asbuilt.CaptureRead | None:
         """Every capture of ``folder``, or None when cancelled or refused (said)."""
+        from workbench import asbuilt
+
         dialog = QProgressDialog("Reading captures…", "Cancel", 0, 0, self.window)
         dialog.setWindowTitle("Import as-built captures")
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
@@ -174,6 +179,8 @@ class SummaryDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("asbuiltSummary")
         self.setWindowTitle("As built")
+        from workbench.asbuilt.matcher import DISCREPANCIES, VERDICTS
+
         bad = totals.discrepancies
         head = QLabel(
             f"Read {format_count(len(read.files), 'capture file')}: "
@@ -220,6 +227,8 @@ class SummaryDialog(QDialog):
 
 
 def _plane(plane: str) -> str:
+    from workbench.asbuilt.report import UNPLANNED
+
     if plane == UNPLANNED:
         return "No plane (unexpected cables)"
     return f"{PLANE_TITLES.get(plane, plane.capitalize())} plane"

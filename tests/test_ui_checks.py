@@ -165,6 +165,21 @@ def test_rows_updated_in_place_show_what_a_fresh_model_shows(window, qtlog):
     assert not [r for r in qtlog.records if "FAIL" in r.message or "ASSERT" in r.message]
 
 
+def test_a_shorter_count_leaves_the_filter_bar_where_it_was(window):
+    """The count beside the filters keeps the width of its longest text: after an edit
+    that lengthens it and its undo, the search box is neither moved nor resized (so Qt
+    repaints the count alone, not the whole row)."""
+    view, document = window.checks, window.document
+    document.push(set_rack_cooling(document, "r1", "air"))  # an error more
+    QApplication.processEvents()
+    longer, box = view.summary.text(), view.search.geometry()
+    document.undo_stack.undo()
+    QApplication.processEvents()
+    assert view.summary.text() != longer
+    assert view.search.geometry() == box
+    assert view.summary.width() >= view.summary.sizeHint().width()
+
+
 def test_filters_narrow_the_list(window):
     view = window.checks
     window.document.push(set_rack_cooling(window.document, "r1", "air"))

@@ -32,6 +32,7 @@ from workbench.rules import INTERNAL_ERROR, REGISTRY, Finding, Severity, count
 from workbench.ui.checks.model import FindingsModel, Row, object_name
 from workbench.ui.checks.tree import FindingsTree
 from workbench.ui.commands import EditCommand
+from workbench.ui.one_pass import set_text_keeping_width
 from workbench.ui.seen import is_seen
 from workbench.ui.shell.document import Document
 from workbench.units import format_count
@@ -92,6 +93,10 @@ class ChecksView(QWidget):
         self.show_waived.setChecked(True)
         self.summary = QLabel()
         self.summary.setObjectName("checksSummary")
+        # Right-aligned: it keeps the width of its longest count (set_text_keeping_width).
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        # Opaque, so a new count repaints the label alone, not the dock beneath it too.
+        self.summary.setAutoFillBackground(True)
 
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 2)
@@ -158,7 +163,7 @@ class ChecksView(QWidget):
         if not figures.checked:
             self._shown_version = None
             self.model.set_rows([])
-            self.summary.setText("Checking…")
+            set_text_keeping_width(self.summary, "Checking…")
             self.tree.set_placeholder("Checking the design…")
             figures.check_soon()
             return
@@ -209,7 +214,7 @@ class ChecksView(QWidget):
         shown = self.model.visible_count()
         if shown != len(rows):
             text += f" · {shown:,} shown"
-        self.summary.setText(text)
+        set_text_keeping_width(self.summary, text)
         # Said in the tree itself when it is empty (see FindingsTree: no page swapped).
         if not rows:
             self.tree.set_placeholder(

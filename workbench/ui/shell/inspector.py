@@ -184,6 +184,9 @@ class Inspector(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         follow(scroll)  # its bar comes and goes with the page: laid out before the paint
+        # Opaque (its groove covers it whole): a drop's new scroll range repaints the
+        # bar alone, not the dock beneath it too (~0.4 ms of every drop and its undo).
+        scroll.verticalScrollBar().setAutoFillBackground(True)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)

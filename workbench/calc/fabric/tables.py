@@ -314,6 +314,8 @@ class DeviceTable:
         self, design: Design, chunk: int | None, ends: EndTable | None
     ) -> Generator[None, None, None]:
         self.design = design
+        #: The index the table was numbered from (its :attr:`mark` is in its log).
+        self.source_index = design.index
         self.ends = ends if ends is not None else EndTable()
         self.ids: list[str] = []
         self.items: list[CatalogItem | None] = []
@@ -346,13 +348,13 @@ class DeviceTable:
         one is the same table."""
         table = cls.__new__(cls)
         table.design = design
+        table.source_index = design.index
         table.ends = old.ends
         table.mark = _mark(design)
-        ids = list(design.index.devices)
-        table.ids = ids
-        table.missing = len(ids)
         renumber = table._shifted(old)
         if renumber is None:
+            ids = table.ids = list(design.index.devices)
+            table.missing = len(ids)
             pos = table.pos = dict(zip(ids, range(len(ids)), strict=True))
             renumber = np.fromiter(
                 map(pos.get, old.ids, repeat(table.missing)),
@@ -365,12 +367,20 @@ class DeviceTable:
         """``old``'s numbers → this table's (dropped devices: :attr:`missing`), with
         :attr:`pos` read through ``old``'s (:class:`_Shifted`), from the devices that
         came and went since ``old`` was numbered; None when the index's log does not
-        reach back that far, or its reading is not this table's order.
+        reach back that far, or ``old`` was numbered from another index.  Sets
+        :attr:`ids` and :attr:`missing`: ``old``'s ids less those that went, plus those
+        that came, in the order they came, which is the index's order: the index logs
+        every change of its devices' order once a mark is taken (a device filed, taken
+        out, or first filed by a move), so the list is not read from it again (30,000
+        ids, ~1.4 ms of every cabled node removed or put back at 100,000 GPUs, touching
+        each id); only its length is compared.
 
         Why: a dict of 30,000 numbers took ~8 ms of every cabled node removed or put
         back at 100,000 GPUs (and as long again to look the old numbers up in it),
         where a node's removal shifts the numbers after it by one (a numpy pass)."""
-        log = None if old.mark is None else self.design.index.devices_since(old.mark)
+        index = self.design.index
+        same = getattr(old, "source_index", None) is index
+        log = None if old.mark is None or not same else index.devices_since(old.mark)
         if log is None:
             return None
         dropped: list[str] = []
@@ -393,8 +403,9 @@ class DeviceTable:
             del expected[place]
         kept = len(expected)
         expected += added
-        if expected != self.ids:  # the log and the index disagree: number afresh
+        if len(expected) != len(index.devices):  # the log and the index disagree
             return None
+        self.ids, self.missing = expected, len(expected)
         keep = np.ones(len(old.ids), dtype=bool)
         keep[places] = False
         step = np.where(keep, np.cumsum(keep) - 1, -1)

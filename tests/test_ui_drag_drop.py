@@ -89,6 +89,31 @@ def test_a_drop_and_its_undo_refresh_the_inspector_once(window):
     assert inspector.title.text() == "Nothing selected"
 
 
+def test_the_undo_of_a_drop_leaves_the_inspectors_scroll_range(qtbot, window):
+    """The inspector stays as tall as the tallest page it showed: the undo of a drop
+    (nothing selected, no findings) does not shrink it, so its scroll bar, whose
+    repaint cost milliseconds, is left as it was."""
+    document, inspector = window.document, window.inspector
+    bar = inspector.findChild(QScrollArea).verticalScrollBar()
+    window.resize(1400, 700)  # the inspector's page is taller than its dock
+    qtbot.waitUntil(lambda: document.figures.checked)
+    mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", 2)
+    assert drop(window, mime, where)
+    document.select("r2")  # the rack's own findings come above its page
+    mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", 12)  # over its budgets
+    assert drop(window, mime, where)
+    document.select("r2")
+    QApplication.processEvents()
+    assert inspector.findings.isVisible()
+    shown = (bar.isVisible(), bar.maximum())
+    assert shown[1] > 0
+    document.undo()
+    document.select(None)
+    QApplication.processEvents()
+    assert inspector.title.text() == "Nothing selected" and not inspector.findings.isVisible()
+    assert (bar.isVisible(), bar.maximum()) == shown
+
+
 def test_a_drop_over_a_server_is_refused_and_names_it(window):
     document = window.document
     mime, where, accepted = drag_over(window, "nvidia-dgx-h100", "r1", 6)

@@ -12,7 +12,10 @@ press or a drag would have waited).  The sample ends once the first full check i
         [--file F] [--against TREE] [--open]
 
 Printed per row: the worst block after the first frame, the time from the first frame to
-the checks (and estimate) complete, and from spawn to the first frame.  ``--against
+the checks (and estimate) complete, and from spawn to the first frame, and the "cpu
+block": the most CPU time the main thread spent between two ticks.  On a machine shared
+with other busy processes the wall-clock blocks include the time the process waited for
+a core (a 5 ms block of its own can read 80 ms); the cpu block is its own work only.  ``--against
 TREE`` runs a second checkout (an unpacked ``git archive`` of the baseline) in the same
 run, interleaved round by round.  ``--top`` lists the longest blocks of the last run.
 ``--open`` starts the window on the sample and, once it is checked, opens the design as
@@ -41,7 +44,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 app = QApplication.instance() or QApplication(sys.argv[:1])
-state = {"painted": None, "last": None, "gaps": [], "window": None}
+state = {"painted": None, "last": None, "cpu": None, "gaps": [], "window": None}
 TICK = 0.005
 
 def done(window):
@@ -53,15 +56,17 @@ def done(window):
     return "…" not in days and "pending" not in days
 
 def tick():
-    now = time.perf_counter()
-    state["gaps"].append((now - state["last"] - TICK, now - state["painted"]))
-    state["last"] = now
+    now, cpu = time.perf_counter(), time.thread_time()
+    state["gaps"].append((now - state["last"] - TICK, now - state["painted"], cpu - state["cpu"]))
+    state["last"], state["cpu"] = now, cpu
     if done(state["window"]):
         gaps = sorted(state["gaps"], reverse=True)
+        busiest = max(cpu for _late, _at, cpu in gaps)
         print(f"RESULT {gaps[0][0]:.6f} {now - state['painted']:.6f} "
-              f"{state['frame_at']:.6f} {state.get('open_s', 0.0):.6f}", flush=True)
-        for late, at in gaps[:8]:
-            print(f"GAP {late:.6f} {at:.6f}", flush=True)
+              f"{state['frame_at']:.6f} {state.get('open_s', 0.0):.6f} {busiest:.6f}",
+              flush=True)
+        for late, at, cpu in gaps[:8]:
+            print(f"GAP {late:.6f} {at:.6f} {cpu:.6f}", flush=True)
         os._exit(0)
 
 class FirstPaint(QObject):
@@ -87,6 +92,7 @@ def start():
         window.file_actions.open_path(OPEN, ask_save=False)
         state["open_s"] = time.perf_counter() - began
     state["painted"] = state["last"] = time.perf_counter()
+    state["cpu"] = time.thread_time()
     state["frame_at"] = time.time()
     timer = QTimer(app)
     timer.setInterval(int(TICK * 1000))
@@ -103,9 +109,9 @@ sys.exit(main([] if OPEN else sys.argv[1:]))
 
 def one_run(
     path: str, env: dict[str, str], tree: str | None, opened: bool = False
-) -> tuple[float, float, float, float, list]:
+) -> tuple[float, float, float, float, float, list]:
     """(worst block s, first frame → done s, spawn → first frame s, File > Open s,
-    longest gaps).  ``opened``: the window starts on the sample and then opens ``path``
+    the most main-thread CPU s between two ticks, longest gaps).  ``opened``: the window starts on the sample and then opens ``path``
     as File > Open does; the blocks are timed from the open's end."""
     start = time.time()
     done = subprocess.run(
@@ -119,8 +125,8 @@ def one_run(
     result, gaps = None, []
     for line in done.stdout.splitlines():
         if line.startswith("RESULT "):
-            worst, total, frame_at, open_s = (float(v) for v in line.split()[1:])
-            result = (worst, total, frame_at - start, open_s)
+            worst, total, frame_at, open_s, busiest = (float(v) for v in line.split()[1:])
+            result = (worst, total, frame_at - start, open_s, busiest)
         elif line.startswith("GAP "):
             gaps.append(tuple(float(v) for v in line.split()[1:]))
     if result is None:
@@ -169,10 +175,12 @@ def main() -> int:
         total = [r[1] for r in runs]
         frame = [r[2] for r in runs]
         opens = [r[3] for r in runs]
+        busiest = [r[4] * 1000 for r in runs]
         print(
             f"  {name:24s} worst block min {min(worst):7.1f} / median "
             f"{statistics.median(worst):7.1f} ms   frame→checked min {min(total):6.2f} / "
             f"median {statistics.median(total):6.2f} s   first frame min {min(frame):5.2f} s"
+            f"   cpu block min {min(busiest):5.1f} / median {statistics.median(busiest):5.1f} ms"
             + (
                 f"   open min {min(opens):5.2f} / median {statistics.median(opens):5.2f} s"
                 if args.open
@@ -180,8 +188,11 @@ def main() -> int:
             )
         )
         if args.top:
-            for late, at in runs[-1][4]:
-                print(f"      block {late * 1000:7.1f} ms ending {at:6.2f} s after the frame")
+            for late, at, cpu in runs[-1][5]:
+                print(
+                    f"      block {late * 1000:7.1f} ms ({cpu * 1000:5.1f} ms cpu) ending "
+                    f"{at:6.2f} s after the frame"
+                )
     return 0
 
 

@@ -7,7 +7,9 @@ and checks the figure read and the direction the days move."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 
+import numpy as np
 import pytest
 
 from workbench.calc.design_hardware import (
@@ -21,6 +23,7 @@ from workbench.calc.design_hardware import (
     node_figures,
 )
 from workbench.calc.errors import InputError
+from workbench.calc.fabric import graph as fabric_graph
 from workbench.calc.training_estimate import curve_days, predicted_gpus_for_deadline
 from workbench.calc.workload import evaluate_workload
 from workbench.catalog import load_catalog
@@ -134,7 +137,11 @@ def test_an_unreachable_deadline_names_the_field() -> None:
 
 
 @pytest.mark.parametrize("blocking", [1.0, 4.0])
-def test_the_compute_plane_in_steps_is_the_one_built_at_once(catalog, blocking) -> None:
+@pytest.mark.parametrize("rows", [100_000, 5])
+def test_the_compute_plane_in_steps_is_the_one_built_at_once(
+    catalog, blocking, rows, monkeypatch
+) -> None:
+    monkeypatch.setattr(fabric_graph, "STEP_ROWS", rows)  # 5: the rows in many runs
     design = build_nodes("nvidia-dgx-h100", 64, catalog)
     request = FabricRequest(
         plane="compute", switch="nvidia-qm9700", topology="2-tier",
@@ -155,6 +162,22 @@ def test_the_compute_plane_in_steps_is_the_one_built_at_once(catalog, blocking) 
     assert taken > len(design.links) // 7  # in steps, not in one go
     assert stepped == at_once and stepped.fabric.oversubscription is not None
     assert compute_plane_ready(design) and compute_plane(design) is stepped  # kept
+
+
+def test_the_plane_graph_read_in_runs_of_rows_is_the_one_read_at_once(catalog, monkeypatch):
+    design = build_nodes("nvidia-dgx-h100", 64, catalog)
+    request = FabricRequest(plane="compute", switch="nvidia-qm9700", topology="2-tier")
+    ops.apply(design, plan_fabric(design, catalog, request).batch)
+    design.links[3] = dataclasses.replace(design.links[3], speed_gbps=100)  # not all equal
+    design.reindex()
+    at_once = fabric_graph.plane_graph(design, "compute")
+    monkeypatch.setattr(fabric_graph, "STEP_ROWS", 5)
+    design.reindex()
+    in_runs = fabric_graph.plane_graph(design, "compute")
+    assert len(in_runs.layer) > 5 * 10
+    for column in ("layer", "lower", "upper", "gbps", "down", "up", "tier"):
+        assert np.array_equal(getattr(in_runs, column), getattr(at_once, column)), column
+    assert in_runs.layer_gbps == at_once.layer_gbps
 
 
 def test_a_compute_plane_built_across_a_cabling_edit_is_not_kept(catalog) -> None:

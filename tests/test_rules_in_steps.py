@@ -268,3 +268,45 @@ def test_racks_read_ahead_in_steps_are_current_at_the_next_read(catalog, edit):
     assert len(calls) == (0 if edit in ("none", "read") else 1)  # only the rack edited
     got = {rack_id: value for rack_id, (_rack, value) in table.items()}
     assert got == {rack.id: names(rack) for rack in design.iter_racks()}
+
+
+@pytest.mark.parametrize("edit", [False, True])
+def test_the_storage_bandwidth_summed_in_steps_is_the_one_pass(catalog, edit):
+    """The storage plane's Gb/s per host summed a few links per step equals the one pass
+    (the same sums, in the same order); a cabling edit between two steps keeps nothing."""
+    from workbench.calc.fabric.planes import plane_structure
+    from workbench.calc.storage_clients import (
+        PlaneBandwidth,
+        kept_bandwidth,
+        kept_bandwidth_in_steps,
+    )
+
+    design = faulty(catalog)
+    links = plane_structure(design, "storage").host_links
+    assert len(links) > 6
+    steps = kept_bandwidth_in_steps(design, 3)
+    next(steps)
+    if edit:
+        ops.apply(design, ops.RemoveLink(links[0].id))
+    taken = 1 + sum(1 for _ in steps)
+    assert taken >= len(links) // 3 or edit
+    kept = design.index.fabric_cache.get("storage_bandwidth")
+    assert (kept is None) == edit
+    one_pass = PlaneBandwidth(design, plane_structure(design, "storage").host_links)
+    assert kept_bandwidth(design).gbps == one_pass.gbps
+    assert one_pass.gbps  # the sample's storage plane has hosts
+
+
+def test_the_racks_draws_read_in_steps_give_the_walked_pue(catalog):
+    """The racks' cooling and draws read a few racks per step are kept for the PUE,
+    which equals a walk of every rack."""
+    from workbench.calc.summary import cooling_pue, design_pue_in_steps, walked_pue
+
+    design = faulty(catalog)
+    rack = next(iter(design.iter_racks()))
+    ops.apply(design, ops.SetRackFields(rack.id, {"cooling": "liquid"}))
+    taken = sum(1 for _ in design_pue_in_steps(design, 2))
+    assert taken > len(list(design.iter_racks())) // 2  # in steps
+    kept = design.index._per_rack["rack-it-watts"]
+    assert cooling_pue(design) == walked_pue(design) != 1.3
+    assert design.index._per_rack["rack-it-watts"][1] is kept[1]  # kept, not read anew

@@ -136,9 +136,15 @@ def rewired(catalog, seed: int) -> Design:
 
 @pytest.mark.parametrize("seed", [None, *range(6)])
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7])
-def test_suspects_in_steps_are_the_one_pass_suspects(catalog, seed, chunk):
+@pytest.mark.parametrize("ends_per_step", [50_000, 1, 5])
+def test_suspects_in_steps_are_the_one_pass_suspects(
+    catalog, seed, chunk, ends_per_step, monkeypatch
+):
     # A port taken twice is a fact of two links: with a chunk of 1 every such pair
-    # falls in two chunks, and must still be found.
+    # falls in two chunks, and must still be found; with few ends per step the ends
+    # are filed by device ranges (one device per range for 1) and their repeats found
+    # a few ranges at a time.
+    monkeypatch.setattr(suspect_pass, "ENDS_PER_STEP", ends_per_step)
     design = broken(catalog) if seed is None else rewired(catalog, seed)
     one_pass = port_suspects(design)
     assert one_pass  # the design has port faults

@@ -220,14 +220,13 @@ def _compute_plane_steps(
     for start in range(0, len(structure.links), chunk):
         yield
         parts.append(link_arrays(devices, structure.links[start : start + chunk]))
+    columns = []
+    for name in _ARRAY_FIELDS if parts else ():
+        yield  # a column per step: the five together were a ~10 ms step at 100,000 GPUs
+        columns.append(np.concatenate([getattr(p, name) for p in parts]))
     yield
     arrays = (
-        LinkArrays(
-            structure.links,
-            *(np.concatenate([getattr(p, f) for p in parts]) for f in _ARRAY_FIELDS),
-        )
-        if parts
-        else link_arrays(devices, structure.links)
+        LinkArrays(structure.links, *columns) if parts else link_arrays(devices, structure.links)
     )
     yield
     graph = yield from plane_graph_in_steps(design, "compute", structure, devices, arrays)

@@ -103,8 +103,8 @@ def _same_host(ctx: RuleContext, device_ids: AbstractSet[str]) -> set[str]:
     return out
 
 
-#: Devices read per step by :func:`_hostname_suspects_in_steps` (~8 ms at 100,000 GPUs).
-STEP_DEVICES = 4000
+#: Devices read per step by :func:`_hostname_suspects_in_steps` (~4 ms at 100,000 GPUs).
+STEP_DEVICES = 1000
 
 
 def _hostname_suspects_in_steps(
@@ -123,8 +123,9 @@ def _hostname_suspects_in_steps(
     types = design.device_types
     counts: Counter[str] = Counter()
     servers: list[tuple[str, str | None]] = []
-    for n, run in enumerate(chunks([d for _r, d in design.iter_devices()], chunk)):
-        if n:
+    devices = [d for _r, d in design.iter_devices()]
+    for run in chunks(devices, chunk):
+        if chunk:
             yield
         for device in run:
             name = device.name

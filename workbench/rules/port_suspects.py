@@ -22,7 +22,7 @@ it answers None and every device is asked, as before.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 
 import numpy as np
 
@@ -39,8 +39,8 @@ _PLAIN_SPEEDS = frozenset({int, float, type(None)})
 _MAX_LANE = 1_000_000
 
 
-#: Links read per step by :func:`port_suspects_in_steps` (~5 ms at 100,000 GPUs).
-STEP_LINKS = 6_000
+#: Links read per step by :func:`port_suspects_in_steps` (~4 ms at 100,000 GPUs).
+STEP_LINKS = 3_000
 
 
 def port_suspects(design: Design) -> set[str] | None:
@@ -75,7 +75,7 @@ def port_suspects_in_steps(
     devices = yield from DeviceTable.in_steps(design, max(1, chunk // 4) if chunk else 0)
     step = max(1, chunk) if chunk is not None else len(links)
     flagged: list[np.ndarray] = []
-    ends: list[tuple[np.ndarray, np.ndarray]] = []
+    ends = _EndsByDevice(devices.missing + 1, 2 * len(links) if chunk else 0)
     for start in range(0, len(links), step):
         yield
         run = links[start : start + step]
@@ -86,16 +86,19 @@ def port_suspects_in_steps(
         if found is None:
             return None
         flagged.append(found[0])
-        ends.append(found[1])
+        ends.add(*found[1])
     yield
     facts = devices.ends.facts
     exists = np.array([f.port is not None for f in facts], dtype=bool)
     lanes = [f.lane for f in facts]
     if any(lane is not None and not 0 <= lane <= _MAX_LANE for lane in lanes):
         return None
-    device = np.concatenate([d for d, _c in ends])
-    code = np.concatenate([c for _d, c in ends])
-    flagged.append((yield from _doubled_ports(devices, device, code, exists, lanes)))
+    physical = np.array([f.physical_id for f in facts], dtype=np.int64)
+    # 0 for the whole port, lane + 1 for a breakout lane.
+    lane_no = np.array([0 if lane is None else lane + 1 for lane in lanes], dtype=np.int64)
+    for device, code in ends.parts():
+        yield
+        flagged.append(_doubled_ports(devices, device, code, exists, physical, lane_no))
     yield
     # A set of the numbers, not np.unique: numpy 2.4 hashes there (and its first call
     # imports numpy.ma, ~11 ms of the window's first check).
@@ -185,17 +188,75 @@ def _unfit(
     return bad
 
 
+class _EndsByDevice:
+    """Every link end's (device number, end code), filed by ranges of device numbers as
+    the link chunks are read, so that the ports taken twice are found a few ranges per
+    step.  A port's ends are all on its device, so all in one range: a range's repeats
+    are the design's.  Why: the one sort of the ~880,000 ends of a 100,000-GPU design
+    (and the passes around it) were steps of 13-23 ms of the window's first check.
+
+    The ranges are narrow (about :data:`ENDS_PER_STEP` / 8 ends each on average) and
+    joined into steps of about :data:`ENDS_PER_STEP` ends by how many each holds: the
+    switches, numbered together, hold most of the ends."""
+
+    def __init__(self, numbers: int, ends: int):
+        """``numbers``: the device numbers (0 to ``numbers`` - 1); ``ends``: about how
+        many ends will come (0: one range, for the one-pass answer)."""
+        self.numbers = max(1, numbers)
+        self.ranges = max(1, min(ends * 8 // ENDS_PER_STEP, self.numbers))
+        self.filed: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(self.ranges)]
+        self.sizes = [0] * self.ranges
+
+    def add(self, device: np.ndarray, code: np.ndarray) -> None:
+        """File a chunk's ends (device numbers, end codes, row for row)."""
+        if self.ranges == 1:
+            self.filed[0].append((device, code))
+            return
+        where = device * self.ranges // self.numbers
+        order = np.argsort(where, kind="stable")
+        counts = np.bincount(where, minlength=self.ranges)
+        device, code = device[order], code[order]
+        starts = np.cumsum(counts) - counts
+        for at in np.flatnonzero(counts).tolist():
+            start, size = int(starts[at]), int(counts[at])
+            self.filed[at].append((device[start : start + size], code[start : start + size]))
+            self.sizes[at] += size
+
+    def parts(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The ends, a few neighbouring ranges at a time (about :data:`ENDS_PER_STEP`
+        ends, at least one range): (device numbers, end codes)."""
+        group: list[tuple[np.ndarray, np.ndarray]] = []
+        size = 0
+        for at, filed in enumerate(self.filed):
+            if group and size + self.sizes[at] > ENDS_PER_STEP:
+                yield _joined(group)
+                group, size = [], 0
+            group.extend(filed)
+            size += self.sizes[at]
+        if group:
+            yield _joined(group)
+
+
+def _joined(filed: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    return np.concatenate([d for d, _c in filed]), np.concatenate([c for _d, c in filed])
+
+
+#: Link ends whose doubled ports :func:`port_suspects_in_steps` finds per step (~3 ms).
+ENDS_PER_STEP = 50_000
+
+
 def _doubled_ports(
     devices: DeviceTable,
     device: np.ndarray,
     code: np.ndarray,
     exists: np.ndarray,
-    lanes: list[int | None],
-) -> Generator[None, None, np.ndarray]:
+    physical: np.ndarray,
+    lane_no: np.ndarray,
+) -> np.ndarray:
     """Device numbers with a physical port taken by more than one link other than as
-    distinct lanes of one split (what ``_doubled`` in the rule words), from every link
-    end's device number and end code; a step generator (the one sort of the ~880,000
-    ends of a 100,000-GPU design is a step of its own), the answer its return value.
+    distinct lanes of one split (what ``_doubled`` in the rule words), from link ends'
+    device numbers and end codes (every end of the ports they are on); ``physical`` and
+    ``lane_no``: each end code's physical port number and lane (0: the whole port).
 
     One sort serves both questions: the port keys of the sorted lane keys are sorted
     too, and the whole-port ends on a shared port are looked up in the few shared ports
@@ -204,14 +265,9 @@ def _doubled_ports(
     device, code = device[real], code[real]
     if not len(code):
         return device
-    physical = np.array([f.physical_id for f in devices.ends.facts], dtype=np.int64)
-    # 0 for the whole port, lane + 1 for a breakout lane.
-    lane_no = np.array([0 if lane is None else lane + 1 for lane in lanes], dtype=np.int64)
     port_key = device * devices.ends.physical_ports + physical[code]
     lane_key = port_key * (_MAX_LANE + 2) + lane_no[code]
-    yield
     ordered = np.sort(lane_key)
-    yield
     repeated_lane = _repeats(ordered)  # one lane (or the whole port) twice
     shared_ports = _repeats(ordered // (_MAX_LANE + 2))  # sorted (repeats kept)
     whole = np.flatnonzero(lane_no[code] == 0)

@@ -53,6 +53,7 @@ from workbench.calc.storage_clients import (
     MIN_NODE_STORAGE_GBPS_PER_GPU,
     NodeStorage,
     kept_bandwidth,
+    kept_bandwidth_in_steps,
     kept_clients,
     kept_clients_in_steps,
     node_need_gbps,
@@ -199,8 +200,10 @@ def figures(ctx: RuleContext) -> StorageFigures:
     return found
 
 
-#: Racks whose storage clients :func:`figures_in_steps` reads per step (~8 ms).
-STEP_RACKS = 1000
+#: Racks whose storage clients :func:`figures_in_steps` reads per step (~4 ms).
+STEP_RACKS = 250
+#: Storage-plane links :func:`figures_in_steps` sums per step (~3 ms).
+STEP_LINKS = 2000
 
 
 def figures_in_steps(ctx: RuleContext) -> Iterator[None]:
@@ -211,6 +214,7 @@ def figures_in_steps(ctx: RuleContext) -> Iterator[None]:
     design = ctx.design
     yield
     ctx.summary  # noqa: B018 - read (and kept) before the storage figures read it
+    yield from kept_bandwidth_in_steps(design, STEP_LINKS)
     yield
     bandwidth = kept_bandwidth(design)
     yield from kept_clients_in_steps(design, bandwidth, STEP_RACKS)

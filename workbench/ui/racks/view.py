@@ -202,9 +202,9 @@ class RackView(ZoomPanView):
 
     def _on_findings_ready(self) -> None:
         """The first check of a new design ran: mark the racks it found problems in."""
-        figures = self.document.figures
-        for rack_id, item in self._items.items():
-            if figures.rack_mark(rack_id) is not None:
+        for rack_id in self.document.figures.rack_marks():
+            item = self._items.get(rack_id)
+            if item is not None:
                 item.update()
 
     def _on_selection_changed(self, object_id: object) -> None:

@@ -608,7 +608,10 @@ class LiveFigures(QObject):
         """Update the per-type counts from the named racks; drop the summary if they moved."""
         assert self._counts is not None
         index = self.design.index
-        moved: set[str] = set()
+        #: Net change of the totals per type: a device moved between two of the racks
+        #: leaves its type's total (and so the summary and every estimate) as it was.
+        net: Counter[str] = Counter()
+        racks_before = len(self._rack_types)
         for rack_id in rack_ids:
             old = self._rack_types.pop(rack_id, None)
             placed = index.racks.get(rack_id)
@@ -617,12 +620,14 @@ class LiveFigures(QObject):
                 self._rack_types[rack_id] = new
             if old == new:
                 continue
-            moved.update(old or ())
-            moved.update(new or ())
             if old:
-                self._counts.subtract(old)
+                net.subtract(old)
             if new:
-                self._counts.update(new)
+                net.update(new)
+        moved = {slug for slug, n in net.items() if n}
+        self._counts.update({slug: net[slug] for slug in moved})
+        if len(self._rack_types) != racks_before:
+            self._summary = None  # the summary counts racks too
         if moved:
             self._summary = None
             # A workload reads the GPUs and GPU servers of the summary, not its watts:

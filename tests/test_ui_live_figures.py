@@ -226,6 +226,41 @@ def test_a_server_moved_between_racks_keeps_the_summary_and_every_estimate(docum
     assert_fresh(document)
 
 
+def test_the_undo_of_a_gpu_server_placed_takes_back_the_estimates_it_replaced(document):
+    """A GPU server placed re-runs the training predictions; its undo brings back the
+    GPU totals of before, and with them the results kept for them (nothing else they
+    read moved), as its redo does with the placed server's.  An edit of anything else
+    they read in between drops the kept ones: the undo then computes afresh."""
+    figures = document.figures
+    for workload in document.design.workloads:
+        figures.workload(workload.id)
+    per_pass = len(document.design.workloads)
+
+    def computed_after(step) -> int:
+        before = figures.computed["workload"]
+        step()
+        for workload in document.design.workloads:
+            figures.workload(workload.id)
+        assert_fresh(document)
+        return figures.computed["workload"] - before
+
+    server = Device("d3", "dgx-003", "nvidia-dgx-h100", position=2)
+    assert (
+        computed_after(lambda: document.push(AddDeviceCommand(document, "r2", server))) == per_pass
+    )
+    assert computed_after(document.undo_stack.undo) == 0
+    assert computed_after(document.undo_stack.redo) == 0
+    workload = document.design.workloads[0]
+    assert (
+        computed_after(
+            lambda: document.push(update_workload(document, workload.id, name="renamed"))
+        )
+        >= 1
+    )
+    assert computed_after(document.undo_stack.undo) >= 1  # the rename's undo
+    assert computed_after(document.undo_stack.undo) == per_pass  # kept ones were dropped
+
+
 def test_lookups_match_the_model(document):
     figures, design = document.figures, document.design
     for rack, device in design.iter_devices():

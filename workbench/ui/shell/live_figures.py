@@ -135,6 +135,14 @@ class LiveFigures(QObject):
         self._loads_version = getattr(self, "_loads_version", 0) + 1
         self._load_cache = LoadCache()
         self._results: dict[str, tuple[Workload, WorkloadResult]] = {}
+        #: The GPU totals (:meth:`_gpu_totals`) the results are for, and the results of
+        #: the totals before the last edit that moved them: its undo brings those totals
+        #: back, and with them those results (nothing else they read moved meanwhile,
+        #: or :meth:`_forget_results` dropped them).
+        self._results_totals: tuple[tuple[str, int], ...] | None = None
+        self._results_before: (
+            tuple[tuple[tuple[str, int], ...], dict[str, tuple[Workload, WorkloadResult]]] | None
+        ) = None
         #: The compute plane's figures and the (index, fabric_version) they were read at.
         self._fabric: FabricFigures | None = None
         self._fabric_key: tuple[object, int] | None = None
@@ -246,7 +254,7 @@ class LiveFigures(QObject):
             self._fabric = fabric_figures(self.design)
             self._fabric_key = (index, index.fabric_version)
             self.computed["fabric"] += 1
-            self._results.clear()  # every training prediction read the old figures
+            self._forget_results()  # every training prediction read the old figures
         return self._fabric
 
     @property
@@ -549,19 +557,20 @@ class LiveFigures(QObject):
             self._waivers_moved = True
         for workload_id in change.workloads:
             self._results.pop(workload_id, None)
+            self._results_before = None
         if change.design:
             self._summary = None  # the PUE (say) moved; counts and loads did not
-            self._results.clear()
+            self._forget_results()
         if change.links or change.networks or change.types:
             # The compute fabric (and so every training prediction) may have moved.
             self._fabric = None
-            self._results.clear()
+            self._forget_results()
         if change.types:
             for slug in change.types:
                 self._load_cache.per_type.pop(slug, None)
                 self._load_cache.rack_types.pop(slug, None)
             self._summary = None
-            self._results.clear()
+            self._forget_results()
         racks = set(change.racks)
         index = self.design.index
         for device_id in change.devices:
@@ -602,6 +611,7 @@ class LiveFigures(QObject):
                 counts.update(types)
         if self._counts is None and self._edits == edits:
             self._rack_types, self._counts = rack_types, counts
+            self._results_totals = self._gpu_totals()
             self.computed["counts"] += 1
 
     def _recount(self, rack_ids: set[str]) -> None:
@@ -634,7 +644,38 @@ class LiveFigures(QObject):
             # a switch dropped into a rack leaves every estimate as it was.
             types = self.design.device_types
             if any((item := types.get(slug)) is None or item.gpu_count for slug in moved):
-                self._results.clear()
+                self._results_for(self._gpu_totals())
+
+    def _gpu_totals(self) -> tuple[tuple[str, int], ...]:
+        """How many devices of each GPU-bearing type (or unknown type) the design has:
+        what the workload results read of the counts."""
+        assert self._counts is not None
+        types = self.design.device_types
+        return tuple(
+            sorted(
+                (slug, n)
+                for slug, n in self._counts.items()
+                if n and ((item := types.get(slug)) is None or item.gpu_count)
+            )
+        )
+
+    def _results_for(self, totals: tuple[tuple[str, int], ...]) -> None:
+        """The GPU totals are now ``totals``: keep the results so far for an undo, and
+        take back those kept when they were for ``totals`` (an undo or a redo)."""
+        kept = self._results_before
+        self._results_before = (
+            (self._results_totals, self._results)
+            if self._results_totals is not None and self._results
+            else None
+        )
+        self._results = kept[1] if kept is not None and kept[0] == totals else {}
+        self._results_totals = totals
+
+    def _forget_results(self) -> None:
+        """Something the workload results read other than the GPU totals moved: every
+        result goes, the ones kept for an undo too."""
+        self._results.clear()
+        self._results_before = None
 
     def _refresh_stale_loads(self) -> None:
         assert self._loads is not None

@@ -20,6 +20,16 @@ from pathlib import Path
 
 #: Loaded on first use, never by starting the window on the sample.
 DEFERRED = ("networkx", "openpyxl", "jsonschema", "pyqtgraph", "sqlite_utils", "reportlab")
+#: Modules of ours (and Qt's) that only a menu action needs: loaded when it is chosen.
+DEFERRED_MODULES = (
+    "workbench.templates.builder",
+    "workbench.templates.variants",
+    "workbench.asbuilt.matcher",
+    "workbench.netbox.importer",
+    "workbench.versions.importer",
+    "workbench.ui.scenarios.wizard",
+    "PySide6.QtNetwork",
+)
 
 CHILD = r"""
 import gc, json, os, sys
@@ -45,6 +55,7 @@ def report():
     deferred = sys.argv[1].split(",")
     found.update(
         imported=sorted({m.split(".")[0] for m in sys.modules} & set(deferred)),
+        modules=sorted(set(sys.modules) & set(sys.argv[2].split(","))),
         catalog_reads=reads,
         checked=bool(window.document.figures.checked),
     )
@@ -76,6 +87,8 @@ def again(window):
 
 def report_all():
     found["collector_back_after_replace"] = gc.isenabled()
+    # A design without captures never needs the as-built matcher, checked or not.
+    found["matcher_after_checks"] = "workbench.asbuilt.matcher" in sys.modules
     print("REPORT " + json.dumps(found), flush=True)
     os._exit(0)
 
@@ -114,7 +127,7 @@ def _start(tmp_path: Path) -> dict:
     warm = "from workbench.catalog import load_catalog; load_catalog()"
     subprocess.run([sys.executable, "-c", warm], env=env, check=True, timeout=120)
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, ",".join(DEFERRED)],
+        [sys.executable, "-c", CHILD, ",".join(DEFERRED), ",".join(DEFERRED_MODULES)],
         env=env,
         capture_output=True,
         text=True,
@@ -131,6 +144,8 @@ def test_the_first_frame_imports_no_deferred_library_reads_the_catalog_once_and_
 ) -> None:
     found = _start(tmp_path)
     assert found["imported"] == [], f"imported before the first frame: {found['imported']}"
+    assert found["modules"] == [], f"imported before the first frame: {found['modules']}"
+    assert not found["matcher_after_checks"], "the as-built matcher loaded for no captures"
     assert len(found["catalog_reads"]) == 1, found["catalog_reads"]
     assert not found["checked"], "the full rule check ran before the first frame"
     assert found["collector_back"], "the garbage collector stayed off after the first check"

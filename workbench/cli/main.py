@@ -113,7 +113,10 @@ def _open_window(argv: list[str]) -> int:
     if len(argv) > 1:
         print("workbench: give at most one FILE to open", file=sys.stderr)
         return 2
-    from workbench.ui.shell.app import run_app
+    from workbench.ui.shell.collector import collector_paused
+
+    with collector_paused():
+        from workbench.ui.shell.app import run_app
 
     return run_app(argv[0] if argv else None)
 

@@ -20,6 +20,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.model import Design
+from workbench.ui.shell.collector import collector_paused
 from workbench.ui.shell.document import Document
 
 if TYPE_CHECKING:
@@ -134,13 +135,14 @@ def run_app(path: str | None) -> int:
         )
         return 1
     app = _application()
-    from workbench.ui.shell.main_window import MainWindow
+    with collector_paused():
+        from workbench.ui.shell.main_window import MainWindow
 
-    catalog, problems, warnings = load_catalog_reporting()
-    document = Document()
-    window = MainWindow(
-        document, catalog=catalog, catalog_problems=problems, catalog_warnings=warnings
-    )
+        catalog, problems, warnings = load_catalog_reporting()
+        document = Document()
+        window = MainWindow(
+            document, catalog=catalog, catalog_problems=problems, catalog_warnings=warnings
+        )
     window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # freed, document and all
     collector_off_until_first_frame(window)
     if path is not None:

@@ -19,6 +19,7 @@ import sqlite3
 from array import array
 from collections.abc import Callable, Sequence
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -339,7 +340,11 @@ def _shared(pool: dict[Any, Any], one_kind: bool, values: tuple[Any, ...]) -> tu
         # Mostly every value is in the pool already (link ends always are), and a
         # lookup is cheaper than setdefault: the links' 29 million shared values at
         # 1,000,000 GPUs, ~1.24 -> ~1.18 s.  A miss costs the chunk a second pass.
-        return tuple(map(pool.__getitem__, values))
+        # One itemgetter of the chunk's values looks them all up and makes the tuple
+        # in C, without map's call per value or tuple()'s growing (~30% less).
+        if len(values) == 1:  # itemgetter of one value gives it bare
+            return (pool[values[0]],)
+        return itemgetter(*values)(pool)
     except KeyError:
         return tuple(map(pool.setdefault, values, values))
 

@@ -38,7 +38,7 @@ from workbench.model.design import Design, Device, Rack
 from workbench.model.floor import is_placed, lay_out
 from workbench.model.hall_edits import HallNames, add_racks, add_row
 from workbench.model.link_ops import add_links_unrecorded
-from workbench.model.placement import free_ranges
+from workbench.model.placement import free_unit_counts
 from workbench.model.ports import HOST_KINDS
 from workbench.model.rack_fields import built_limit_kw
 from workbench.model.requests import ItemSource, lookup_item, taken_names
@@ -243,8 +243,7 @@ class SwitchPlacer:
 
     def _room(self, rack: Rack, height: int, reserve_u: int) -> int:
         """How many devices of ``height`` may go in, keeping ``reserve_u`` units free."""
-        free = sum(len(r) for r in free_ranges(self.design, rack, "front"))
-        free_rear = sum(len(r) for r in free_ranges(self.design, rack, "rear"))
+        free, free_rear = free_unit_counts(self.design, rack)
         return max(0, (min(free, free_rear) - reserve_u) // height)
 
     def _fill(

@@ -62,9 +62,10 @@ def report():
     settled(window)
 
 def settled(window):
-    # Once the first check is done (it runs after the first frame), is the collector back?
+    # Once the first check and its warm-up are done (they run after the first frame), is
+    # the collector back?
     figures = window.document.figures
-    if figures.held or not figures.checked:
+    if figures.held or not figures.settled:
         QTimer.singleShot(10, lambda: settled(window))
         return
     QTimer.singleShot(0, lambda: replaced(window))  # the findings announced
@@ -80,7 +81,7 @@ def replaced(window):
     again(window)
 
 def again(window):
-    if not window.document.figures.checked:
+    if not window.document.figures.settled:
         QTimer.singleShot(10, lambda: again(window))
         return
     QTimer.singleShot(0, lambda: report_all())

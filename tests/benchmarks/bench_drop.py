@@ -138,7 +138,8 @@ def main() -> int:
             window.resize(1600, 1000)
             window.show()
             app.processEvents()
-            while not document.figures.checked:  # the first check runs in slices: let it end
+            # The first check and its warm-up run in slices: let them end.
+            while not getattr(document.figures, "settled", document.figures.checked):
                 app.processEvents()
             undos: list[float] = []
             height = int(catalog[args.slug].u_height)

@@ -220,7 +220,9 @@ def open_window(
     if path is not None and not window.file_actions.open_path(path, ask_save=False):
         raise SystemExit(f"cannot open {path}")
     settle(app)
-    while not document.figures.checked:  # the first check runs in slices: let it end
+    # The first check and the warm-up after it run in slices: let them end (a tree
+    # from before the warm-up ran after the check has no `settled`).
+    while not getattr(document.figures, "settled", document.figures.checked):
         app.processEvents()
     settle(app)
     return window

@@ -42,7 +42,8 @@ app = QApplication.instance() or QApplication(sys.argv[:1])
 state = {"window": None, "keys": []}
 
 def done(window):
-    if not window.document.figures.checked:
+    figures = window.document.figures
+    if not getattr(figures, "settled", figures.checked):  # the check and its warm-up
         return False
     days = window.summary.figure("days") if getattr(window, "summary", None) else ""
     return "…" not in days and "pending" not in days

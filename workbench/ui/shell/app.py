@@ -90,8 +90,10 @@ def collector_off_until_first_frame(window: MainWindow) -> None:
     then during edits).  At the first frame what was made is frozen (:func:`gc.freeze`),
     but the collector stays off while the first check runs in slices: the planes and
     tables it builds are hundreds of thousands of objects more, and passes over them
-    (25-80 ms each) blocked input between its slices.  When the check is done, they are
-    frozen too and the collector comes back: later passes walk only what was made since.
+    (25-80 ms each) blocked input between its slices.  When the check and the warm-up
+    after it (``figures.warmed``) are done, they are frozen too and the collector comes
+    back: later passes walk only what was made since.  (Back at the check's end, its
+    passes over the warm-up's link tables blocked input for 30-50 ms.)
     Reference counting frees frozen objects as always; only a reference cycle among them
     is never collected (a few hundred objects; see :func:`_collector_on_new_design`).
     """
@@ -100,12 +102,13 @@ def collector_off_until_first_frame(window: MainWindow) -> None:
     gc.disable()
     figures = window.document.figures
     figures.released.connect(gc.freeze)
-    figures.findingsReady.connect(_collector_back)
+    figures.warmed.connect(_collector_back)
     window.document.designReplaced.connect(_collector_on_new_design)
 
 
 def _collector_back() -> None:
-    """The first check of a design is done: what it built is set aside, collector on."""
+    """The first check of a design and its warm-up are done: what they built is set
+    aside, collector on."""
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
@@ -113,7 +116,7 @@ def _collector_back() -> None:
 
 def _collector_on_new_design() -> None:
     """Another design was loaded (File > Open, New, Revert): the collector is off until
-    its first check is done (:func:`_collector_back`), which then sets the new design
+    its first check and warm-up are done (:func:`_collector_back`), which then sets the new design
     aside as at the start.  The old design is not thawed: the document drops its index
     (:meth:`~workbench.ui.shell.document.Document.replace_design`), so reference counting
     frees it whole; thawed, as before, every later full pass walked the new design

@@ -33,6 +33,7 @@ from workbench.calc.fabric.tables import (
     link_arrays,
     renumbered_column,
     spliced,
+    spliced_in_room,
     with_rows,
     without_rows,
 )
@@ -313,6 +314,42 @@ def test_rows_taken_out_and_put_in_as_numpy_does(size, removed, inserted):
     values = list(range(100, 100 + len(at)))
     assert np.array_equal(with_rows(kept, at, values), np.insert(kept, at, values))
     assert np.array_equal(spliced(column, places, at, values), np.insert(kept, at, values))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    size=st.integers(0, 40),
+    edits=st.lists(
+        st.tuples(
+            st.lists(st.integers(0, 60), max_size=6),
+            st.lists(st.integers(0, 60), max_size=6),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_splices_in_room_equal_numpy_edit_after_edit(size, edits):
+    """A kept column spliced in its own buffer (:func:`spliced_in_room`: rows moved
+    within it, renumbered in place), edit after edit, equals the gather, np.delete and
+    np.insert on a fresh copy; the column it was made from is never written over."""
+    fresh = np.arange(size, dtype=np.int64) % 7
+    column = spliced_in_room(fresh, [], [], [])
+    assert np.array_equal(column, fresh) and np.array_equal(fresh, np.arange(size) % 7)
+    for removed, inserted, renumbered in edits:
+        places = sorted({p % len(fresh) for p in removed}) if len(fresh) else []
+        kept = np.delete(fresh, places)
+        at = sorted(p % (len(kept) + 1) for p in inserted)
+        values = [k % 7 for k in range(len(at))]
+        renumber = (np.arange(8) * 5)[::-1].copy() if renumbered else None
+        moved = fresh if renumber is None else renumber[fresh]
+        expected = np.insert(np.delete(moved, places), at, values)
+        column = spliced_in_room(column, places, at, values, renumber)
+        assert np.array_equal(column, expected)
+        fresh = expected % 7 if renumbered else expected
+        if renumbered:  # numbers stay below the table's length for the next renumber
+            column = spliced_in_room(column, [], [], [])
+            column[:] %= 7
 
 
 @settings(max_examples=100, deadline=None)

@@ -45,8 +45,7 @@ from workbench.calc.fabric.tables import (
     DeviceTable,
     LinkArrays,
     link_arrays,
-    renumbered_column,
-    spliced,
+    spliced_in_room,
 )
 from workbench.catalog.item import CatalogItem, is_gpu_server
 from workbench.catalog.netbox import interface_speed_gbps
@@ -126,23 +125,17 @@ def _kept_graph(
         return None
     devices, renumber = DeviceTable.renumbered(design, old_devices)
     removed = np.array(replay.removed, dtype=np.int64)
+    # The removed rows, read before the splice writes over the kept columns; and the
+    # kept tables let go of first, so an edit that fails half way leaves none to replay.
+    gone = LinkArrays([], *(getattr(old_arrays, f)[removed] for f in _ARRAY_FIELDS))
+    del index.fabric_cache["compute_tables"]
     arrays, new = _replayed_arrays(structure, replay, devices, renumber, removed, old_arrays)
     # Links of unknown speed: the old count less the rows taken out, plus the new rows'.
     unknown = (
-        old_rows.unknown_speed
-        - int(np.isnan(old_arrays.speed[removed]).sum())
-        + int(np.isnan(new.speed).sum())
+        old_rows.unknown_speed - int(np.isnan(gone.speed).sum()) + int(np.isnan(new.speed).sum())
     )
     found = replayed_graph(
-        structure,
-        devices,
-        arrays,
-        old_rows,
-        old_arrays,
-        renumber,
-        removed,
-        replay.inserted,
-        unknown,
+        structure, devices, arrays, old_rows, gone, renumber, replay.inserted, unknown
     )
     if found is None:  # the tiers moved: every row is read again
         return plane_graph(design, "compute", structure, devices, arrays), None
@@ -179,10 +172,8 @@ def _replayed_arrays(
     at = [p - k for k, p in enumerate(replay.inserted)]
     columns = {}
     for f in _ARRAY_FIELDS:
-        column = getattr(old, f)
-        if f in ("a", "b"):
-            column = renumbered_column(column, renumber)
-        columns[f] = spliced(column, removed, at, getattr(new, f))
+        moved = renumber if f in ("a", "b") else None
+        columns[f] = spliced_in_room(getattr(old, f), removed, at, getattr(new, f), moved)
     return LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS)), new
 
 

@@ -426,17 +426,17 @@ def replayed_graph(
     devices: DeviceTable,
     arrays: LinkArrays,
     old: GraphRows,
-    old_arrays: LinkArrays,
+    gone: LinkArrays,
     renumber: np.ndarray,
-    removed: np.ndarray,
     inserted: Sequence[int],
     unknown_speed: int | None = None,
 ) -> tuple[PlaneGraph, GraphRows] | None:
-    """The graph of ``arrays`` (``old_arrays``' links with the rows at ``removed`` taken
-    out, renumbered by ``renumber``, and rows put in at ``inserted``, places in the new
-    list), from ``old``'s sums where the tiers are the same: a row's layer and ends
-    read only its own ends' tiers and host ends, so only the removed rows (from
-    ``old_arrays`` and ``old.tier``) and the new ones are read, and the graph's rows
+    """The graph of ``arrays`` (the old graph's links with some rows taken out, whose
+    old link arrays are ``gone``, renumbered by ``renumber``, and rows put in at
+    ``inserted``, places in the new list), from ``old``'s sums where the tiers are the
+    same: a row's layer and ends read only its own ends' tiers and host ends, so only
+    the removed rows (from ``gone`` and ``old.tier``) and the new ones are read, and
+    the graph's rows
     are read when first asked.  The sums per switch and per layer are ``old``'s less
     the removed rows and plus the new ones where every Gb/s is a whole number (exact in
     any order), else taken over every row as a full pass takes them: the same figures
@@ -462,19 +462,15 @@ def replayed_graph(
         return graph, GraphRows.of(graph, False)
     n = len(devices)
     # Sums: the removed rows out (old numbers), carried to the new numbers, new rows in.
-    a, b = old_arrays.a[removed], old_arrays.b[removed]
-    gone_rows = _rows(
-        old.tier, devices, a, b, old_arrays.a_code[removed], old_arrays.b_code[removed]
-    )
-    speed = old_arrays.speed[removed]
-    gone = (*gone_rows, np.where(np.isnan(speed), 0.0, speed))
+    out_rows = _rows(old.tier, devices, gone.a, gone.b, gone.a_code, gone.b_code)
+    out = (*out_rows, np.where(np.isnan(gone.speed), 0.0, gone.speed))
     down, up = old.down.copy(), old.up.copy()
-    _add_sums(down, up, *gone, sign=-1.0)
+    _add_sums(down, up, *out, sign=-1.0)
     down = np.bincount(renumber, weights=down, minlength=n)
     up = np.bincount(renumber, weights=up, minlength=n)
     _add_sums(down, up, new_layer, new_lower, new_upper, new_gbps, sign=1.0)
     per_layer, counts = dict(old.layer_gbps), dict(old.layer_links)
-    for sign, layers, values in ((-1, gone[0], gone[3]), (1, new_layer, new_gbps)):
+    for sign, layers, values in ((-1, out[0], out[3]), (1, new_layer, new_gbps)):
         for k, value in zip(layers.tolist(), values.tolist(), strict=True):
             counts[k] = counts.get(k, 0) + sign
             per_layer[k] = per_layer.get(k, 0.0) + sign * value

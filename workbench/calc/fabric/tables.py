@@ -382,8 +382,10 @@ class DeviceTable:
         self, design: Design, chunk: int | None, ends: EndTable | None
     ) -> Generator[None, None, None]:
         self.design = design
-        #: The index the table was numbered from (its :attr:`mark` is in its log).
-        self.source_index = design.index
+        #: The index the table was numbered from (its :attr:`mark` is in its log); a
+        #: weak reference, as the index keeps the table: a cycle would keep a replaced
+        #: design alive until a pass of the collector, which the window keeps off.
+        self.source_index = weakref.ref(design.index)
         self.ends = ends if ends is not None else EndTable()
         self.ids: list[str] = []
         self.items: list[CatalogItem | None] = []
@@ -416,7 +418,7 @@ class DeviceTable:
         one is the same table."""
         table = cls.__new__(cls)
         table.design = design
-        table.source_index = design.index
+        table.source_index = weakref.ref(design.index)
         table.ends = old.ends
         table.mark = _mark(design)
         renumber = table._shifted(old)
@@ -447,7 +449,8 @@ class DeviceTable:
         back at 100,000 GPUs (and as long again to look the old numbers up in it),
         where a node's removal shifts the numbers after it by one (a numpy pass)."""
         index = self.design.index
-        same = getattr(old, "source_index", None) is index
+        source = getattr(old, "source_index", None)
+        same = source is not None and source() is index
         log = None if old.mark is None or not same else index.devices_since(old.mark)
         if log is None:
             return None

@@ -52,6 +52,24 @@ def test_the_first_check_runs_in_slices_after_it_is_released(qtbot, monkeypatch)
     assert sorted(figures.findings(), key=repr) == sorted(check_design(design), key=repr)
 
 
+@pytest.mark.parametrize("spacing", [0.0, 1e9])
+def test_progress_is_shown_at_most_every_progress_s(qtbot, monkeypatch, spacing):
+    """Each progress signal repaints the strip: one per PROGRESS_S at most (the first at
+    once), then 100 at the end; with no spacing, every new percent."""
+    design = sample_design(load_catalog(include_user=False, strict=True))
+    figures = Document(design).figures
+    monkeypatch.setattr(type(figures), "SLICE_MS", 0)
+    monkeypatch.setattr(type(figures), "PROGRESS_S", spacing)
+    progress: list[int] = []
+    figures.checkProgress.connect(progress.append)
+    slices = _slice_through(figures, None, None)
+    assert progress[-1] == 100 and progress == sorted(progress)
+    if spacing:
+        assert len(progress) == 2  # the first slice's percent, then the end
+    else:
+        assert len(set(progress)) > 10 and slices > 10
+
+
 def test_a_reader_gets_the_findings_at_once_while_slices_run(qtbot, monkeypatch):
     design = sample_design(load_catalog(include_user=False, strict=True))
     document = Document(design)

@@ -465,7 +465,9 @@ def _replayed_parts(
             if spots is None:
                 return None
             head = min(zip(spots, candidates, strict=True), key=lambda pair: pair[0])[1]
-            if first.get(device) is not head:
+            # A head taken out and put back (an undo out of order) may stand elsewhere
+            # in the design now: the same link, but the leaf's place must be read again.
+            if first.get(device) is not head or id(head) in gone_ids:
                 first[device] = head
                 moved.add(device)
     leaves = kept.leaves

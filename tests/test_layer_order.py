@@ -26,7 +26,7 @@ from pathlib import Path
 import workbench
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("units", "text_rules", "bounded_read", "filenames"),
+    ("units", "text_rules", "bounded_read", "filenames", "lazy_exports"),
     ("catalog",),
     ("model",),
     ("calc", "versions", "asbuilt"),

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import sys
 
+from workbench.calc.fabric.media import remember_shipped
 from workbench.catalog import Catalog, load_catalog
 
 
 def load_catalog_noting_errors() -> Catalog:
     """The shipped and user catalogs; a one-line warning on stderr for bad files."""
     catalog = load_catalog(strict=False)
+    # The cable counts read the shipped cables and optics: the same load when there is
+    # no user folder, so it is not read twice.
+    remember_shipped(catalog)
     if catalog.errors:
         files = {error.file for error in catalog.errors}
         print(

@@ -129,6 +129,33 @@ def test_a_package_with_names_on_first_use_loads_them_only_then(first, package, 
     assert result.returncode == 0, result.stderr
 
 
+#: What building the command line's parser must not load: every command builds it, and
+#: ``workbench fabric`` (and the other commands without a project file) use none of these.
+PARSER_HEAVY = ("workbench.store", "workbench.rules.full_check", "workbench.templates.variants")
+
+
+def test_building_the_command_line_loads_no_store_rules_or_variants() -> None:
+    """Each subcommand module imports what only its own command needs when that command
+    runs, so the parser costs no command the store package, the rules or the scenario
+    variants (~0.1 s of imports at every start)."""
+    probe = textwrap.dedent(
+        """
+        import sys
+        from workbench.cli.main import build_parser
+        build_parser()
+        loaded = sorted(m for m in sys.argv[1].split(",") if m in sys.modules)
+        assert not loaded, f"build_parser loads {loaded}"
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, ",".join(PARSER_HEAVY)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+
+
 #: Each core layer and the layers it must not import (imports point downwards only:
 #: catalog < model < calc < rules < planning, templates < store, export).
 BELOW: dict[str, tuple[str, ...]] = {

@@ -41,8 +41,6 @@ from workbench.catalog.netbox import power_source
 from workbench.catalog.vocabulary import DEVICE_ROLES
 from workbench.catalog.yaml_source import read_catalog_bytes
 from workbench.cli.errors import CliError
-from workbench.store.atomic import write_bytes_atomic
-from workbench.store.errors import os_reason
 from workbench.units import format_count
 
 #: Columns of ``catalog list`` (and the keys of each ``--json`` object).
@@ -226,6 +224,8 @@ def _import_one(
     replaces.  The source file is only read, once: the bytes validated are the bytes
     copied, even if the file changes meanwhile.
     """
+    from workbench.store.errors import os_reason  # the store package: only when importing
+
     options = _options(args, kind)
     options["force"] = options["force"] or force
     shown = display_path(source)
@@ -395,7 +395,14 @@ def _same_file(first: Path, second: Path) -> bool:
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
-    """Replace ``target`` the way project files are replaced, with a catalog message."""
+    """Replace ``target`` the way project files are replaced, with a catalog message.
+
+    The store is imported here, not with the module: every command builds the parser,
+    which imports this module, and the store package is ~25 ms of imports that
+    ``workbench fabric`` and the other commands without a project file never use."""
+    from workbench.store.atomic import write_bytes_atomic
+    from workbench.store.errors import os_reason
+
     try:
         write_bytes_atomic(target, data)
     except OSError as exc:

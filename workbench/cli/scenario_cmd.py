@@ -31,7 +31,7 @@ EXIT_BAD_INPUT = 2
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``scenario`` to the command line."""
     from workbench.catalog.vocabulary import COOLING_TYPES
-    from workbench.templates.variants import MAX_VARIANTS, TOPOLOGIES
+    from workbench.templates.specs import MAX_VARIANTS, TOPOLOGIES
 
     p = sub.add_parser(
         "scenario",

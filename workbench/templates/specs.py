@@ -134,3 +134,14 @@ TEMPLATES: dict[str, TemplateSpec] = {
 
 #: The template ``workbench`` opens when started without a file.
 SAMPLE_TEMPLATE = "dgx-h100-superpod"
+
+
+#: The topologies a scenario variant can ask for (None keeps the template's choice).
+#: Here, with the specs, rather than in :mod:`workbench.templates.variants`: the
+#: command line's ``scenario --help`` names them, and every command builds that parser,
+#: so importing the variants (the rules, the scenario store) cost every command ~0.1 s.
+TOPOLOGIES = {"rail-optimized": True, "two-tier": False}
+
+#: The most variants one step makes: each is a full rebuild and rule check (seconds on
+#: a 100,000-GPU design), and a comparison takes at most four at a time anyway.
+MAX_VARIANTS = 8

@@ -42,14 +42,13 @@ from workbench.rules.context import RuleContext
 from workbench.rules.full_check import check_design, waived_keys
 from workbench.rules.registry import REGISTRY, Finding, Severity
 from workbench.templates.builder import TemplateError, build_spec
-from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
-
-#: The topologies a variant can ask for (None keeps the template's choice).
-TOPOLOGIES = {"rail-optimized": True, "two-tier": False}
-
-#: The most variants one step makes: each is a full rebuild and rule check (seconds on
-#: a 100,000-GPU design), and a comparison takes at most four at a time anyway.
-MAX_VARIANTS = 8
+from workbench.templates.specs import (
+    MAX_VARIANTS,
+    SAMPLE_TEMPLATE,
+    TEMPLATES,
+    TOPOLOGIES,
+    TemplateSpec,
+)
 
 
 @dataclass(frozen=True)

@@ -16,21 +16,29 @@ def visit(widget: QWidget, elsewhere: QWidget) -> None:
     assert not widget.hasFocus()
 
 
-def open_window(qtbot, tmp_path, design, catalog=None):
-    """A shown main window on ``design``, its first check ended, with its own settings
-    file (not the user's)."""
+def show_window(qtbot, tmp_path, document, catalog=None):
+    """A shown main window on ``document`` with its own settings file (not the user's),
+    its first check maybe still running (see :func:`open_window`)."""
     from PySide6.QtCore import QSettings
 
-    from workbench.ui.shell.document import Document
     from workbench.ui.shell.main_window import MainWindow
 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(Document(design), catalog=catalog, settings=settings)
+    window = MainWindow(document, catalog=catalog, settings=settings)
     qtbot.addWidget(window)
     window.resize(1400, 900)
     window.show()
     qtbot.waitExposed(window)
     QApplication.processEvents()
+    return window
+
+
+def open_window(qtbot, tmp_path, design, catalog=None):
+    """A shown main window on ``design``, its first check ended, with its own settings
+    file (not the user's)."""
+    from workbench.ui.shell.document import Document
+
+    window = show_window(qtbot, tmp_path, Document(design), catalog)
     # The first frame is drawn before the first check and the estimates (issue 21).
     qtbot.waitUntil(lambda: not window.document.figures.held)
     # Then the first check runs in slices; tests read its findings, so they wait for its

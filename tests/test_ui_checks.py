@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
-from qt_helpers import open_window
+from qt_helpers import open_window, show_window
 
 from workbench.model import Device
 from workbench.rules import Severity
@@ -275,23 +275,15 @@ def test_a_filter_changed_while_checking_does_not_say_the_design_passes(
 ):
     """Until the first check ends the tree holds no rows; a filter changed meanwhile
     must not take that for a design that passes every rule."""
-    from PySide6.QtCore import QSettings
-
     from workbench.catalog import load_catalog
     from workbench.templates import sample_design
     from workbench.ui.shell.document import Document
-    from workbench.ui.shell.main_window import MainWindow
 
     catalog = load_catalog(include_user=False, strict=True)
     document = Document(sample_design(catalog))
     figures = document.figures
     monkeypatch.setattr(type(figures), "SLICE_MS", 0)  # one step per slice
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(document, catalog=catalog, settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    QApplication.processEvents()
+    window = show_window(qtbot, tmp_path, document, catalog)
     view = window.checks
     assert not figures.checked  # the premise: the check is still running
     view.severity.setCurrentIndex(view.severity.findData(int(Severity.ERROR)))

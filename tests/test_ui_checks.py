@@ -339,3 +339,43 @@ def test_a_covered_checks_tab_catches_up_when_raised(qtbot, tmp_path, tiny_desig
     qtbot.waitUntil(lambda: "RACK-COOLING" not in rules())
     assert rules() == {"RACK-PDU"}
     document.undo_stack.setClean()
+
+
+def test_a_group_that_comes_and_goes_keeps_the_others_and_the_current_row(qtbot, qtlog):
+    """The Errors heading a first error brings (and its undo takes away) is inserted and
+    removed as one row, the model is not reset: the finding the user had selected in
+    another group stays selected, Qt's model tester finds the announcements consistent,
+    and the model shows what one built afresh shows."""
+    from PySide6.QtTest import QAbstractItemModelTester
+    from PySide6.QtWidgets import QTreeView
+
+    from workbench.rules import Finding
+
+    def row(rule: str, severity: Severity, name: str) -> Row:
+        return Row(Finding(rule, severity, f"{rule} on {name}", (name,)), name, None)
+
+    warnings = [row("RACK-PDU", Severity.WARNING, "r1"), row("RACK-FEED", Severity.WARNING, "r2")]
+    errors = [row("RACK-POWER", Severity.ERROR, "r3"), row("RACK-OVERLAP", Severity.ERROR, "r4")]
+    info = [row("STORAGE-GDS", Severity.INFO, "t1")]
+    model, tree = FindingsModel(), QTreeView()
+    qtbot.addWidget(tree)
+    tree.setModel(model)
+    mode = QAbstractItemModelTester.FailureReportingMode.Warning
+    tester = QAbstractItemModelTester(model, mode)  # noqa: F841 - watches the model
+    resets: list[bool] = []
+    model.modelReset.connect(lambda: resets.append(True))
+    model.set_rows(warnings + info)
+    tree.expandAll()
+    tree.setCurrentIndex(model.index(1, 0, model.index(0, 0)))  # RACK-PDU, sorted second
+    selected = model.row_at(tree.currentIndex())
+    resets.clear()
+    for rows in (warnings + errors + info, warnings, warnings + errors, warnings + info, info):
+        model.set_rows(rows)
+        afresh = FindingsModel()
+        afresh.set_rows(rows)
+        assert shown(model) == shown(afresh)
+        if selected in rows:
+            assert model.row_at(tree.currentIndex()) is selected
+    assert resets == []
+    assert model.row_at(tree.currentIndex()) is None  # its group went
+    assert not [r for r in qtlog.records if "FAIL" in r.message or "ASSERT" in r.message]

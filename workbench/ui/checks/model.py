@@ -10,6 +10,12 @@ one), only the rows that differ are announced (changed, inserted, removed) inste
 resetting the model: a reset made the tree lay out and repaint every row and its header
 after each such edit (~2-4 ms of a node removed at 100,000 GPUs, when only the
 oversubscription figure had moved), and dropped the user's current row and scroll place.
+A group that comes or goes (the Errors heading a dropped node's first error brings, and
+its undo takes away) is inserted or removed as one row too, the other groups kept as
+they are (a reset cost ~1 ms of such a drop at 16,384 GPUs: the header repainted, every
+group's rows laid out and opened again).  That is why a finding row's index names its
+group by a number kept for the group's key (:attr:`FindingsModel._ids`), not by the
+group's place, which an inserted group shifts under the tree's current row.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ from workbench.render import colors
 from workbench.rules import REGISTRY, Finding, Severity
 
 COLUMNS: tuple[str, ...] = ("Finding", "Rule", "Object", "Waiver")
+#: Groups coming and going at once beyond which the model is reset instead (a filter or
+#: grouping change replaces them all; one row announced per group would cost more).
+MOST_GROUPS_MOVED = 8
 GROUPINGS: tuple[str, ...] = ("severity", "rule", "object")
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -79,7 +88,8 @@ def object_name(design: Design, object_id: str) -> str:
 
 
 class FindingsModel(QAbstractItemModel):
-    """Groups of finding rows; internal ids tell group rows (0) from finding rows (g+1)."""
+    """Groups of finding rows; internal ids tell group rows (0) from finding rows (their
+    group's id, see :attr:`_ids`)."""
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -90,6 +100,12 @@ class FindingsModel(QAbstractItemModel):
         self.text_filter = ""
         self.show_waived = True
         self._rows: list[Row] = []
+        #: A number (from 1) per group key, kept until the next reset: a finding row's
+        #: internal id, so its index stays right when groups before it come or go.
+        self._ids: dict[str, int] = {}
+        self._last_id = 0
+        #: Group id -> its place in :attr:`groups`.
+        self._at: dict[int, int] = {}
 
     # -- filling ------------------------------------------------------------------------
     def set_rows(self, rows: list[Row]) -> None:
@@ -132,12 +148,46 @@ class FindingsModel(QAbstractItemModel):
 
     def _regroup(self) -> None:
         groups = self._grouped()
-        if [g.key for g in groups] == [g.key for g in self.groups]:
-            self._update_rows(groups)
-            return
-        self.beginResetModel()
+        old = [g.key for g in self.groups]
+        new = [g.key for g in groups]
+        if old != new:
+            kept = set(old).intersection(new)
+            if len(old) + len(new) - 2 * len(kept) > MOST_GROUPS_MOVED:
+                self.beginResetModel()
+                self._ids.clear()  # no index outlives a reset
+                self._place(groups)
+                self.endResetModel()
+                return
+            self._move_groups(groups, kept)
+        self._update_rows(groups)
+
+    def _place(self, groups: list[Group]) -> None:
+        """Make ``groups`` the shown ones, numbering the keys not numbered yet."""
         self.groups = groups
-        self.endResetModel()
+        ids = self._ids
+        for group in groups:
+            if group.key not in ids:
+                self._last_id += 1
+                ids[group.key] = self._last_id
+        self._at = {ids[g.key]: number for number, g in enumerate(groups)}
+
+    def _move_groups(self, groups: list[Group], kept: set[str]) -> None:
+        """Remove the groups whose keys are gone and insert the new ones, each as one
+        row (with its findings); the groups ``kept`` stay (their rows updated after).
+        Both lists are sorted by key, so the kept ones keep their order."""
+        for number in range(len(self.groups) - 1, -1, -1):
+            key = self.groups[number].key
+            if key in kept:
+                continue
+            self.beginRemoveRows(_ROOT, number, number)
+            self._place(self.groups[:number] + self.groups[number + 1 :])
+            self.endRemoveRows()
+        for number, group in enumerate(groups):
+            if group.key in kept:
+                continue
+            self.beginInsertRows(_ROOT, number, number)
+            self._place(self.groups[:number] + [group] + self.groups[number:])
+            self.endInsertRows()
 
     def _grouped(self) -> list[Group]:
         """The kept rows, filtered, in their groups (sorted by key)."""
@@ -193,7 +243,7 @@ class FindingsModel(QAbstractItemModel):
                 self.beginInsertRows(parent, first, start + new_middle - 1)
                 self.groups[number] = group
                 self.endInsertRows()
-            self.groups[number] = group
+            self.groups[number] = group  # the same key: its id and place stay
             changed.append(parent)  # its title counts the live and waived findings
             for row in range(start, start + min(old_middle, new_middle)):
                 changed.extend(self.index(row, c, parent) for c in range(len(COLUMNS)))
@@ -208,7 +258,7 @@ class FindingsModel(QAbstractItemModel):
         """The finding row behind ``index`` (None for a group row)."""
         if not index.isValid() or index.internalId() == 0:
             return None
-        return self.groups[index.internalId() - 1].rows[index.row()]
+        return self.groups[self._at[index.internalId()]].rows[index.row()]
 
     # -- QAbstractItemModel -------------------------------------------------------------
     def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
@@ -216,12 +266,12 @@ class FindingsModel(QAbstractItemModel):
             return QModelIndex()
         if not parent.isValid():
             return self.createIndex(row, column, 0)
-        return self.createIndex(row, column, parent.row() + 1)
+        return self.createIndex(row, column, self._ids[self.groups[parent.row()].key])
 
     def parent(self, index: _Index = _ROOT) -> QModelIndex:  # type: ignore[override]
         if not index.isValid() or index.internalId() == 0:
             return QModelIndex()
-        return self.createIndex(index.internalId() - 1, 0, 0)
+        return self.createIndex(self._at[index.internalId()], 0, 0)
 
     def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt's name
         if not parent.isValid():
@@ -260,7 +310,7 @@ class FindingsModel(QAbstractItemModel):
             if role == _FONT:
                 return _bold()
             return None
-        row = self.groups[internal - 1].rows[index.row()]
+        row = self.groups[self._at[internal]].rows[index.row()]
         f = row.finding
         if role == _DISPLAY:
             if column == 0:

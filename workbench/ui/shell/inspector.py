@@ -54,6 +54,7 @@ from workbench.ui.fabric.inspector import LinkPage, link_summary, port_counts
 from workbench.ui.fabric.scene import StructureCache
 from workbench.ui.one_pass import follow
 from workbench.ui.racks.form import RackForm
+from workbench.ui.rich_note import RichNote
 from workbench.ui.shell.document import Change, Document
 from workbench.ui.widgets import narrow_combo
 from workbench.units import finite, format_kw, format_limit, short_number
@@ -162,10 +163,10 @@ class Inspector(QWidget):
         self.message.setWordWrap(True)
         self.message.hide()
         #: The rule findings about what is shown (waived ones marked), as in Checks.
-        self.findings = QLabel()
+        #: Rich text laid out once per text (a word-wrapped QLabel laid it out five to
+        #: seven times: see :mod:`workbench.ui.rich_note`).
+        self.findings = RichNote()
         self.findings.setObjectName("inspectorFindings")
-        self.findings.setWordWrap(True)
-        self.findings.setTextFormat(Qt.TextFormat.RichText)
         self.findings.hide()
 
         body = self._body = QWidget()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QStatusBar
 
 from workbench.units import format_count, format_flops, format_power
 
@@ -74,3 +75,66 @@ def test_the_facility_figure_says_where_its_pue_comes_from():
     assert facility().endswith(", from cooling)")  # rear-door racks: a weighted figure
     design.properties["pue"] = "1.125"
     assert facility().endswith("(PUE 1.125, set)")  # a typed figure, as typed
+
+
+class _WindowLayouts(QObject):
+    """Counts the layout requests Qt delivers to the status bar and the main window."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.LayoutRequest and isinstance(
+            watched, (QMainWindow, QStatusBar)
+        ):
+            self.seen.append(type(watched).__name__)
+        return False
+
+
+def test_new_figures_of_known_widths_lay_out_neither_the_status_bar_nor_the_window(qtbot, tmp_path):
+    """An edit whose counts change (a node removed: devices, GPUs, power, findings)
+    repaints the strip's labels and lays out nothing above them once each label has
+    shown a text as wide: a label that may change size has Qt lay out its parents up
+    to the main window, which re-placed every dock and painted the window again (~2.5
+    ms of a move between racks at 100,000 GPUs).  Also: the edit's layouts are done
+    when the edit returns (Document.push), before the window's first paint."""
+    from qt_helpers import open_window
+
+    from workbench.catalog.item import is_gpu_server
+    from workbench.model.requests import delete
+    from workbench.templates import sample_design
+    from workbench.ui.commands import EditCommand
+
+    window = open_window(qtbot, tmp_path, sample_design())
+    qtbot.waitUntil(lambda: "…" not in window.summary.figure("days"))
+    document = window.document
+    types = document.design.device_types
+    node = next(
+        d.id
+        for _r, d in document.design.iter_devices()
+        if (item := types.get(d.device_type)) is not None and is_gpu_server(item)
+    )
+
+    def remove() -> None:
+        document.push(EditCommand(document, delete(document.design, (node,)), "Delete"))
+
+    before = window.summary.text()
+    remove()  # the widths of the figures after a removal are met once
+    QApplication.processEvents()
+    after = window.summary.text()
+    assert after != before
+    document.undo()
+    QApplication.processEvents()
+    assert window.summary.text() == before
+    counter = _WindowLayouts()
+    QApplication.instance().installEventFilter(counter)
+    try:
+        remove()
+        QApplication.processEvents()
+        document.undo()
+        QApplication.processEvents()
+    finally:
+        QApplication.instance().removeEventFilter(counter)
+    assert window.summary.text() == before
+    assert counter.seen == []

@@ -169,6 +169,9 @@ class Document(QObject):
             self.undo_stack.push(command)
         finally:
             self._select_with_change = None
+        # As after an undo: the layouts the edit's views asked for come before the first
+        # paint (a move between racks painted the Checks dock and the status bar twice).
+        lay_out_now()
 
     def undo(self) -> None:
         """Undo one step (the Undo action), then mend the history if it failed."""

@@ -17,6 +17,7 @@ from workbench.calc.training_estimate import PLAN_SOURCE
 from workbench.model import Design, Workload
 from workbench.render import colors
 from workbench.rules import Severity, count
+from workbench.ui.one_pass import kept_width, set_text_keeping_width
 from workbench.ui.shell.document import Change, Document
 from workbench.units import finite, format_count, format_flops, format_power
 
@@ -189,16 +190,19 @@ class SummaryStrip(QWidget):
         figures = self.document.figures
         if not figures.checked:
             self._checks_text = "Checking…"
-            self.checks.setText(f'<span style="color:{colors.TEXT_MUTED}">Checking…</span>')
+            set_text_keeping_width(
+                self.checks, f'<span style="color:{colors.TEXT_MUTED}">Checking…</span>'
+            )
             figures.check_soon()
             return
         counts = count(figures.findings(), figures.waived())
         self._checks_text = checks_text(counts.errors, counts.warnings)
         worst = Severity.ERROR if counts.errors else Severity.WARNING if counts.warnings else None
         color = colors.SEVERITY_COLORS[worst] if worst is not None else colors.LOAD_OK
-        self.checks.setText(
+        set_text_keeping_width(
+            self.checks,
             f'<a href="checks" style="color:{color}; font-weight:600; text-decoration:none">'
-            f"{self._checks_text}</a>"
+            f"{self._checks_text}</a>",
         )
         waived = f"; {counts.waived:,} waived" if counts.waived else ""
         self.checks.setToolTip(f"Design checks{waived}. Click to open the Checks view.")
@@ -208,7 +212,9 @@ class SummaryStrip(QWidget):
         if self.document.figures.checked or percent >= 100:
             return
         self._checks_text = f"Checking… {percent} %"
-        self.checks.setText(f'<span style="color:{colors.TEXT_MUTED}">{self._checks_text}</span>')
+        set_text_keeping_width(
+            self.checks, f'<span style="color:{colors.TEXT_MUTED}">{self._checks_text}</span>'
+        )
 
     def _show_figures(self) -> None:
         figures = self.document.figures
@@ -229,7 +235,9 @@ class SummaryStrip(QWidget):
             label = self._labels.get(key)
             if label is None:
                 label = self._add_label(key)
-            label.setText(text)
+            # Each figure keeps its widest width (see set_text_keeping_width): a new count
+            # repaints its label alone, and never lays out the status bar and the window.
+            set_text_keeping_width(label, text)
             label.setToolTip(tip)
             shown.add(key)
         self._shown = shown
@@ -247,9 +255,9 @@ class SummaryStrip(QWidget):
         squeezed: list[str] = []
         if self._room is not None:
             more = self._more.sizeHint().width() + self._layout.spacing()
-            used = self.checks.sizeHint().width() + self._layout.contentsMargins().left() * 2
+            used = kept_width(self.checks) + self._layout.contentsMargins().left() * 2
             for key in keys:
-                wide = self._labels[key].sizeHint().width()
+                wide = kept_width(self._labels[key])
                 wide += self._separators[key].sizeHint().width() + 2 * self._layout.spacing()
                 if squeezed or used + wide + more > self._room:
                     squeezed.append(key)

@@ -45,7 +45,7 @@ from workbench.calc.fabric.failure import (
 from workbench.calc.fabric.graph import CollapsedGraph, PlaneGraph, plane_graph
 from workbench.calc.fabric.planes import PlaneStructure, plane_structures, tier_name
 from workbench.calc.fabric.ports import SwitchPorts, switch_ports, uncabled_hosts
-from workbench.calc.fabric.tables import DeviceTable, numbers
+from workbench.calc.fabric.tables import DeviceTable, LinkArrays, numbers
 from workbench.model.design import PLANES, Design, Link, Network
 
 #: The MTU each fabric technology runs at (domain brief §3: "MTU must match on both
@@ -340,16 +340,19 @@ def analyse_plane(
     devices: DeviceTable | None = None,
     cables: bool = True,
     others: Iterable[Link] | None = None,
+    arrays: LinkArrays | None = None,
 ) -> PlaneReport:
-    """Every figure of ``plane``; ``structure`` and ``devices`` (from
-    :func:`~workbench.calc.fabric.planes.plane_structures` and
-    :class:`~workbench.calc.fabric.tables.DeviceTable`) save recomputing them, as do
-    ``others``, the links of the other planes (for the ports their switches share);
-    ``cables=False`` leaves the cable counts out."""
+    """Every figure of ``plane``; ``structure``, ``devices`` and ``arrays`` (from
+    :func:`~workbench.calc.fabric.planes.plane_structures`,
+    :class:`~workbench.calc.fabric.tables.DeviceTable` and
+    :func:`~workbench.calc.fabric.tables.link_arrays` of the structure's links in
+    that table) save recomputing them, as do ``others``, the links of the other planes
+    (for the ports their switches share); ``cables=False`` leaves the cable counts
+    out."""
     devices = devices if devices is not None else DeviceTable(design)
     if structure is None:
         structure = plane_structures(design, [plane])[plane]
-    graph = plane_graph(design, plane, structure, devices)
+    graph = plane_graph(design, plane, structure, devices, arrays)
     groups = graph.host_groups()
     by_tier: dict[int, int] = {}
     for tier in structure.tiers.values():

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from workbench.calc.fabric.layered import PlaneLayers
 from workbench.catalog.item import CatalogItem
 from workbench.model import ops
 from workbench.model.design import Design, Device, Link
@@ -181,6 +182,8 @@ class _Generator:
         #: many of its down ports hosts may use).
         self._tor_load: list[int] = []
         self._tor_ports: tuple[SwitchSlots, int] | None = None
+        #: How many of ``links`` join a host to a leaf (they come first).
+        self.host_ends = 0
 
     # -- the run ---------------------------------------------------------------------
     def run(self, keep: bool = False) -> FabricPlan:
@@ -232,10 +235,17 @@ class _Generator:
         batch_ops = [*self.session.ops, ops.AddLinks(tuple(links))]
         if extra:
             batch_ops.append(ops.AddLinks(tuple(extra)))
+        layers = None
         if keep:
             self.session.apply(ops.AddLinks(tuple(links)))
             if extra:
                 self.session.apply(ops.AddLinks(tuple(extra)))
+            elif len(design.links) == len(links):  # the new links and no other
+                # Leaves tier 1, spines 2, cores 3: what each was built as.
+                built_as = {
+                    d.id: t for t, name in enumerate(self.devices, 1) for d in self.devices[name]
+                }
+                layers = PlaneLayers(req.plane, links, self.host_ends, built_as)
         added = FabricCounts(len(new_switches), len(links) + len(extra), self.placer.racks_added)
         gone = FabricCounts(len(switch_ids), len(link_ids))
         self.notes[:0] = describe(
@@ -256,6 +266,7 @@ class _Generator:
             notes=tuple(self.notes),
             network_id=network.id,
             devices={tier: tuple(d.id for d in ds) for tier, ds in self.devices.items()},
+            layers=layers,
         )
 
     # -- inputs ----------------------------------------------------------------------
@@ -416,6 +427,7 @@ class _Generator:
     def _wire_up(
         self, leaves: list[Device], leaf: SwitchSlots, spine: SwitchSlots, shape: FabricShape
     ) -> None:
+        self.host_ends = len(self.links)  # every host link is made before the uplinks
         up, pool, speed = uplink_slots(leaf, shape), spine.down, leaf.up_speed
         down = spine_down_slots(shape, pool, len(leaves))
         self.check.require(self.leaf, up, self.spine, down, speed, "leaf to spine")

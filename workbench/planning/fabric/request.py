@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from workbench.calc.fabric.layered import PlaneLayers
 from workbench.model import ops
 from workbench.model.design import PLANES
 from workbench.planning.fabric.sizing import FabricError, FabricShape
@@ -84,6 +85,10 @@ class FabricPlan:
     network_id: str
     #: New switch ids by tier name (``leaf``, ``spine``, ``core``).
     devices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The plane as built, for :func:`~workbench.calc.fabric.layered.layered_structure`:
+    #: only for a kept edit after which the design's links are the new ones alone
+    #: (a scratch design: ``workbench fabric``); else None.
+    layers: PlaneLayers | None = None
 
 
 def validated(request: FabricRequest) -> FabricRequest:

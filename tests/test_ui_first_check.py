@@ -42,6 +42,9 @@ def test_the_first_check_runs_in_slices_after_it_is_released(qtbot, monkeypatch)
     assert not figures.checked and progress == []  # held: nothing ran
     figures.release_checks()
     QApplication.processEvents()
+    # The modules the check needs are loaded first, a step per slice (CHECK_MODULES).
+    while not progress and not figures.checked:
+        QApplication.processEvents()
     assert not figures.checked and progress  # one slice ran, the rest is queued
     # An edit while the check runs: the finished findings still equal a full check.
     device = next(d for _r, d in design.iter_devices())

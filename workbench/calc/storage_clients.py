@@ -20,7 +20,6 @@ from functools import cached_property
 from itertools import count
 from typing import NamedTuple, cast
 
-from workbench.calc.fabric.plane_edits import HostEnds, plane_of
 from workbench.calc.fabric.planes import is_host_end, network_planes, plane_structure
 from workbench.calc.steps import chunks
 from workbench.catalog.item import CatalogItem, is_gpu_server
@@ -275,6 +274,10 @@ def _replayed_bandwidth(
     design: Design, old: PlaneBandwidth, changes: Sequence[FabricChange]
 ) -> PlaneBandwidth | None:
     index = design.index
+    # The fabric's replay (numpy) is loaded when an edit is replayed, not with the
+    # storage figures: the window's panels import this module before their first frame.
+    from workbench.calc.fabric.plane_edits import HostEnds, plane_of
+
     ends = HostEnds(design)
     present = index.devices
     # A device's figure sums its links at its host ends only: a changed link at a

@@ -8,12 +8,17 @@ compute plane) have one home, which the window feeds with the figures it keeps.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.calc.design_hardware import FabricFigures, fabric_figures
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad, rack_load, summarize
-from workbench.calc.workload import WorkloadResult, evaluate_workload
 from workbench.model import Design, Rack, Workload
+
+if TYPE_CHECKING:
+    # Read on first use (below): the step-time model and the compute plane load numpy
+    # and the fabric analysis, which a window's first frame (its rack budgets, the
+    # findings' types) does without (see tests/test_ui_cold_start.py).
+    from workbench.calc.design_hardware import FabricFigures
+    from workbench.calc.workload import WorkloadResult
 
 
 class RuleContext:
@@ -75,6 +80,8 @@ class RuleContext:
         if self._fabric_source is not None:
             return self._fabric_source()
         if self._fabric is None:
+            from workbench.calc.design_hardware import fabric_figures
+
             self._fabric = fabric_figures(self.design)
         return self._fabric
 
@@ -85,6 +92,8 @@ class RuleContext:
         cached = self._results.get(workload.id)
         if cached is not None and cached[0] is workload:
             return cached[1]
+        from workbench.calc.workload import evaluate_workload
+
         result = evaluate_workload(self.design, workload, self.summary, self.fabric)
         self._results[workload.id] = (workload, result)
         return result

@@ -25,7 +25,7 @@ from workbench.model import Change, Design
 from workbench.model.index import DesignIndex
 from workbench.rules.context import RuleContext
 from workbench.rules.full_check import run_everywhere, run_in_steps, run_rule, scope_sizes
-from workbench.rules.registry import REGISTRY, Finding, Rule
+from workbench.rules.registry import Finding, Rule, all_rules
 
 #: How often an edit may restart one rule's pass in :meth:`Checker.recheck_in_steps`
 #: before the pass runs to its end in one step.
@@ -42,7 +42,7 @@ class Checker:
 
     design: Design
     ctx: RuleContext | None = None
-    rules: Mapping[str, Rule] = field(default_factory=lambda: REGISTRY)
+    rules: Mapping[str, Rule] = field(default_factory=all_rules)
     #: rule id → object id → its findings (only non-empty entries are kept)
     _by_rule: dict[str, dict[str, list[Finding]]] = field(default_factory=dict)
     #: Bumped whenever any finding differs, or a device a finding names moved (the

@@ -17,7 +17,7 @@ from typing import Any
 
 from workbench.model import Design, Device, Rack, Workload
 from workbench.rules.context import RuleContext
-from workbench.rules.registry import INTERNAL_ERROR, REGISTRY, Finding, Rule, Severity
+from workbench.rules.registry import INTERNAL_ERROR, Finding, Rule, Severity, all_rules
 
 
 def _targets(design: Design, scope: str) -> Iterator[tuple[str, Any]]:
@@ -165,7 +165,7 @@ def check_design(
     """Every finding of every rule on ``design``, in rule order."""
     ctx = ctx or RuleContext(design)
     found: list[Finding] = []
-    for registered in rules if rules is not None else REGISTRY.values():
+    for registered in rules if rules is not None else all_rules().values():
         for findings in run_everywhere(ctx, registered).values():
             found.extend(findings)
     return found

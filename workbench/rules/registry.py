@@ -176,8 +176,17 @@ class Rule:
         return Finding(self.id, severity, message, objects)
 
 
-#: Every rule, by id, in registration order.
+#: Every rule, by id, in registration order.  Filled as the rule modules are imported:
+#: read it through :func:`all_rules` (or the package's ``REGISTRY``), which imports them.
 REGISTRY: dict[str, Rule] = {}
+
+
+def all_rules() -> dict[str, Rule]:
+    """:data:`REGISTRY` with every shipped rule registered (the rule modules are imported
+    on first use, not with the package: see :mod:`workbench.rules.every_rule`)."""
+    from workbench.rules import every_rule  # noqa: F401 - register
+
+    return REGISTRY
 
 
 def rule(

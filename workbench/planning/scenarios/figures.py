@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.calc.costs import design_costs
 from workbench.calc.summary import summarize
 from workbench.model.design import Design
 from workbench.planning.scenarios import figures_cache
@@ -296,6 +295,10 @@ def _compute(
     # the days come from its runs rather than from a second evaluation here; the
     # compute plane's figures the rules already read are handed on, not recomputed.
     training = any(w.kind == "training" for w in design.workloads)
+    # Imported here: the cost core evaluates every job (numpy, the step-time model),
+    # and the window imports this module for its File actions before its first frame.
+    from workbench.calc.costs import design_costs
+
     costs = design_costs(design, fabric=ctx.fabric if training else None)
     jobs = {run.name: JobFigures(days=run.days, cost=run.cost) for run in costs.runs}
     return ScenarioFigures(

@@ -29,7 +29,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 
 from workbench.model import Design, Waiver
 from workbench.render import colors
-from workbench.rules import REGISTRY, Finding, Severity
+from workbench.rules.registry import Finding, Severity, all_rules
 
 COLUMNS: tuple[str, ...] = ("Finding", "Rule", "Object", "Waiver")
 #: Groups coming and going at once beyond which the model is reset instead (a filter or
@@ -321,7 +321,7 @@ class FindingsModel(QAbstractItemModel):
                 return row.object_name
             return f"waived: {row.waiver.note}" if row.waiver is not None else ""
         if role == _TOOLTIP:
-            rule = REGISTRY.get(f.rule)
+            rule = all_rules().get(f.rule)
             source = f"\nSource: {rule.source}" if rule is not None else ""
             waiver = f"\nWaived: {row.waiver.note}" if row.waiver is not None else ""
             return f"{f.severity.label.upper()} {f.rule}: {f.message}{source}{waiver}"
@@ -395,5 +395,5 @@ def _severity_title(severity: Severity) -> str:
 
 
 def _rule_title(rule_id: str) -> str:
-    rule = REGISTRY.get(rule_id)
+    rule = all_rules().get(rule_id)
     return f"{rule_id}: {rule.title}" if rule is not None else rule_id

@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import Change, Waiver, ops
-from workbench.rules import INTERNAL_ERROR, REGISTRY, Finding, Severity, count
+from workbench.rules.full_check import count
+from workbench.rules.registry import INTERNAL_ERROR, Finding, Severity, all_rules
 from workbench.ui.checks.model import FindingsModel, Row, object_name
 from workbench.ui.checks.tree import FindingsTree
 from workbench.ui.commands import EditCommand
@@ -71,8 +72,8 @@ class ChecksView(QWidget):
         self.rule = QComboBox()
         self.rule.setObjectName("checksRule")
         self.rule.addItem("All rules", "")
-        for rule in REGISTRY.values():
-            self.rule.addItem(f"{rule.id}: {rule.title}", rule.id)
+        # Each rule is added once the first check has loaded them (_list_rules): the
+        # rule modules and what they compute with are no part of the first frame.
         self.rule.setMinimumContentsLength(16)
         self.rule.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -167,6 +168,7 @@ class ChecksView(QWidget):
             self.tree.set_placeholder("Checking the design…")
             figures.check_soon()
             return
+        self._list_rules()
         checker = figures.checker
         version = (checker.version, len(self.document.design.waivers), id(self.document.design))
         if not force and version == self._shown_version:
@@ -189,6 +191,12 @@ class ChecksView(QWidget):
         self.model.set_rows(rows)
         self._expand_groups()
         self._show_summary(rows)
+
+    def _list_rules(self) -> None:
+        """Offer every rule in the rule filter (once: the rules are loaded by now)."""
+        if self.rule.count() == 1:
+            for rule in all_rules().values():
+                self.rule.addItem(f"{rule.id}: {rule.title}", rule.id)
 
     def _expand_groups(self) -> None:
         """Open the groups a person can read through; a group of thousands (every rack
@@ -218,7 +226,7 @@ class ChecksView(QWidget):
         # Said in the tree itself when it is empty (see FindingsTree: no page swapped).
         if not rows:
             self.tree.set_placeholder(
-                f"✔ The design passes all {len(REGISTRY)} design rules: nothing to fix."
+                f"✔ The design passes all {len(all_rules())} design rules: nothing to fix."
             )
         elif not shown:
             self.tree.set_placeholder("No finding matches the filters.")

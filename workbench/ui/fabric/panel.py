@@ -17,6 +17,7 @@ single-shot timer; a covered panel catches up when its tab is raised.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -31,7 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.calc.fabric.analysis import PlaneReport, analyse_plane
 from workbench.model import PLANES, Change
 from workbench.model.ports import MEDIA
 from workbench.render import colors
@@ -39,6 +39,9 @@ from workbench.ui.asbuilt.list_view import AsBuiltList
 from workbench.ui.seen import is_seen
 from workbench.ui.shell.document import Document
 from workbench.units import format_count, short_number
+
+if TYPE_CHECKING:
+    from workbench.calc.fabric.analysis import PlaneReport
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +213,9 @@ class FabricPanel(QWidget):
         self._stale = False
         self.computed += 1
         try:
+            # The analysis (numpy, the plane graph) loads when a plane is first shown.
+            from workbench.calc.fabric.analysis import analyse_plane
+
             report = analyse_plane(self.document.design, self.plane)
         except Exception as exc:  # noqa: BLE001 - cabling the analysis cannot read
             # Links with a speed of "fast" (a script's design): say so, show no table.

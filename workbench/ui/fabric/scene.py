@@ -30,7 +30,6 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QStyleOptionGraphicsItem
 
 from workbench.calc.fabric.planes import PlaneStructure, plane_structures
-from workbench.calc.storage_tiers import tier_figures
 from workbench.model import Change, Design
 from workbench.model.design import PLANES
 from workbench.render import fabric_painter as fp
@@ -328,6 +327,10 @@ class FabricScene(QGraphicsScene):
         """Capacity and bandwidth of each storage tier, for its box."""
         if not self.design.storage_tiers or "storage" not in self.planes:
             return {}
+        # The storage figures read the fabric's kept tables (numpy): loaded when a
+        # drawing first needs them, not with the window.
+        from workbench.calc.storage_tiers import tier_figures
+
         details = {}
         for f in tier_figures(self.design):
             usable = f.usable_tb

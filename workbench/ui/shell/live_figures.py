@@ -28,31 +28,74 @@ before any view, so it is always invalidated before a view's slot reads it.
 
 from __future__ import annotations
 
+import importlib
 import math
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from itertools import chain
 from types import MappingProxyType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.calc import summary as calc_summary
-from workbench.calc import workload as calc_workload
-from workbench.calc.design_hardware import (
-    FabricFigures,
-    compute_plane_in_steps,
-    compute_plane_ready,
-    fabric_figures,
-)
-from workbench.calc.fabric.plane_edits import kept_in_steps
 from workbench.calc.steps import chunks
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad
-from workbench.calc.workload import WorkloadResult
 from workbench.model import Change, Design, Device, Rack, Workload
 from workbench.render.safe_figures import counts_only, safe_rack_load
-from workbench.rules import Checker, Finding, RuleContext, Severity, waived_keys
+
+if TYPE_CHECKING:
+    # Loaded on first use, after the first frame: the rules, the workload estimates and
+    # the compute plane bring numpy and the fabric analysis (~0.2 s of CPU here), which
+    # nothing in the first frame reads (the estimate is pending, the check held until
+    # then; see tests/test_ui_cold_start.py).
+    from workbench.calc.design_hardware import FabricFigures
+    from workbench.calc.workload import WorkloadResult
+    from workbench.rules.engine import Checker
+    from workbench.rules.registry import Finding, Severity
+
+#: Where the compute plane is built and kept (:func:`_plane_ready`).
+_HARDWARE = "workbench.calc.design_hardware"
+
+#: What the first check loads before it starts, one module per step between events
+#: (:meth:`LiveFigures._import_steps`): the window's first frame does without them, and
+#: loaded in one go when the check started they blocked input for ~0.2 s of CPU just
+#: after that frame.  Each module after what it imports, so a step loads little more
+#: than its own code (numpy, the one big step, first); the rules last, all together
+#: and so in their fixed order (:mod:`workbench.rules.every_rule`).
+CHECK_MODULES: tuple[str, ...] = (
+    "numpy",
+    "workbench.calc.fabric.tables",
+    "workbench.calc.fabric.graph",
+    "workbench.calc.fabric.media",
+    "workbench.calc.fabric.ports",
+    "workbench.calc.fabric.failure",
+    "workbench.calc.fabric.analysis",
+    "workbench.calc.fabric.plane_edits",
+    "workbench.calc.cabling",
+    _HARDWARE,
+    "workbench.calc.flops",
+    "workbench.calc.comm",
+    "workbench.calc.step_time",
+    "workbench.calc.stack_profiles",
+    "workbench.calc.training_estimate",
+    "workbench.calc.workload",
+    "workbench.calc.costs",
+    "workbench.versions.compat",
+    "workbench.rules.port_suspects",
+    "workbench.rules.every_rule",
+    "workbench.rules.engine",
+)
+
+
+def _plane_ready(design: Design) -> bool:
+    """``design_hardware.compute_plane_ready``, without loading that module (numpy, the
+    fabric analysis) to learn what is plain while it is not loaded: only it builds
+    and keeps the compute plane, so no plane is ready yet."""
+    hardware = sys.modules.get(_HARDWARE)
+    return hardware is not None and bool(hardware.compute_plane_ready(design))
 
 
 def _device_types(rack: Rack) -> tuple[str, ...]:
@@ -128,6 +171,10 @@ class LiveFigures(QObject):
         self._next_slice.setSingleShot(True)
         self._next_slice.setInterval(0)
         self._next_slice.timeout.connect(self._check_slice)
+        #: The modules of :data:`CHECK_MODULES` still to load, while the first check
+        #: waits for them (None: loaded, or not begun).  Kept when the design is
+        #: replaced: what they load serves every design.
+        self._importing: Iterator[None] | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -237,7 +284,9 @@ class LiveFigures(QObject):
         # even if a change forgot to name it.
         if cached is not None and cached[0] is workload:
             return cached[1]
-        result = calc_workload.evaluate_workload(self.design, workload, self.summary, fabric)
+        from workbench.calc.workload import evaluate_workload
+
+        result = evaluate_workload(self.design, workload, self.summary, fabric)
         self.computed["workload"] += 1
         self._results[workload_id] = (workload, result)
         return result
@@ -259,6 +308,8 @@ class LiveFigures(QObject):
             or key[0] is not index
             or key[1] != index.fabric_version
         ):
+            from workbench.calc.design_hardware import fabric_figures
+
             self._fabric = fabric_figures(self.design)
             self._fabric_key = (index, index.fabric_version)
             self.computed["fabric"] += 1
@@ -324,7 +375,7 @@ class LiveFigures(QObject):
         (half a second on a 100,000-GPU design): what the status strip asks until the
         first check is done, so the window is drawn, and then answers input, while the
         fabric is built in steps with the check."""
-        if workload.kind != "training" or compute_plane_ready(self.design):
+        if workload.kind != "training" or _plane_ready(self.design):
             return True
         index = self.design.index
         key = self._fabric_key
@@ -342,10 +393,26 @@ class LiveFigures(QObject):
         if self._held:
             self._owed = True
             return
+        if self._importing is None and not all(m in sys.modules for m in CHECK_MODULES):
+            self._importing = self._import_steps()
+        if self._importing is not None:
+            self._next_slice.start()  # the check starts once they are loaded
+            return
         self._start_check()
         self._check_slice()
 
+    @staticmethod
+    def _import_steps() -> Iterator[None]:
+        """Each module of :data:`CHECK_MODULES` loaded, one per step."""
+        for name in CHECK_MODULES:
+            if name not in sys.modules:
+                importlib.import_module(name)
+                yield
+
     def _start_check(self) -> None:
+        from workbench.rules.context import RuleContext
+        from workbench.rules.engine import Checker
+
         context = RuleContext(
             self.design,
             summary=lambda: self.summary,
@@ -408,6 +475,8 @@ class LiveFigures(QObject):
         progress): the training estimate and the workload rules read it, and built in
         one go it blocked input for half a second right after a 100,000-GPU design's
         first frame.  What it builds is kept by the design's index, where they find it."""
+        from workbench.calc.design_hardware import compute_plane_in_steps
+
         for _step in compute_plane_in_steps(self.design, self.STEP_LINKS):
             yield 0.0
 
@@ -421,6 +490,8 @@ class LiveFigures(QObject):
         kept only if the design did not move under it (an edit before they are done
         builds what it needs, as before).  After the check, not before its rules: the
         findings and the estimate came ~0.9 s (CPU) later while these ran first."""
+        from workbench.calc.fabric.plane_edits import kept_in_steps
+
         index, edits = self.design.index, self._edits
 
         def unmoved() -> bool:
@@ -443,8 +514,18 @@ class LiveFigures(QObject):
         reads input and timers, so a key press that came during one slice waited for
         the next one too (two slices, 20-40 ms at 100,000 GPUs); a zero timer runs once
         what is waiting has been handled."""
-        slicing = self._slicing
         deadline = time.perf_counter() + self.SLICE_MS / 1000.0
+        if self._importing is not None:
+            for _step in self._importing:
+                if time.perf_counter() >= deadline:
+                    self._next_slice.start()
+                    return
+            self._importing = None
+            if self._checker is None and self._slicing is None and not self._held:
+                self._start_check()  # the modules are in: the check's first slice next
+                self._next_slice.start()
+                return
+        slicing = self._slicing
         if slicing is None:  # checked (or dropped with its design): the warm-up's turn
             warming = self._warming
             if warming is None:
@@ -496,6 +577,8 @@ class LiveFigures(QObject):
 
     def waived(self) -> set[tuple[str, str]]:
         """(rule, object) of every waiver, to tell waived findings apart."""
+        from workbench.rules.full_check import waived_keys
+
         return waived_keys(self.design)
 
     def rack_mark(self, rack_id: str) -> Severity | None:

@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from workbench.calc.summary import PUE_SET, DesignSummary
-from workbench.calc.training_estimate import PLAN_SOURCE
 from workbench.model import Design, Workload
 from workbench.render import colors
-from workbench.rules import Severity, count
+from workbench.rules.full_check import count
+from workbench.rules.registry import Severity
 from workbench.ui.one_pass import kept_width, set_text_keeping_width
 from workbench.ui.shell.document import Change, Document
 from workbench.units import finite, format_count, format_flops, format_power
@@ -111,6 +111,10 @@ def summary_parts(
             )
         return parts
     if days is not None:
+        # Loaded with the estimate it names (numpy and the step-time model): not before
+        # there is one, so not for the first frame.
+        from workbench.calc.training_estimate import PLAN_SOURCE
+
         name, value, mfu, source = days
         text = f"{name}: {value:,.1f} days" if value is not None else f"{name}: days n/a"
         tip = (

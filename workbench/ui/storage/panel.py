@@ -45,15 +45,7 @@ from workbench.calc.storage_tiers import (
 )
 from workbench.model import Change
 from workbench.render import colors
-from workbench.rules import Finding, Severity
-from workbench.rules.storage import (
-    HOT_TIER_RULE_ABOVE_GPUS,
-    STORAGE_RULES,
-    dataset_tiers,
-    hot_read,
-    hot_tier_required_gbs,
-    node_need_gbps,
-)
+from workbench.rules.registry import Finding, Severity
 from workbench.ui.seen import is_seen
 from workbench.ui.shell.document import Document
 from workbench.units import format_capacity, format_gbs, short_number
@@ -123,6 +115,16 @@ def storage_verdicts(
     coloured by their rules' findings, then every storage finding, then what passes
     (``findings`` None: not checked yet; ``training``: the design has a training job
     for the checkpoint and pool rules to look at)."""
+    # The storage rules' module registers them: imported when first read, with every
+    # rule (after the first frame), not by building the panel.
+    from workbench.rules.storage import (
+        HOT_TIER_RULE_ABOVE_GPUS,
+        STORAGE_RULES,
+        hot_read,
+        hot_tier_required_gbs,
+        node_need_gbps,
+    )
+
     ours = [f for f in findings or () if f.rule in STORAGE_RULES]
     by_rule = {rule: [f for f in ours if f.rule == rule] for rule in STORAGE_RULES}
     pending = findings is None
@@ -339,6 +341,8 @@ class StoragePanel(QWidget):
             return
         self._shown_version = version
         design = self.document.design
+        from workbench.rules.storage import dataset_tiers
+
         lines = storage_verdicts(
             self.figures,
             figures.summary.gpus,

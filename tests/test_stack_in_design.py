@@ -128,11 +128,11 @@ def test_the_form_sets_the_stack_in_one_undo_step_and_the_strip_shows_planning(
         texts = [f.text for f in estimate.figures if f.key == "stack"] if estimate else []
         return bool(texts) and "megatron-core-bf16" in texts[0]
 
-    qtbot.waitUntil(stack_shown, timeout=3000)
+    qtbot.waitUntil(stack_shown, timeout=20_000)
     box = view.form.editors["plan_at_30"]
     box.click()
     assert document.design.workloads[0].plan_at_30 is True
-    qtbot.waitUntil(lambda: "planned at 30 % MFU" in window.summary.text(), timeout=3000)
+    qtbot.waitUntil(lambda: "planned at 30 % MFU" in window.summary.text(), timeout=20_000)
     document.undo_stack.undo()
     assert document.design.workloads[0].plan_at_30 is False
     document.undo_stack.undo()

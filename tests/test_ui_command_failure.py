@@ -245,7 +245,7 @@ def test_the_stack_driven_directly_is_mended_on_the_next_turn(document, patch, q
     )
     document.undo_stack.undo()
     patch.undo()
-    qtbot.waitUntil(lambda: document.undo_stack.count() == 0, timeout=1000)
+    qtbot.waitUntil(lambda: document.undo_stack.count() == 0, timeout=20_000)
     assert document.is_dirty
     _assert_later_pushes_work(document)
 

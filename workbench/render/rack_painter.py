@@ -42,7 +42,7 @@ def _paint_badge(
     painter.restore()
     painter.setPen(QColor("#ffffff"))
     painter.setFont(_font(size * 0.8, bold=True))
-    painter.drawText(circle, int(Qt.AlignmentFlag.AlignCenter), "!")
+    painter.drawText(circle, _CENTER, "!")
     return size + scale * 0.4
 
 
@@ -56,21 +56,56 @@ class LoadLike(Protocol):
     unknown_power_devices: int
 
 
+@functools.lru_cache(maxsize=512)
 def qcolor(hex_color: str) -> QColor:
-    """A QColor from '#rrggbb'."""
+    """A QColor from '#rrggbb', shared (callers pass it on, never change it): a rack's
+    paint parsed ~40 colour names."""
     return QColor(hex_color)
 
 
+@functools.lru_cache(maxsize=512)
 def text_color_for(fill: str) -> QColor:
-    """Dark text on light fills, white text on dark fills (by perceived luminance)."""
+    """Dark text on light fills, white text on dark fills (by perceived luminance);
+    shared, as :func:`qcolor`."""
     c = QColor(fill)
     luminance = 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue()
     return QColor("#1b1b1b") if luminance > 150 else QColor("#ffffff")
 
 
+#: Text flags, combined once: combining Qt's enums in Python costs ~10 us a time, and a
+#: rack's paint combined them for every line of text.
+_CENTER = int(Qt.AlignmentFlag.AlignCenter)
+_LEFT_BOTTOM = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
+_LEFT_TOP = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+_LEFT_TOP_WRAP = int(
+    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
+)
+_LEFT_MIDDLE = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+_RIGHT_MIDDLE = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
 def _font(px: float, bold: bool = False) -> QFont:
+    """The font of ``px`` pixels (rounded), shared: callers set it, never change it."""
+    return _font_of(max(1, round(px)), bold)
+
+
+def _metrics(font: QFont) -> QFontMetricsF:
+    """The metrics of a font from :func:`_font` (its size and weight are all it is),
+    shared as the font is: a rack's paint measured with ~15 metrics built anew."""
+    return _metrics_of(font.pixelSize(), font.bold())
+
+
+@functools.lru_cache(maxsize=256)
+def _metrics_of(px: int, bold: bool) -> QFontMetricsF:
+    return QFontMetricsF(_font_of(px, bold))
+
+
+@functools.lru_cache(maxsize=256)
+def _font_of(px: int, bold: bool) -> QFont:
+    """Why kept: a rack's paint asked for ~18 fonts, each built and resolved anew
+    (a few percent of every rack repainted after an edit)."""
     font = QFont()
-    font.setPixelSize(max(1, round(px)))
+    font.setPixelSize(px)
     font.setBold(bold)
     return font
 
@@ -198,8 +233,8 @@ def _paint_frame(
     step = 1 if scale >= 14 else 5
     painter.setFont(_font(scale * 0.72))
     painter.setPen(qcolor(colors.TEXT_MUTED))
-    right_aligned = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    left_aligned = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    right_aligned = _RIGHT_MIDDLE
+    left_aligned = _LEFT_MIDDLE
     for u in range(1, u_total + 1):
         if u % step and u != 1:
             continue
@@ -221,7 +256,7 @@ def _paint_blocks(
     inset = max(scale * 0.06, 0.5) if detail else 0.0
     border = QPen(QColor(0, 0, 0, OUTLINE_ALPHA), 0)
     font = _font(scale * 0.72)
-    metrics = QFontMetricsF(font)
+    metrics = _metrics(font)
     selected_rects: list[QRectF] = []
     # Pattern brushes hatch in device pixels: a 600 dpi page would get a grey wash, so
     # paper draws the hatch as lines spaced like the screen's.
@@ -259,21 +294,21 @@ def _paint_blocks(
             # Tall blocks get larger text: an 8U server is read from across the room.
             name_px = min(scale * 1.3, max(scale * 0.9, block.rect.h * 0.28))
             bold, model_font = _font(name_px, bold=True), _font(name_px * 0.8)
-            bold_metrics = QFontMetricsF(bold)
+            bold_metrics = _metrics(bold)
             half = text_rect.height() / 2
             top = QRectF(text_rect.left(), text_rect.top(), text_rect.width(), half)
             bottom = QRectF(text_rect.left(), text_rect.top() + half, text_rect.width(), half)
             painter.setFont(bold)
             painter.drawText(
                 top,
-                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom),
+                _LEFT_BOTTOM,
                 bold_metrics.elidedText(primary, Qt.TextElideMode.ElideRight, top.width()),
             )
             painter.setFont(model_font)
             painter.drawText(
                 bottom,
-                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
-                QFontMetricsF(model_font).elidedText(
+                _LEFT_TOP,
+                _metrics(model_font).elidedText(
                     secondary, Qt.TextElideMode.ElideRight, bottom.width()
                 ),
             )
@@ -281,7 +316,7 @@ def _paint_blocks(
             painter.setFont(font)
             painter.drawText(
                 text_rect,
-                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                _LEFT_MIDDLE,
                 metrics.elidedText(primary, Qt.TextElideMode.ElideRight, text_rect.width()),
             )
     sliver = MIN_STRIP_PIECE_U * scale
@@ -363,7 +398,7 @@ def _paint_side_label(painter: QPainter, block: geo.Block, rect: QRectF, scale: 
     0U devices in their strip (written upwards), so the rear elevation reads too."""
     if block.zero_u:
         font = _font(min(rect.width() * 0.62, scale * 0.72))
-        metrics = QFontMetricsF(font)
+        metrics = _metrics(font)
         text = metrics.elidedText(block.name, Qt.TextElideMode.ElideRight, rect.height() - scale)
         if not text:
             return
@@ -373,11 +408,11 @@ def _paint_side_label(painter: QPainter, block: geo.Block, rect: QRectF, scale: 
         painter.setFont(font)
         painter.setPen(text_color_for(colors.role_color(block.role)))
         box = QRectF(-rect.height() / 2, -rect.width() / 2, rect.height(), rect.width())
-        painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter), text)
+        painter.drawText(box, _CENTER, text)
         painter.restore()
         return
     font = _font(scale * 0.72)
-    metrics = QFontMetricsF(font)
+    metrics = _metrics(font)
     pad = scale * 0.3
     mounted = "rear" if block.face_drawn == "front" else "front"
     room = rect.width() - 4 * pad
@@ -394,7 +429,7 @@ def _paint_side_label(painter: QPainter, block: geo.Block, rect: QRectF, scale: 
     painter.drawRect(chip)
     painter.setFont(font)
     painter.setPen(qcolor(colors.TEXT_MUTED))
-    painter.drawText(chip, int(Qt.AlignmentFlag.AlignCenter), text)
+    painter.drawText(chip, _CENTER, text)
 
 
 def _paint_device_lines(
@@ -409,19 +444,17 @@ def _paint_device_lines(
         full = " · ".join(lines)
         essential = " · ".join(lines[:-1] if block.model and len(lines) > 1 else lines)
         font = _font(small_px)
-        width = QFontMetricsF(font).horizontalAdvance(essential)
+        width = _metrics(font).horizontalAdvance(essential)
         if width > text_rect.width():
             fitted = small_px * text_rect.width() / width * 0.95
             font = _font(max(scale * 0.55, math.floor(fitted)))
-        metrics = QFontMetricsF(font)
+        metrics = _metrics(font)
         text = metrics.elidedText(full, Qt.TextElideMode.ElideRight, text_rect.width())
         if text != full and not text[:-1].startswith(essential):
             # The model is cut short, never the tag: drop the model before the tag.
             text = metrics.elidedText(essential, Qt.TextElideMode.ElideRight, text_rect.width())
         painter.setFont(font)
-        painter.drawText(
-            text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text
-        )
+        painter.drawText(text_rect, _LEFT_MIDDLE, text)
         return
     name_px = min(scale * 1.3, max(scale * 0.9, block.rect.h * 0.28))
     name_h, small_h = name_px * 1.25, small_px * 1.3
@@ -443,8 +476,8 @@ def _paint_device_lines(
         row = QRectF(text_rect.left(), y, text_rect.width(), h)
         painter.drawText(
             row,
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-            QFontMetricsF(font).elidedText(line, Qt.TextElideMode.ElideRight, row.width()),
+            _LEFT_MIDDLE,
+            _metrics(font).elidedText(line, Qt.TextElideMode.ElideRight, row.width()),
         )
         y += h
 
@@ -484,7 +517,7 @@ def _paint_budget_bars(
         font = _font(scale * 0.85, bold=over)
         painter.setFont(font)
         painter.setPen(text_color)
-        painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), label)
+        painter.drawText(rect, _CENTER, label)
 
 
 def _paint_budget_lines(
@@ -503,10 +536,8 @@ def _paint_budget_lines(
         painter.setPen(text_color)
         painter.setFont(bold if over else font)
         name = f"{label} OVER" if over else label
-        painter.drawText(
-            text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name
-        )
-        metrics = QFontMetricsF(bold if over else font)
+        painter.drawText(text_rect, _LEFT_MIDDLE, name)
+        metrics = _metrics(bold if over else font)
         room = text_rect.width() - metrics.horizontalAdvance(name) - pad
         figures = geo.budget_figures(budget)
         if metrics.horizontalAdvance(figures) > room:
@@ -514,8 +545,8 @@ def _paint_budget_lines(
         painter.setFont(font)
         painter.drawText(
             text_rect,
-            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-            QFontMetricsF(font).elidedText(figures, Qt.TextElideMode.ElideLeft, room),
+            _RIGHT_MIDDLE,
+            _metrics(font).elidedText(figures, Qt.TextElideMode.ElideLeft, room),
         )
 
 
@@ -528,9 +559,9 @@ def paint_budget_table(painter: QPainter, budgets: RackBudgets, rect: QRectF) ->
     row_h = rect.height() / rows
     font_px = row_h * 0.55
     font, bold = _font(font_px), _font(font_px, bold=True)
-    metrics = QFontMetricsF(font)
+    metrics = _metrics(font)
     label_w = metrics.horizontalAdvance("Failover ") + font_px
-    word_w = QFontMetricsF(bold).horizontalAdvance("OVER") + font_px * 0.5
+    word_w = _metrics(bold).horizontalAdvance("OVER") + font_px * 0.5
     bar_w = min(rect.width() * 0.32, rect.width() - label_w - word_w - font_px * 10)
     left = rect.left()
     for i, (label, budget) in enumerate(items):
@@ -540,7 +571,7 @@ def paint_budget_table(painter: QPainter, budgets: RackBudgets, rect: QRectF) ->
         painter.setFont(font)
         painter.drawText(
             QRectF(left, top, label_w, row_h),
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            _LEFT_MIDDLE,
             label,
         )
         bar = QRectF(left + label_w, top + row_h * 0.18, bar_w, row_h * 0.64)
@@ -548,7 +579,7 @@ def paint_budget_table(painter: QPainter, budgets: RackBudgets, rect: QRectF) ->
         if budget.limit:
             painter.setPen(text_color)
             painter.setFont(_font(font_px * 0.85))
-            painter.drawText(bar, int(Qt.AlignmentFlag.AlignCenter), f"{budget.fraction:.0%}")
+            painter.drawText(bar, _CENTER, f"{budget.fraction:.0%}")
         over = budget.state is BudgetState.OVER
         figures = geo.budget_figures(budget).split(" · ")[0]
         if budget.limit is None or not budget.limit > 0:
@@ -559,14 +590,14 @@ def paint_budget_table(painter: QPainter, budgets: RackBudgets, rect: QRectF) ->
         painter.setFont(font)
         painter.drawText(
             figures_rect,
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            _LEFT_MIDDLE,
             metrics.elidedText(figures, Qt.TextElideMode.ElideRight, figures_rect.width()),
         )
         painter.setFont(bold if over else font)
         painter.setPen(qcolor(colors.LOAD_OVER if over else colors.TEXT_MUTED))
         painter.drawText(
             QRectF(row.right() - word_w, top, word_w, row_h),
-            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+            _RIGHT_MIDDLE,
             geo.budget_state_word(budget.state),
         )
     top = rect.top() + len(items) * row_h
@@ -579,7 +610,7 @@ def paint_budget_table(painter: QPainter, budgets: RackBudgets, rect: QRectF) ->
     )
     painter.drawText(
         QRectF(left, top + row_h * 0.15, rect.width(), row_h * 1.85),
-        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap),
+        _LEFT_TOP_WRAP,
         note,
     )
 
@@ -616,10 +647,8 @@ def _paint_header(
     small = _font(scale * 0.75)
     painter.setFont(small)
     painter.setPen(qcolor(colors.TEXT_MUTED))
-    tag_width = QFontMetricsF(small).horizontalAdvance(tag)
-    painter.drawText(
-        text_rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), tag
-    )
+    tag_width = _metrics(small).horizontalAdvance(tag)
+    painter.drawText(text_rect, _RIGHT_MIDDLE, tag)
     if mark is not None:
         tag_width += _paint_badge(painter, text_rect, tag_width, scale, mark)
     name_font = _font(scale * 1.4, bold=True)
@@ -628,10 +657,8 @@ def _paint_header(
     width = text_rect.width() - tag_width - scale * 0.5
     painter.drawText(
         text_rect,
-        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-        QFontMetricsF(name_font).elidedText(
-            geo.as_text(rack.name), Qt.TextElideMode.ElideRight, width
-        ),
+        _LEFT_MIDDLE,
+        _metrics(name_font).elidedText(geo.as_text(rack.name), Qt.TextElideMode.ElideRight, width),
     )
 
 
@@ -657,13 +684,13 @@ def _paint_footer(
     font = _font(scale * 1.0)
     # A footer that says "+ N unknown" is longer than the rack is wide: shrink it to at
     # most three quarters before eliding, so the words that matter stay on the page.
-    wide = QFontMetricsF(font).horizontalAdvance(text)
+    wide = _metrics(font).horizontalAdvance(text)
     if wide > text_rect.width() > 0:
         font = _font(scale * max(0.75, text_rect.width() / wide))
     painter.setFont(font)
     painter.setPen(qcolor(colors.LOAD_OVER if over else colors.TEXT_MUTED))
     painter.drawText(
         text_rect,
-        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-        QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, text_rect.width()),
+        _LEFT_MIDDLE,
+        _metrics(font).elidedText(text, Qt.TextElideMode.ElideRight, text_rect.width()),
     )

@@ -354,3 +354,26 @@ def test_a_drop_and_its_undo_are_laid_out_before_the_window_paints(window):
     )
     assert document.design.find_rack("r2").devices == []
     assert (after_drop, after_undo) == (0, 0)
+
+
+def test_a_move_between_racks_is_laid_out_before_the_window_paints(window):
+    """What a drag between racks pushes (Document.push) is laid out when the push
+    returns, as a drop and an undo are: the selected device's inspector page (its new
+    rack) and the counts are not moved by a layout after the window's first paint."""
+    from workbench.model.hall_edits import move_devices
+    from workbench.ui.commands import EditCommand
+
+    document = window.document
+    document.select("d1")
+    QApplication.processEvents()
+    counter = _LayoutRequests()
+    batch = move_devices(document.design, "r2", [("d1", 20, "front")])
+    QApplication.instance().installEventFilter(counter)
+    try:
+        document.push(EditCommand(document, batch, "Move device"))
+        counter.seen = 0
+        QApplication.processEvents()
+    finally:
+        QApplication.instance().removeEventFilter(counter)
+    assert document.design.find_device("d1")[0].id == "r2"
+    assert counter.seen == 0

@@ -8,6 +8,8 @@ import dataclasses
 from collections import Counter
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rules_counting import cabled, counted_rules
 
 from workbench.catalog import load_catalog
@@ -438,3 +440,66 @@ def test_name_duplicate_re_runs_after_a_removal_only_when_a_finding_names_what_w
     assert holders() == [(trio[1].id, trio[2].id)]
     step(undo_first)
     assert holders() == [tuple(d.id for d in trio)]
+
+
+#: One edit of :func:`test_port_findings_follow_random_cabling_edits`: what, and a number
+#: that picks its objects.
+PORT_EDIT = st.tuples(
+    st.sampled_from(["cable", "cable", "remove", "unlink", "undo", "redo"]),
+    st.integers(0, 10**6),
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(edits=st.lists(PORT_EDIT, min_size=1, max_size=8))
+def test_port_findings_follow_random_cabling_edits(catalog, edits):
+    """FABRIC-PORT after links brought to switches that had no finding (Rule.relinked:
+    only the switch links on the brought links' physical ports are read), cabled nodes
+    removed, links taken out, undone and redone in any order: each device's findings,
+    in their order, are those of a full check.  A cable lands on a port that is free,
+    taken, a lane of a split port, or missing, from a node's port or a switch's."""
+    from workbench.model import Link
+    from workbench.model.errors import EditError
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=64, catalog=catalog)
+    index = design.index
+    checker = Checker(design)
+    undo: list[ops.Op] = []
+    redo: list[ops.Op] = []
+    for kind, n in edits:
+        links = design.links
+        if kind == "cable" and links:
+            pick = links[n % len(links)]
+            other = links[(n // 7) % len(links)]
+            port = [pick.b_port, f"{pick.b_port.partition('/')[0]}/{1 + n % 4}", "p99"][n % 3]
+            ends = [(other.a_device, "spare0"), (other.b_device, other.b_port)][(n // 3) % 2]
+            link = Link(index.new_id("link"), *ends, pick.b_device, port, pick.network)
+            op: ops.Op | None = ops.AddLink(link)
+        elif kind == "remove":
+            nodes = [d.id for _r, d in design.iter_devices() if index.device_links.get(d.id)]
+            op = ops.RemoveDevice(nodes[n % len(nodes)]) if nodes else None
+        elif kind == "unlink" and links:
+            op = ops.RemoveLink(links[n % len(links)].id)
+        elif kind == "undo" and undo:
+            op = undo.pop()
+        elif kind == "redo" and redo:
+            op = redo.pop()
+        else:
+            op = None
+        if op is None:
+            continue
+        try:
+            applied = ops.apply(design, op)
+        except EditError:
+            continue
+        (redo if kind == "undo" else undo).append(applied.inverse)
+        if kind not in ("undo", "redo"):
+            redo.clear()
+        checker.update(applied.change)
+        full = Checker(design)
+        mine = {(r.id, o): found for r, o, found in checker.filed() if r.id == "FABRIC-PORT"}
+        assert mine == {(r.id, o): f for r, o, f in full.filed() if r.id == "FABRIC-PORT"}
+    assert same_as_full(checker)

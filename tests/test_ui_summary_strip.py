@@ -78,21 +78,26 @@ def test_the_facility_figure_says_where_its_pue_comes_from():
 
 
 class _WindowLayouts(QObject):
-    """Counts the layout requests Qt delivers to the status bar and the main window."""
+    """Counts the layout requests and the paints Qt delivers to the status bar and the
+    main window."""
 
     def __init__(self) -> None:
         super().__init__()
         self.seen: list[str] = []
+        self.painted: list[str] = []
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.LayoutRequest and isinstance(
-            watched, (QMainWindow, QStatusBar)
-        ):
-            self.seen.append(type(watched).__name__)
+        if isinstance(watched, (QMainWindow, QStatusBar)):
+            if event.type() == QEvent.Type.LayoutRequest:
+                self.seen.append(type(watched).__name__)
+            elif event.type() == QEvent.Type.Paint:
+                self.painted.append(type(watched).__name__)
         return False
 
 
-def test_new_figures_of_known_widths_lay_out_neither_the_status_bar_nor_the_window(qtbot, tmp_path):
+def test_new_figures_of_known_widths_lay_out_and_paint_neither_the_status_bar_nor_the_window(
+    qtbot, tmp_path
+):
     """An edit whose counts change (a node removed: devices, GPUs, power, findings)
     repaints the strip's labels and lays out nothing above them once each label has
     shown a text as wide: a label that may change size has Qt lay out its parents up
@@ -138,3 +143,6 @@ def test_new_figures_of_known_widths_lay_out_neither_the_status_bar_nor_the_wind
         QApplication.instance().removeEventFilter(counter)
     assert window.summary.text() == before
     assert counter.seen == []
+    # The figures' labels paint their own background: a new count repaints them, not
+    # the status bar and the main window beneath them too.
+    assert "QStatusBar" not in counter.painted

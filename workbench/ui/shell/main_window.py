@@ -40,6 +40,8 @@ from workbench.ui.zoom_view import ZOOM_STEP
 if TYPE_CHECKING:
     from workbench.ui.estimates import EstimatesView
     from workbench.ui.fabric.dialog import FabricDialog
+    from workbench.ui.fabric.view import FabricView
+    from workbench.ui.versions.view import VersionsView
 
 APP_NAME = "Workbench"
 
@@ -110,14 +112,13 @@ class MainWindow(QMainWindow):
         self.floor_plan.showObject.connect(self.show_object)
         self.floor_plan.statusMessage.connect(self._say)
         self.tabs.addTab(self.floor_plan, "Floor plan")
-        # Every plane's cabling as a layered drawing; drawn the first time it is shown.
-        from workbench.ui.fabric.view import FabricView
-
-        self.fabric_view = FabricView(document)
-        self.fabric_view.statusMessage.connect(self._say)
-        self.fabric_view.showObject.connect(self.show_object)
-        self.fabric_view.generateRequested.connect(self.generate_fabric)
-        self.tabs.addTab(self.fabric_view, "Fabric")
+        # Every plane's cabling as a layered drawing, and (below) the versions: each
+        # built the first time its tab is shown or it is asked for (fabric_view,
+        # versions_view), an empty page holding its place until then: neither is in the
+        # first frame, and their modules and widgets were ~10 % of the window's start.
+        self._fabric_view: FabricView | None = None
+        self._fabric_page = QWidget()
+        self.tabs.addTab(self._fabric_page, "Fabric")
         # Scrolled, so a wide form never forces the window wider than a laptop screen.
         # The view itself (pyqtgraph, ~0.6 s to import and build) is made the first time
         # its tab is shown or it is asked for (:attr:`estimates`), not at start.
@@ -128,10 +129,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(scroller, "Estimates")
         self.estimates_page = scroller
         # Baselines, what the nodes report, and the compatibility verdicts.
-        from workbench.ui.versions.view import VersionsView
-
-        self.versions_view = VersionsView(document)
-        self.tabs.addTab(self.versions_view, "Versions")
+        self._versions_view: VersionsView | None = None
+        self._versions_page = QWidget()
+        self.tabs.addTab(self._versions_page, "Versions")
         self.setCentralWidget(self.tabs)
 
         self.palette_widget = CatalogPalette(catalog if catalog is not None else ())
@@ -375,8 +375,52 @@ class MainWindow(QMainWindow):
             self.estimates_page.setWidget(self._estimates)
         return self._estimates
 
+    @property
+    def fabric_view(self) -> FabricView:
+        """The Fabric tab's view (built the first time it is shown or asked for)."""
+        if self._fabric_view is None:
+            from workbench.ui.fabric.view import FabricView
+
+            view = FabricView(self.document)
+            view.statusMessage.connect(self._say)
+            view.showObject.connect(self.show_object)
+            view.generateRequested.connect(self.generate_fabric)
+            self._fabric_view = view
+            self._into_tab(self._fabric_page, view)
+        return self._fabric_view
+
+    @property
+    def versions_view(self) -> VersionsView:
+        """The Versions tab's view (built the first time it is shown or asked for)."""
+        if self._versions_view is None:
+            from workbench.ui.versions.view import VersionsView
+
+            self._versions_view = VersionsView(self.document)
+            self._into_tab(self._versions_page, self._versions_view)
+        return self._versions_view
+
+    def _into_tab(self, page: QWidget, view: QWidget) -> None:
+        """Put ``view`` in the tab that ``page`` held, the same tab current as before (no
+        change of tab is announced: none happened)."""
+        tabs = self.tabs
+        index, current = tabs.indexOf(page), tabs.currentIndex()
+        blocked = tabs.blockSignals(True)
+        try:
+            text = tabs.tabText(index)
+            tabs.removeTab(index)
+            tabs.insertTab(index, view, text)
+            tabs.setCurrentIndex(current)
+        finally:
+            tabs.blockSignals(blocked)
+        page.deleteLater()
+
     def _on_tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is self.estimates_page:
+        shown = self.tabs.widget(index)
+        if shown is self._fabric_page:
+            self.fabric_view  # noqa: B018 - built the first time its tab is shown
+        elif shown is self._versions_page:
+            self.versions_view  # noqa: B018 - built the first time its tab is shown
+        if shown is self.estimates_page:
             self.estimates  # noqa: B018 - build the view the first time its tab is shown
             self._docks_put_away = [
                 dock
@@ -396,7 +440,8 @@ class MainWindow(QMainWindow):
 
     def _delete_selected(self) -> None:
         # Links (a bundle picked in the Fabric view) go in one step of their own.
-        if self.fabric_view.delete_selected_links():
+        view = self._fabric_view  # not built: no link can be picked in it
+        if view is not None and view.delete_selected_links():
             return
         removed = self.document.delete_selected()
         if not removed:

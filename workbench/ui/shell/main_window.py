@@ -29,7 +29,7 @@ import workbench
 from workbench.ui.catalog.palette import CatalogPalette
 from workbench.ui.checks.view import ChecksView
 from workbench.ui.racks.view import RackView
-from workbench.ui.seen import follow_dock
+from workbench.ui.seen import follow_dock, is_seen
 from workbench.ui.shell.document import Document
 from workbench.ui.shell.file_actions import FileActions
 from workbench.ui.shell.hall_actions import HallActions
@@ -40,7 +40,9 @@ from workbench.ui.zoom_view import ZOOM_STEP
 if TYPE_CHECKING:
     from workbench.ui.estimates import EstimatesView
     from workbench.ui.fabric.dialog import FabricDialog
+    from workbench.ui.fabric.panel import FabricPanel
     from workbench.ui.fabric.view import FabricView
+    from workbench.ui.storage.panel import StoragePanel
     from workbench.ui.versions.view import VersionsView
 
 APP_NAME = "Workbench"
@@ -153,22 +155,22 @@ class MainWindow(QMainWindow):
         )
         self.resizeDocks([self.checks_dock], [190], Qt.Orientation.Vertical)
         # The storage tiers and their verdicts, a tab beside Checks: figures the hall,
-        # the fabric and the estimates all move.
-        from workbench.ui.storage.panel import StoragePanel
-
-        self.storage_panel = StoragePanel(document)
+        # the fabric and the estimates all move.  It and the Cables tab (one plane's
+        # figures and cable summary, what the BOM will count) hold an empty page until
+        # they first come into view or are asked for (storage_panel, fabric_panel):
+        # behind Checks, as shipped, neither is in the first frame.
+        self._storage_panel: StoragePanel | None = None
         self.storage_dock = self._dock(
-            "Storage", "storageDock", self.storage_panel, Qt.DockWidgetArea.BottomDockWidgetArea
+            "Storage", "storageDock", QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.tabifyDockWidget(self.checks_dock, self.storage_dock)
-        # One plane's figures and cable summary (what the BOM will count), a third tab.
-        from workbench.ui.fabric.panel import FabricPanel
-
-        self.fabric_panel = FabricPanel(document)
+        self._fabric_panel: FabricPanel | None = None
         self.cables_dock = self._dock(
-            "Cables", "cablesDock", self.fabric_panel, Qt.DockWidgetArea.BottomDockWidgetArea
+            "Cables", "cablesDock", QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.tabifyDockWidget(self.storage_dock, self.cables_dock)
+        for dock in (self.storage_dock, self.cables_dock):
+            dock.visibilityChanged.connect(self._on_panel_dock_shown)
         # Sibling scenario files compared side by side, a fourth tab.
         from workbench.ui.scenarios.actions import ScenarioActions
 
@@ -398,6 +400,51 @@ class MainWindow(QMainWindow):
             self._versions_view = VersionsView(self.document)
             self._into_tab(self._versions_page, self._versions_view)
         return self._versions_view
+
+    @property
+    def storage_panel(self) -> StoragePanel:
+        """The Storage tab's panel (built the first time it comes into view or is asked
+        for)."""
+        if self._storage_panel is None:
+            from workbench.ui.storage.panel import StoragePanel
+
+            self._storage_panel = StoragePanel(self.document)
+            self._into_dock(self.storage_dock, self._storage_panel)
+        return self._storage_panel
+
+    @property
+    def fabric_panel(self) -> FabricPanel:
+        """The Cables tab's panel (built the first time it comes into view or is asked
+        for)."""
+        if self._fabric_panel is None:
+            from workbench.ui.fabric.panel import FabricPanel
+
+            self._fabric_panel = FabricPanel(self.document)
+            self._into_dock(self.cables_dock, self._fabric_panel)
+        return self._fabric_panel
+
+    @staticmethod
+    def _into_dock(dock: QDockWidget, panel: StoragePanel | FabricPanel) -> None:
+        """Put ``panel`` in ``dock`` for good, where it follows the dock from now on (it
+        catches up when its tab is raised) and catches up now if it is in view."""
+        page = dock.widget()
+        dock.setWidget(panel)
+        if page is not None:
+            page.deleteLater()
+        follow_dock(dock, panel.on_exposed)
+        panel.on_exposed()  # refreshes (after the event) only if it is seen
+
+    def _on_panel_dock_shown(self, shown: bool) -> None:
+        """The Storage or Cables dock came into view: build its panel, once the event is
+        done (what the dock exposes is known then)."""
+        if shown:
+            QTimer.singleShot(0, self._build_seen_panels)
+
+    def _build_seen_panels(self) -> None:
+        if self._storage_panel is None and is_seen(self.storage_dock):
+            self.storage_panel  # noqa: B018 - built the first time it is seen
+        if self._fabric_panel is None and is_seen(self.cables_dock):
+            self.fabric_panel  # noqa: B018 - built the first time it is seen
 
     def _into_tab(self, page: QWidget, view: QWidget) -> None:
         """Put ``view`` in the tab that ``page`` held, the same tab current as before (no

@@ -20,7 +20,6 @@ from workbench.model.id_numbers import ID_SHAPES, highest_number
 from workbench.model.index import DesignIndex, _host
 from workbench.rules import check_design
 from workbench.templates import sample_design
-from workbench.ui.shell import live_figures
 from workbench.ui.shell.document import Document
 from workbench.ui.shell.live_figures import LiveFigures
 
@@ -133,7 +132,7 @@ BUILDERS = {
     "link_positions_in_steps": DesignIndex,
     "names_in_steps": DesignIndex,
     "first_number_in_steps": DesignIndex,
-    "kept_in_steps": live_figures,
+    "kept_in_steps": plane_edits,  # the window imports it from there when it warms up
 }
 
 

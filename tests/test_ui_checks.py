@@ -379,3 +379,69 @@ def test_a_group_that_comes_and_goes_keeps_the_others_and_the_current_row(qtbot,
     assert resets == []
     assert model.row_at(tree.currentIndex()) is None  # its group went
     assert not [r for r in qtlog.records if "FAIL" in r.message or "ASSERT" in r.message]
+
+
+def test_a_delegate_reads_each_cell_as_data_says(qtbot):
+    """The tree's delegate asks a cell's roles in one :meth:`FindingsModel.multiData`
+    call; what it reads (text, font, colour, icon, ...) is what asking :meth:`data` role
+    by role reads, which a proxy in front of the model does (Qt's default multiData)."""
+    from PySide6.QtCore import QIdentityProxyModel
+    from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTreeView
+
+    from workbench.model import Waiver
+    from workbench.rules import Finding
+
+    def row(rule: str, severity: Severity, name: str, waiver: Waiver | None = None) -> Row:
+        return Row(Finding(rule, severity, f"{rule} on {name}", (name,)), name, waiver)
+
+    model = FindingsModel()
+    model.set_rows(
+        [
+            row("RACK-POWER", Severity.ERROR, "r3"),
+            row("RACK-OVERLAP", Severity.ERROR, "d4", Waiver("RACK-OVERLAP", "d4", "rails ok")),
+            row("RACK-PDU", Severity.WARNING, "r1"),
+            row("STORAGE-GDS", Severity.INFO, "t1"),
+        ]
+    )
+    proxy = QIdentityProxyModel()
+    proxy.setSourceModel(model)
+    asked: list[int] = []
+    plain = model.data
+    model.data = lambda index, role=Qt.ItemDataRole.DisplayRole: (  # type: ignore[method-assign]
+        asked.append(int(role)) or plain(index, role)
+    )
+    tree = QTreeView()
+    qtbot.addWidget(tree)
+    tree.setModel(model)
+    delegate = QStyledItemDelegate()
+
+    def read(index) -> tuple:
+        option = QStyleOptionViewItem()
+        delegate.initStyleOption(option, index)
+        icon = option.icon.pixmap(12, 12).toImage() if not option.icon.isNull() else None
+        return (
+            option.text,
+            option.font.bold(),
+            option.palette.color(option.palette.ColorRole.Text).name(),
+            option.displayAlignment.value,
+            option.features.value,
+            option.backgroundBrush.style(),
+            icon,
+        )
+
+    cells = 0
+    for g in range(model.rowCount()):
+        group = model.index(g, 0)
+        parents = [(group, proxy.mapFromSource(group))]
+        for column in range(model.columnCount()):
+            assert read(model.index(g, column)) == read(proxy.index(g, column))
+            cells += 1
+        for source_group, proxy_group in parents:
+            for r in range(model.rowCount(source_group)):
+                for column in range(model.columnCount()):
+                    asked.clear()
+                    mine = read(model.index(r, column, source_group))
+                    assert asked == []  # one multiData call, no data() per role
+                    assert mine == read(proxy.index(r, column, proxy_group))
+                    cells += 1
+    assert cells == 4 * (3 + 4)

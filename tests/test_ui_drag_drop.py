@@ -377,3 +377,30 @@ def test_a_move_between_racks_is_laid_out_before_the_window_paints(window):
         QApplication.instance().removeEventFilter(counter)
     assert document.design.find_device("d1")[0].id == "r2"
     assert counter.seen == 0
+
+
+def test_another_design_lets_the_inspector_shrink_again(qtbot, window):
+    """The height kept for the tallest page belongs to the design that showed it: once
+    another design replaces it, the page is as tall as what that design shows."""
+    from workbench.model import Design
+
+    document, inspector = window.document, window.inspector
+    body = inspector.findChild(QScrollArea).widget()
+    window.resize(1400, 700)
+    qtbot.waitUntil(lambda: document.figures.checked)
+    for u in (2, 12):  # the second one over the rack's budgets: findings above the page
+        mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", u)
+        assert drop(window, mime, where)
+    document.select("r2")
+    QApplication.processEvents()
+    assert inspector.findings.isVisible()
+    tallest = body.minimumHeight()
+    document.select(None)
+    QApplication.processEvents()
+    assert body.minimumHeight() == tallest  # kept while the design stays
+    document.undo_stack.setClean()
+    document.replace_design(Design(), None)
+    QApplication.processEvents()
+    assert inspector.title.text() == "Nothing selected"
+    assert 0 < body.minimumHeight() < tallest
+    assert body.minimumHeight() == body.layout().totalHeightForWidth(body.width())

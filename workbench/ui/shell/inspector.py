@@ -194,7 +194,7 @@ class Inspector(QWidget):
 
         document.changed.connect(self._on_document_changed)
         document.selectionChanged.connect(self._on_selection_changed)
-        document.designReplaced.connect(self.refresh)
+        document.designReplaced.connect(self._on_design_replaced)
         document.editRefused.connect(self._on_edit_refused)
         document.figures.findingsReady.connect(self.refresh)
         self.refresh()
@@ -364,7 +364,7 @@ class Inspector(QWidget):
         edit, and Qt repainted the whole bar (its gradients: ~1-3 ms, half of it in Qt's
         paint threads, of every drop and undo at 16,384 GPUs).  The page already stays
         as tall as its tallest form (one stacked widget); now the findings above it
-        only ever add room too."""
+        only ever add room too, until another design replaces this one."""
         body, layout = self._body, self._body_layout
         if not body.isVisible():
             return  # not laid out yet: its width, so its wrapped lines' height, is not known
@@ -596,6 +596,13 @@ class Inspector(QWidget):
     # -- signals ---------------------------------------------------------------------
     def _on_document_changed(self, change: Change) -> None:
         del change
+        self.refresh()
+
+    def _on_design_replaced(self) -> None:
+        """Another design: the height kept for the last one's tallest page (see
+        :meth:`_keep_tallest`) is forgotten, so the page shrinks to what this design
+        shows (a small design opened after a large one had left blank room below)."""
+        self._body.setMinimumHeight(0)
         self.refresh()
 
     def _on_selection_changed(self, object_id: object) -> None:

@@ -113,3 +113,58 @@ def test_a_gpu_item_replaced_re_checks_the_nodes_fitted_with_it(catalog):
     assert filed(checker) == filed(Checker(design))
     checker.update(ops.apply(design, replaced.inverse).change)
     assert filed(checker) == filed(Checker(design))
+
+
+def test_port_tables_outlive_edits_that_touch_no_item_and_follow_a_swapped_one(
+    catalog, monkeypatch
+):
+    """FABRIC-PORT's port-name tables are kept per catalog snapshot: a cabled node's
+    removal and its undo build none anew once read (they were built after every edit); an item
+    put in the snapshot without the checker being told is still read as itself (the
+    tables start afresh when a slug's item is another), as a full check reads it."""
+    from workbench.model import requests
+    from workbench.rules import fabric
+
+    design = build_template("dgx-h100-superpod", gpus=64, catalog=catalog)
+    index, types = design.index, design.device_types
+    server = a_server(design)
+    checker = Checker(design)
+    built: list[str] = []
+    made = fabric._PortNames.__init__
+
+    def counting(self, item):
+        built.append(item.slug)
+        made(self, item)
+
+    monkeypatch.setattr(fabric._PortNames, "__init__", counting)
+    for _ in range(2):
+        built.clear()
+        applied = ops.apply(design, requests.delete(design, [server.id]))
+        checker.update(applied.change)
+        checker.update(ops.apply(design, applied.inverse).change)
+    assert built == []  # the first time round read the items, the second none
+    assert filed(checker) == filed(Checker(design))
+    # The switch at the server's management port swapped for one with a cage there,
+    # behind the checker's back; the server's next edit re-reads its links.
+    link = next(
+        index.links[i]
+        for i in sorted(index.device_links[server.id])
+        if index.links[i].a_port == "mgmt0"
+    )
+    switch_type = index.devices[link.b_device][1].device_type
+    item = types[switch_type]
+    cages = tuple(
+        dataclasses.replace(i, type="400gbase-x-osfp") if i.name == link.b_port else i
+        for i in item.interfaces
+    )
+    types[switch_type] = dataclasses.replace(item, interfaces=cages)
+    checker.update(ops.apply(design, ops.RenameDevice(server.id, "swapped")).change)
+    applied = ops.apply(design, requests.delete(design, [server.id]))
+    checker.update(applied.change)
+    checker.update(ops.apply(design, applied.inverse).change)
+    assert any(f.rule == "FABRIC-PORT" and f.object_id == server.id for f in checker.findings())
+    # The server's own findings as a full check gives them (the others cabled to the
+    # switch were not edited, so not re-checked: the checker was not told).
+    assert switch_type in built
+    mine = filed(checker)[("FABRIC-PORT", server.id)]
+    assert mine and mine == filed(Checker(design))[("FABRIC-PORT", server.id)]

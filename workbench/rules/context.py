@@ -46,6 +46,8 @@ class RuleContext:
         self._loads = LoadCache()
         #: Anything a rule computes once per object per check (``memo``).
         self._memo: dict[tuple[str, str], Any] = {}
+        #: What a rule reads off the catalog snapshot alone (``by_types``).
+        self._by_types: dict[str, Any] = {}
         #: The compute plane's figures for the step-time model (half a second on a
         #: 100,000-GPU design), kept until links, devices, networks or types change.
         self._fabric: FabricFigures | None = None
@@ -72,6 +74,7 @@ class RuleContext:
         self._fabric = None
         if types:
             self._loads = LoadCache()
+            self._by_types.clear()
 
     @property
     def fabric(self) -> FabricFigures:
@@ -107,6 +110,18 @@ class RuleContext:
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]
+
+    def by_types(self, what: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per catalog snapshot under ``what``: kept across edits, and
+        dropped only with the per-type figures (``forget(types=True)``, which every
+        change of the design's catalog items asks for).  Why: FABRIC-PORT's port-name
+        tables were built again after every edit, ~380 port names read per node put
+        back at 100,000 GPUs.  A reader keyed by item must still check that the item it
+        holds is the design's (a snapshot replaced behind the checker's back)."""
+        found = self._by_types.get(what)
+        if found is None:
+            found = self._by_types[what] = compute()
+        return found
 
     def forget_names(self) -> None:
         """Drop what ``memo`` keeps under a ``names:`` key (see :meth:`memo`)."""

@@ -40,26 +40,39 @@ def highest_number(table: Iterable[str], prefix: str) -> int:
 def spelled_batch(prefix: str, digits: int, first: int, count: int) -> list[str]:
     """The ids numbered ``first`` to ``first + count - 1``, spelt ``f"{prefix}%0{digits}d"``.
 
-    Made a hundred at a time, by joining each hundred's head (``l0123``) to the
-    hundred two-digit tails: ~3 times faster than formatting each number (4.4 million
+    Spelt a hundred at a time: each hundred's head (``l0123``) is put before the hundred
+    two-digit tails of one text, and the text of many hundreds is split into the ids, so
+    the strings are made in C, not one call each: ~2 times faster than joining each head
+    to each tail, which was ~3 times faster than formatting each number (4.4 million
     link ids at 1,000,000 GPUs); the same text, held equal to the plain spelling by
-    tests/test_link_id_runs.py.  Numbers past the shape's digits, or a shape of under
-    three digits, are formatted one by one."""
+    tests/test_link_id_runs.py.  A number past the shape's digits is spelt whole either
+    way (``l1000000``: its head is then wider, ``l10000``).  A shape of under three
+    digits, or a prefix holding white space (which the split would cut), is formatted
+    one by one."""
     last = first + count
-    if digits < 3 or first < 0 or last > 10**digits or count <= 0:
+    if digits < 3 or first < 0 or count <= 0 or _splits(prefix):
         return list(map(f"{prefix}%0{digits}d".__mod__, range(first, last)))
     head = f"{prefix}%0{digits - 2}d".__mod__
-    tails = _TAILS
+    hundred = _HUNDRED.replace
     batch: list[str] = []
     low, high = first // 100, (last - 1) // 100
-    for hundred in range(low, high + 1):
-        base = hundred * 100
-        batch += map(head(hundred).__add__, tails[max(first - base, 0) : min(last - base, 100)])
+    for start in range(low, high + 1, _HUNDREDS_PER_TEXT):
+        heads = map(head, range(start, min(start + _HUNDREDS_PER_TEXT, high + 1)))
+        ids = " ".join([hundred("#", h) for h in heads]).split()
+        batch += ids[first - low * 100 :] if start == low else ids
+    del batch[count:]
     return batch
 
 
-#: The two-digit tails of :func:`spelled_batch`.
-_TAILS = [f"{n:02d}" for n in range(100)]
+def _splits(prefix: str) -> bool:
+    """Whether ``prefix`` would be cut by :meth:`str.split` (it holds white space)."""
+    return len(prefix.split()) != 1 or prefix.split()[0] != prefix
+
+
+#: The hundred two-digit tails of :func:`spelled_batch`, each after a head (``#``).
+_HUNDRED = " ".join(f"#{n:02d}" for n in range(100))
+#: Hundreds spelt in one text: small enough that the text is a few tens of kilobytes.
+_HUNDREDS_PER_TEXT = 50
 
 
 def spelled_number(object_id: object, prefix: str, digits: int) -> int | None:

@@ -94,6 +94,34 @@ def test_removing_a_device_takes_its_links_and_tier_places_and_undo_puts_them_ba
     assert index_problems(design) == []
 
 
+def test_adding_a_device_names_what_it_touched(design):
+    """A fresh drop names its rack and itself only; putting a removed device back names
+    the links and tier places it brings back too (the same change either way it is
+    worked out)."""
+    fresh = ops.apply(design, ops.AddDevice("r1", Device("d9", "new", "mgmt-48", 30)))
+    assert fresh.change == Change(
+        racks=frozenset({"r1"}),
+        devices=frozenset({"d9"}),
+        links=frozenset(),
+        tiers=frozenset(),
+        added=frozenset({"d9"}),
+    )
+    assert fresh.inverse == ops.RemoveDevice("d9", detach=False)
+    back = ops.apply(design, ops.apply(design, ops.RemoveDevice("d1")).inverse)
+    assert back.change == Change(
+        racks=frozenset({"r1"}),
+        devices=frozenset({"d1", "s1"}),
+        links=frozenset({"l1"}),
+        tiers=frozenset({"t1"}),
+        added=frozenset({"d1", "l1"}),
+    )
+    assert back.inverse == ops.RemoveDevice("d1", detach=True)
+    with pytest.raises(EditError, match="already in use"):
+        ops.apply(design, ops.AddDevice("r1", Device("d9", "other", "mgmt-48", 31)))
+    with pytest.raises(EditError, match="non-empty id"):
+        ops.apply(design, ops.AddDevice("r1", Device("", "other", "mgmt-48", 31)))
+
+
 @pytest.mark.parametrize("kind", ["device", "rack", "row"])
 def test_undoing_an_add_leaves_what_named_the_id_before_it(design, kind):
     """A tier and a link that name an id no device has yet (a dangling id a file held)

@@ -21,7 +21,12 @@ def check_free(design: Design, ids: Iterable[str]) -> None:
     all fresh, is a few set operations rather than a lookup per id and table."""
     wanted = ids if isinstance(ids, list) else list(ids)
     index = design.index
-    if index.fresh_batch(wanted):
+    if len(wanted) == 1 and type(wanted[0]) is str and wanted[0]:
+        # One new object (each switch a generated fabric places): asked of the tables
+        # directly; an id in use goes on to the refusal below.
+        if not index.in_use(wanted[0]):
+            return
+    elif index.fresh_batch(wanted):
         return  # a generated fabric's links, with the ids just handed out for them
     # Plain text throughout is told by the ids' types, in C; anything else (a subclass
     # of str, a number) is judged id by id.

@@ -394,18 +394,26 @@ def _add_device(design: Design, op: AddDevice) -> Applied:
     if problem is not None:
         raise EditError(f"{op.device.name} cannot be added there: {problem}.")
     insert_at(rack.devices, op.device, op.index, "devices of the rack")
+    put_back = _any(op.detached)
     with _taken_back_on_error(design, rack.devices, op.device):
         design.index.add_device(rack, op.device)
-        _reattach(design, op.detached)
+        if put_back:
+            _reattach(design, op.detached)
+    ids = frozenset({op.device.id})
+    if not put_back:
+        # A fresh drop (a generated fabric places 45,000 switches at 1,000,000 GPUs):
+        # the change below, without reading the empty links and tiers put back.
+        change = Change(racks=frozenset({rack.id}), devices=ids, added=ids)
+        return Applied(RemoveDevice(op.device.id, detach=False), change)
     links = frozenset(link.id for _, link in op.detached.links)
     change = Change(
         racks=frozenset({rack.id}),
-        devices=frozenset({op.device.id}) | _link_ends(op.detached),
+        devices=ids | _link_ends(op.detached),
         links=links,
         tiers=frozenset(t for t, _, _ in op.detached.tiers),
-        added=frozenset({op.device.id}) | links,
+        added=ids | links,
     )
-    return Applied(RemoveDevice(op.device.id, detach=_any(op.detached)), change)
+    return Applied(RemoveDevice(op.device.id, detach=True), change)
 
 
 def _remove_device(design: Design, op: RemoveDevice) -> Applied:

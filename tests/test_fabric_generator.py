@@ -498,3 +498,25 @@ def test_network_racks_without_a_model_get_pdus(catalog) -> None:
             assert mine and rated * PDU_CONTINUOUS_SHARE >= rack.power_limit_kw
     flagged = {o for f in check_design(design) if f.rule == "RACK-PDU" for o in f.objects}
     assert not flagged & {r.id for r in new}
+
+
+def test_a_try_that_fails_before_placing_reads_no_network_racks(catalog, monkeypatch) -> None:
+    """Sizing refuses a fabric before any switch is placed: the network racks (a walk of
+    every rack, asked by each of a template's ten tries) are not read for it, and a try
+    that places reads them once (issue 21)."""
+    from workbench.planning.fabric import placement
+
+    calls = []
+    real = placement.network_racks
+
+    def counted(design):
+        calls.append(1)
+        return real(design)
+
+    monkeypatch.setattr(placement, "network_racks", counted)
+    big = dgx(catalog, 9000)
+    with pytest.raises(FabricError, match="4 tiers"):
+        generate_fabric(big, catalog, RAIL)
+    assert calls == []
+    generate_fabric(dgx(catalog, 64), catalog, RAIL)
+    assert calls == [1]

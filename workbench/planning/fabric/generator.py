@@ -203,6 +203,8 @@ class _Generator:
             old = old_fabric(design, req.plane) if req.replace else (set(), set())
             self.memo[old_key] = old
         link_ids, switch_ids = old
+        if link_ids or switch_ids:
+            self.placer.read_racks()  # before the old fabric goes (see the comment above)
         if link_ids:
             self.session.apply(ops.RemoveLinks(tuple(sorted(link_ids))))
         for switch_id in sorted(switch_ids):
@@ -369,6 +371,9 @@ class _Generator:
             spine_name=self.spine.slug,
         )
         shape = replace(shape, host_ports=sum(len(e) for _r, e in plan))
+        # The network racks as they are before any access switch goes in (one in an
+        # empty rack of a host row would make it one).
+        self.placer.read_racks()
         prefix, role = PLANE_PREFIX[req.plane], PLANE_ROLE[req.plane]
         chunks_of: dict[str, int] = {}
         for rack_id, _entries in plan:

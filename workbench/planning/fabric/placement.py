@@ -192,7 +192,8 @@ class SwitchPlacer:
         self.session = session
         self.design = session.design
         self.catalog = catalog
-        self.racks: list[str] = [r.id for r in network_racks(self.design)]
+        #: The network racks in order (see :attr:`racks`), read when first asked.
+        self._racks: list[str] | None = None
         #: (rack id, slug) pairs that refused a switch: they refuse every further one.
         self._full: set[tuple[str, str]] = set()
         self.racks_added = 0
@@ -206,6 +207,25 @@ class SwitchPlacer:
         self._hall_names: HallNames | None = None
 
     # -- network racks ---------------------------------------------------------------
+    @property
+    def racks(self) -> list[str]:
+        """The ids of the racks switches may go in, in order: the design's network racks
+        as they were when first asked, then the racks this placer added.
+
+        Read on first use, not when the placer is made: an access fabric's tries that
+        share a switch among too few racks fail before placing any (five of the ten
+        fabrics a 1,000,000-GPU template tries), and each read walks every rack.  A
+        caller that changes the design before it places into network racks (removing an
+        old fabric, placing access switches in host racks) calls :meth:`read_racks`
+        first, so the racks are those of the design as it was."""
+        if self._racks is None:
+            self._racks = [r.id for r in network_racks(self.design)]
+        return self._racks
+
+    def read_racks(self) -> None:
+        """Read the network racks now, as the design stands (see :attr:`racks`)."""
+        _ = self.racks
+
     def place(self, group: SwitchGroup, reserve_u: int = OOB_RESERVE_U) -> list[Device]:
         """Put ``group`` into the network racks in order, adding rows when they are full."""
         item = self._item(group.slug)
@@ -356,7 +376,7 @@ class SwitchPlacer:
             if power.ops:
                 self.session.apply(power)
         ids = [r.id for r in racks]
-        self.racks += ids
+        self.racks.extend(ids)
         self._new_racks += ids
         self._empty.update(ids)
         self.racks_added += len(ids)

@@ -404,3 +404,25 @@ def test_another_design_lets_the_inspector_shrink_again(qtbot, window):
     assert inspector.title.text() == "Nothing selected"
     assert 0 < body.minimumHeight() < tallest
     assert body.minimumHeight() == body.layout().totalHeightForWidth(body.width())
+
+
+def test_the_inspectors_size_hint_is_read_at_the_width_it_has(qtbot, window):
+    """The inspector's panel reads its size hint's height at the width it has: the
+    scroll area asks for that hint after each new text, and Qt's own hint (the height at
+    the hint's wider width) laid every wrapped text of the panel (the findings, each
+    page's labels) out a second time at that width, after every drop and undo."""
+    document, inspector = window.document, window.inspector
+    panel = inspector.findChild(QScrollArea).widget()
+    window.resize(1400, 700)
+    qtbot.waitUntil(lambda: document.figures.checked)
+    for u in (2, 12):  # the second one over the rack's budgets: findings on the rack
+        mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", u)
+        assert drop(window, mime, where)
+    document.select("r2")
+    QApplication.processEvents()
+    findings = inspector.findings
+    assert findings.isVisible() and panel.sizeHint().width() > panel.width()
+    findings.setText(findings.text() + "<p>one line more</p>")  # a new text, as an edit's
+    hint = panel.sizeHint()
+    assert hint.height() == panel.layout().totalHeightForWidth(panel.width())
+    assert hint.width() == panel.layout().sizeHint().width()  # the width asked is Qt's

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import logging
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
@@ -131,6 +131,24 @@ def _bar(state: BudgetState) -> str:
     )
 
 
+class _Body(QWidget):
+    """The scrolled panel: its size hint's height is read at the width it has.
+
+    Why: Qt's size hint of a widget whose layout has a height for width is that height
+    at the hint's own width (~400 px here, wider than the dock), and the scroll area asks
+    for it after every new text.  Every wrapped label, the findings and each page of the
+    stack were then laid out a second time at that width, besides the width they are
+    shown at, after every drop and undo (their layouts keep one width at a time).  The
+    width of the hint is unchanged; only its height is read where the panel is."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        layout = self.layout()
+        if layout is None or not layout.hasHeightForWidth() or not self.isVisible():
+            return super().sizeHint()
+        hint = layout.sizeHint()
+        return QSize(hint.width(), layout.totalHeightForWidth(self.width()))
+
+
 class Inspector(QWidget):
     """Shows the selected device or rack and lets the user rename it and set cooling."""
 
@@ -169,7 +187,7 @@ class Inspector(QWidget):
         self.findings.setObjectName("inspectorFindings")
         self.findings.hide()
 
-        body = self._body = QWidget()
+        body = self._body = _Body()
         layout = self._body_layout = QVBoxLayout(body)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.addWidget(self.title)

@@ -29,6 +29,11 @@ def _same(table: HashedShards[int], plain: dict[str, int], probes: list[str]) ->
         assert (key in table) == (key in plain)
         assert table.keys().isdisjoint({key}) == plain.keys().isdisjoint({key})
     assert set(probes) - table.keys() == set(probes) - plain.keys()
+    held = [key for key in probes if key in plain]
+    assert table.values_of(held) == [plain[key] for key in held]
+    if len(held) < len(probes):
+        with pytest.raises(KeyError):
+            table.values_of(probes)
     for number, shard in enumerate(table._shards):  # each key where its hash sends it
         assert all(hash(key) & table._mask == number for key in shard)
 
@@ -65,3 +70,25 @@ def test_answers_as_a_dict_after_random_edits(start: list[str], ops) -> None:
             table.add_pairs([back], [was])
             plain[back] = was
     _same(table, plain, [*start, *(key for _kind, key, _value in ops), "absent"])
+
+
+def test_the_index_names_links_in_the_order_asked_from_either_table() -> None:
+    """DesignIndex.links_named reads the link table as it is: a dict (built on first
+    read) or the shards the window's warm-up builds; both give the links asked, in
+    order, and refuse an id they do not hold."""
+    from workbench.model import Design, Link
+    from workbench.model.index import DesignIndex
+
+    links = [Link(f"l{n:03}", f"a{n % 3}", f"p{n}", f"b{n % 5}", "q1") for n in range(40)]
+    design = Design(name="d", links=links)
+    asked = [f"l{n:03}" for n in (7, 3, 39, 0, 3)]
+    want = [links[int(i[1:])] for i in asked]
+    built, stepped = DesignIndex(design), DesignIndex(design)
+    assert isinstance(built.links, dict)
+    for _step in stepped.link_tables_in_steps(7):
+        pass
+    assert isinstance(stepped.links, HashedShards)
+    for index in (built, stepped):
+        assert index.links_named(asked) == want
+        with pytest.raises(KeyError):
+            index.links_named(["l001", "absent"])

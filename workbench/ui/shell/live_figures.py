@@ -28,9 +28,11 @@ before any view, so it is always invalidated before a view's slot reads it.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -88,6 +90,17 @@ CHECK_MODULES: tuple[str, ...] = (
     "workbench.rules.every_rule",
     "workbench.rules.engine",
 )
+
+
+#: The module of :data:`CHECK_MODULES` imported on a thread (see ``_import_steps``).
+_ON_A_THREAD = "numpy"
+
+
+def _import_quietly(name: str) -> None:
+    """Import ``name`` (on a thread): an error is left for the import on the main
+    thread that follows to raise where it is seen."""
+    with contextlib.suppress(BaseException):
+        importlib.import_module(name)
 
 
 def _plane_ready(design: Design) -> bool:
@@ -403,7 +416,19 @@ class LiveFigures(QObject):
 
     @staticmethod
     def _import_steps() -> Iterator[None]:
-        """Each module of :data:`CHECK_MODULES` loaded, one per step."""
+        """Each module of :data:`CHECK_MODULES` loaded, one per step.  numpy, whose import
+        is one block of ~0.1 s of CPU here with no step in it, is loaded on a thread of
+        its own meanwhile waited for a little per step (the GIL let go): input is then
+        handled between the thread's turns instead of after the whole import.  Nothing
+        else is imported until it is done (it imports nothing of ours)."""
+        if _ON_A_THREAD not in sys.modules:
+            loader = threading.Thread(
+                target=_import_quietly, args=(_ON_A_THREAD,), name="import", daemon=True
+            )
+            loader.start()
+            while loader.is_alive():
+                loader.join(0.002)
+                yield
         for name in CHECK_MODULES:
             if name not in sys.modules:
                 importlib.import_module(name)

@@ -56,7 +56,6 @@ from workbench.planning.fabric.sizing import FabricError, Radix, size_leaf_spine
 from workbench.rules.budgets import feed_limit_kw
 from workbench.rules.storage import hot_tier_required_gbs
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
-from workbench.templates.workload_choice import choose_workload
 
 HEAD_NODES = 3
 HEAD_NODE = "generic-cpu-storage-server"
@@ -245,7 +244,11 @@ class _Builder:
         design = self.build_racks(math.ceil(gpus / per_node), storage=True)
         design.properties["requested_gpus"] = str(gpus)
         # The job first: the workload rules read the devices and the storage tiers, not
-        # the links, and choosing re-indexes the design once per candidate.
+        # the links, and choosing re-indexes the design once per candidate.  Imported
+        # here: choosing registers every rule (~25 ms), which build_nodes (the scratch
+        # design of ``workbench fabric``) never asks.
+        from workbench.templates.workload_choice import choose_workload
+
         workload = choose_workload(design, self.catalog[self.spec.server].gpu_count)
         workload.dataset_tier, workload.checkpoint_tier = "tier-hot-data", "tier-hot-ckpt"
         workload.checkpoint_interval_min = CHECKPOINT_INTERVAL_MIN

@@ -19,7 +19,7 @@ import numpy as np
 
 from workbench.calc.fabric.graph import PlaneGraph
 from workbench.calc.fabric.planes import PlaneStructure, tier_name
-from workbench.calc.fabric.tables import DeviceTable, distinct, link_arrays
+from workbench.calc.fabric.tables import DeviceTable, coded, distinct, link_arrays
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design, Link
 from workbench.model.ports import HOST_KINDS, ports_of
@@ -86,8 +86,11 @@ def switch_ports(
     n = len(devices)
     # Each physical port in use, numbered: keys (device, physical port) in order.
     width = ends.physical_ports
-    ports, port_of = np.unique(at * width + ends.column("physical")[code], return_inverse=True)
-    port_of = port_of.reshape(-1)
+    # Coded in two steps, the switches first, so that each step counts over a short
+    # range (one sort of ~600,000 keys at 100,000 GPUs was ~40 ms); same keys, same order.
+    switch_at, switch_no, _n = coded(at)
+    keys, port_of, _n = coded(switch_no * width + ends.column("physical")[code])
+    ports = switch_at[keys // width] * width + keys % width
     count = len(ports)
     split = lane[code]
     whole = np.bincount(port_of[~split], minlength=count) > 0

@@ -35,6 +35,40 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
 
 
+def coded(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True, return_counts=True)`` of integers, its
+    inverse flat: by counting, where the values span a short range (end codes, media
+    codes, the few combinations of a link's facts), else by np.unique.
+
+    Why: np.unique's inverse sorts all the values; over the 300,000 links of a
+    100,000-GPU plane each such sort is ~10-20 ms, counting ~1-2 ms."""
+    if len(values) == 0 or values.dtype.kind not in "iu":
+        found, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+        return found, inverse.reshape(-1), counts
+    low, high = int(values.min()), int(values.max())
+    if high - low > 4 * len(values) + 1024:
+        found, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+        return found, inverse.reshape(-1), counts
+    shifted = values - low
+    seen = np.bincount(shifted, minlength=high - low + 1)
+    present = np.flatnonzero(seen)
+    number = np.zeros(high - low + 1, dtype=np.intp)
+    number[present] = np.arange(len(present), dtype=np.intp)
+    return (present + low).astype(values.dtype), number[shifted], seen[present]
+
+
+def coded_gather(table: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(table[index], return_inverse=True)``, its inverse flat, sorting only
+    the rows of ``table`` that ``index`` names (a column read per end code: a few
+    hundred rows for 300,000 links) instead of one value per index."""
+    if len(index) == 0:
+        found, inverse = np.unique(table[index], return_inverse=True)
+        return found, inverse.reshape(-1)
+    rows, number, _counts = coded(index)
+    found, inverse = np.unique(table[rows], return_inverse=True)
+    return found, inverse.reshape(-1)[number]
+
+
 def without_rows(column: np.ndarray, removed: Sequence[int] | np.ndarray) -> np.ndarray:
     """``np.delete(column, removed)`` for a few places in a long column: the kept runs
     between them joined in one copy (np.delete builds and applies a mask as long as

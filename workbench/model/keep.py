@@ -247,6 +247,10 @@ def add_device(design: Design, op: Any, snap: Snapshot) -> None:
     _keep_detached(design, op.detached, snap)
 
 
+def add_devices(design: Design, op: Any, snap: Snapshot) -> None:
+    _rack_devices(design, op.rack_id, snap)
+
+
 def remove_device(design: Design, op: Any, snap: Snapshot) -> None:
     found = design.index.devices.get(op.device_id)
     if found is not None:

@@ -71,6 +71,7 @@ from workbench.model.net_ops import (
 from workbench.model.site_ops import AddSite, RemoveSite
 from workbench.model.structure_ops import (
     AddDevice,
+    AddDevices,
     AddRack,
     AddRow,
     MoveDevice,
@@ -103,6 +104,7 @@ Op = Union[  # noqa: UP007 - a runtime alias; "|" on these classes needs Python 
     RemoveRack,
     MoveRack,
     AddDevice,
+    AddDevices,
     RemoveDevice,
     MoveDevice,
     AddLink,

@@ -292,18 +292,14 @@ class SwitchPlacer:
             ]
             known = self._verdicts[key] = (places, reason)
         places, reason = known
-        devices: list[Device] = []
-        for name, (position, face) in zip(names, places, strict=False):
-            device = Device(
-                self.design.index.new_id("device"),
-                name,
-                group.slug,
-                position,
-                face,
-                role=group.role,
-            )
-            self.session.apply(ops.AddDevice(rack.id, device))
-            devices.append(device)
+        new_id = self.design.index.new_id
+        devices = [
+            Device(new_id("device"), name, group.slug, position, face, role=group.role)
+            for name, (position, face) in zip(names, places, strict=False)
+        ]
+        if devices:
+            # One edit for the rack's switches (see ops.AddDevices).
+            self.session.apply(ops.AddDevices(rack.id, tuple(devices)))
         return devices, reason
 
     def _item(self, slug: str) -> CatalogItem:

@@ -29,6 +29,11 @@ DEFERRED_MODULES = (
     "workbench.versions.importer",
     "workbench.ui.scenarios.wizard",
     "PySide6.QtNetwork",
+    # The Fabric and Versions tabs and the Storage panel (behind Checks): built when
+    # first shown.  (The Cables panel's module is read at start for its plane titles.)
+    "workbench.ui.fabric.view",
+    "workbench.ui.versions.view",
+    "workbench.ui.storage.panel",
 )
 #: Loaded after the first frame, in steps, by the first check
 #: (``live_figures.CHECK_MODULES``): numpy, the workload estimates, the compute plane and

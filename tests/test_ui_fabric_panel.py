@@ -118,3 +118,36 @@ def test_covered_panels_put_their_work_off_until_their_tab_is_raised(qtbot, wind
     assert fabric.report is not None and fabric.report.links == cabled - 1
     window.storage_dock.raise_()
     qtbot.waitUntil(lambda: storage.computed == computed + 1)
+
+
+def test_covered_panels_are_built_when_their_tab_is_first_raised_and_show_the_edits_before(
+    qtbot, window
+):
+    """Behind Checks, as shipped, the Storage and Cables panels (and the Fabric and
+    Versions tabs) are not built at start.  Raising a tab builds its panel, which then
+    shows the design as it is: an edit made before the panel existed is in its figures."""
+    assert window._storage_panel is None and window._fabric_panel is None
+    assert window._fabric_view is None and window._versions_view is None
+    structure = plane_structure(window.document.design, "compute")
+    link, cabled = structure.links[0], len(structure.links)
+    from workbench.model import ops
+
+    window.document.push(EditCommand(window.document, ops.RemoveLinks((link.id,)), "Cut"))
+    QApplication.processEvents()
+    assert window._fabric_panel is None  # an edit does not build a covered panel
+    window.cables_dock.raise_()
+    qtbot.waitUntil(lambda: window._fabric_panel is not None)
+    panel = window._fabric_panel
+    qtbot.waitUntil(lambda: panel.report is not None)
+    assert window.cables_dock.widget() is panel
+    assert panel.report.plane == "compute" and panel.report.links == cabled - 1
+    assert window._storage_panel is None  # still covered
+    window.storage_dock.raise_()
+    qtbot.waitUntil(lambda: window._storage_panel is not None)
+    storage = window._storage_panel
+    assert window.storage_dock.widget() is storage
+    qtbot.waitUntil(lambda: storage.computed > 0)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(window._fabric_page))
+    qtbot.waitUntil(lambda: window._fabric_view is not None)
+    assert window.tabs.currentWidget() is window._fabric_view
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "Fabric"

@@ -129,7 +129,12 @@ def _kept_graph(
     # kept tables let go of first, so an edit that fails half way leaves none to replay.
     gone = LinkArrays([], *(getattr(old_arrays, f)[removed] for f in _ARRAY_FIELDS))
     del index.fabric_cache["compute_tables"]
-    arrays, new = _replayed_arrays(structure, replay, devices, renumber, removed, old_arrays)
+    # Whether a kept row names the old table's missing number, read before the splice
+    # (the old arrays' own flag, else their columns once).
+    names_missing = old_arrays.may_name_missing(old_devices.missing)
+    arrays, new = _replayed_arrays(
+        structure, replay, devices, renumber, removed, old_arrays, names_missing
+    )
     # Links of unknown speed: the old count less the rows taken out, plus the new rows'.
     unknown = (
         old_rows.unknown_speed - int(np.isnan(gone.speed).sum()) + int(np.isnan(new.speed).sum())
@@ -163,18 +168,30 @@ def _replayed_arrays(
     renumber: np.ndarray,
     removed: np.ndarray,
     old: LinkArrays,
+    names_missing: bool = True,
 ) -> tuple[LinkArrays, LinkArrays]:
     """``old`` with the rows :class:`Replay` took out deleted and its new links' rows
     put in, renumbered to ``devices`` (devices may have come and gone): the arrays a
-    full read of ``structure.links`` gives; and the new links' rows alone."""
+    full read of ``structure.links`` gives; and the new links' rows alone.
+
+    ``names_missing``: whether a row of ``old`` may name its table's missing number.
+    The answer's flag is then exact where that was False: its rows naming the new
+    missing number are the new links' that do.  No kept row can come to name it: a
+    device that goes while a link names it is logged as such (``("device", id)``,
+    :meth:`~workbench.model.index.DesignIndex.fabric_changes`), which no replay
+    follows, so every row is read again."""
     links = structure.links
     new = link_arrays(devices, [links[i] for i in replay.inserted], end_codes=True)
     at = [p - k for k, p in enumerate(replay.inserted)]
     columns = {}
     for f in _ARRAY_FIELDS:
         moved = renumber if f in ("a", "b") else None
-        columns[f] = spliced_in_room(getattr(old, f), removed, at, getattr(new, f), moved)
-    return LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS)), new
+        columns[f] = spliced_in_room(
+            getattr(old, f), removed, at, getattr(new, f), moved, names_missing
+        )
+    arrays = LinkArrays(structure.links, *(columns[f] for f in _ARRAY_FIELDS))
+    arrays.names_missing = names_missing or new.may_name_missing(devices.missing)
+    return arrays, new
 
 
 def compute_plane_in_steps(

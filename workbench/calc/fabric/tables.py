@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import cast
 
@@ -133,20 +133,24 @@ def spliced(
     return np.concatenate(pieces)
 
 
-def renumbered_column(column: np.ndarray, renumber: np.ndarray) -> np.ndarray:
+def renumbered_column(
+    column: np.ndarray, renumber: np.ndarray, names_missing: bool = True
+) -> np.ndarray:
     """``renumber[column]`` (device numbers carried to a renumbered table), or
     ``column`` itself where that changes no number in it: devices only came (a node put
-    back is numbered last) and no row names the old :attr:`DeviceTable.missing`."""
-    if not _moves_numbers(column, renumber):
+    back is numbered last) and no row names the old :attr:`DeviceTable.missing`.
+    ``names_missing`` False: the caller knows no row does (:attr:`LinkArrays.
+    names_missing`), so the column is not read to find out."""
+    if not _moves_numbers(column, renumber, names_missing):
         return column
     return cast(np.ndarray, renumber[column])
 
 
-def _moves_numbers(column: np.ndarray, renumber: np.ndarray) -> bool:
+def _moves_numbers(column: np.ndarray, renumber: np.ndarray, names_missing: bool = True) -> bool:
     missing = len(renumber) - 1
     return not (
         np.array_equal(renumber[:missing], np.arange(missing))
-        and (renumber[missing] == missing or not (column == missing).any())
+        and (renumber[missing] == missing or not names_missing or not (column == missing).any())
     )
 
 
@@ -163,9 +167,10 @@ def spliced_in_room(
     at: Sequence[int] | np.ndarray,
     values: object,
     renumber: np.ndarray | None = None,
+    names_missing: bool = True,
 ) -> np.ndarray:
-    """``spliced(renumbered_column(column, renumber), removed, at, values)`` (without
-    ``renumber``: not renumbered), written over ``column``'s own buffer when it is a
+    """``spliced(renumbered_column(column, renumber, names_missing), removed, at,
+    values)`` (without ``renumber``: not renumbered), written over ``column``'s own buffer when it is a
     column this function returned and the rows fit, else into a new buffer with
     :data:`ROOM` rows to spare.  ``column`` is then overwritten: its holder must read
     it no more (the compute plane's kept link arrays, which the answer replaces).
@@ -186,12 +191,12 @@ def spliced_in_room(
         or buf.ctypes.data != column.ctypes.data
     ):
         if renumber is not None:
-            column = renumbered_column(column, renumber)
+            column = renumbered_column(column, renumber, names_missing)
         out = np.empty(size + ROOM, dtype=column.dtype)
         out[:size] = spliced(column, places, spots, new)
         _ROOMY[id(out)] = out
         return out[:size]
-    if renumber is not None and _moves_numbers(column, renumber):
+    if renumber is not None and _moves_numbers(column, renumber, names_missing):
         # Each row reads its own number before it is written: in place is safe.
         np.take(renumber, column, out=column, mode="clip")
     # The rows taken out: the kept runs after each moved down over it ...
@@ -564,6 +569,18 @@ class LinkArrays:
     a_code: np.ndarray
     b_code: np.ndarray
     speed: np.ndarray
+    #: Whether a row of :attr:`a` or :attr:`b` may name the table's
+    #: :attr:`DeviceTable.missing` (a file's link to a device it lacks); None: not yet
+    #: read.  False is exact: the compute plane's kept arrays carry it across edits
+    #: (:func:`workbench.calc.design_hardware._kept_graph`), so a node put back at
+    #: 100,000 GPUs does not read both 300,000-row columns to learn that none does.
+    names_missing: bool | None = field(default=None, kw_only=True)
+
+    def may_name_missing(self, missing: int) -> bool:
+        """:attr:`names_missing`, read off the columns (and kept) when not yet known."""
+        if self.names_missing is None:
+            self.names_missing = bool((self.a == missing).any() or (self.b == missing).any())
+        return self.names_missing
 
 
 def _end_codes(devices: DeviceTable, links: Sequence[Link]) -> dict[str, _Codes]:

@@ -30,6 +30,7 @@ from workbench.calc.fabric.planes import (
 )
 from workbench.calc.fabric.tables import (
     DeviceTable,
+    _steps,
     link_arrays,
     renumbered_column,
     spliced,
@@ -373,6 +374,18 @@ def test_splices_in_room_equal_numpy_edit_after_edit(size, edits):
         if renumbered:  # numbers stay below the table's length for the next renumber
             column = spliced_in_room(column, [], [], [])
             column[:] %= 7
+
+
+@settings(max_examples=100, deadline=None)
+@given(size=st.integers(0, 30), gone=st.sets(st.integers(0, 29), max_size=14))
+def test_numbers_close_up_as_a_running_count_gives(size, gone):
+    """A device table's numbers after some went (a suffix shifted per gone one when
+    few, else a running count of those kept) equal the positions a list without them
+    gives, -1 for those gone."""
+    places = sorted(p for p in gone if p < size)
+    kept = [n for n in range(size) if n not in gone]
+    expected = [kept.index(n) if n in kept else -1 for n in range(size)]
+    assert _steps(size, places).tolist() == expected
 
 
 @settings(max_examples=100, deadline=None)

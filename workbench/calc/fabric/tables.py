@@ -399,6 +399,27 @@ def numbers(devices: DeviceTable, device_ids: Sequence[str]) -> np.ndarray:
     return np.fromiter(map(pos.get, device_ids, repeat(-1)), np.int64, len(device_ids))
 
 
+#: Devices gone at most which :func:`_steps` shifts the numbers after each in turn.
+FEW_PLACES = 8
+
+
+def _steps(size: int, places: list[int]) -> np.ndarray:
+    """Each of ``size`` numbers → its number once the numbers at ``places`` (ascending,
+    distinct) are taken out and those after close up; -1 for those taken out.  Why: a
+    node removed or put back at 100,000 GPUs renumbers 30,000 devices, where a mask, its
+    running sum and a choice between them were three passes and three new arrays
+    (~0.3 ms of the edit); a few gone are a suffix shifted each."""
+    if len(places) > FEW_PLACES:
+        keep = np.ones(size, dtype=bool)
+        keep[places] = False
+        return np.where(keep, np.cumsum(keep) - 1, -1)
+    step = np.arange(size, dtype=np.int64)
+    for place in places:
+        step[place + 1 :] -= 1
+    step[places] = -1
+    return step
+
+
 class DeviceTable:
     """Every device of a design numbered (one more number, :attr:`missing`, for link ends
     on a device the design lacks), with its catalog item and its ends' codes."""
@@ -516,20 +537,20 @@ class DeviceTable:
         if len(expected) != len(index.devices):  # the log and the index disagree
             return None
         self.ids, self.missing = expected, len(expected)
-        keep = np.ones(len(old.ids), dtype=bool)
-        keep[places] = False
-        step = np.where(keep, np.cumsum(keep) - 1, -1)
+        step = _steps(len(old.ids), places)
         extra = {device_id: kept + k for k, device_id in enumerate(added)}
         if isinstance(old_pos, _Shifted):
             base, through = old_pos.base, old_pos.through
             extra.update(
                 (device_id, int(step[n])) for device_id, n in old_pos.extra.items() if step[n] >= 0
             )
-            through = np.where(through >= 0, step[through], -1)
+            if places:  # (none went: every number stands, the old map is read as it is)
+                through = np.where(through >= 0, step[through], -1)
         else:
             base, through = old_pos, step
         self.pos = _Shifted(base, through, extra, self.ids)
-        renumber = np.where(keep, step, self.missing)
+        renumber = step.copy()
+        renumber[places] = self.missing
         for device_id, place in zip(dropped, at, strict=True):
             renumber[place] = extra.get(device_id, self.missing)
         return renumber

@@ -11,6 +11,7 @@ of device numbers, end codes and a speed.  :mod:`workbench.calc.fabric.graph`,
 
 from __future__ import annotations
 
+import ctypes
 import math
 import weakref
 from collections.abc import Generator, Iterator, Mapping, Sequence
@@ -211,10 +212,22 @@ def spliced_in_room(
     # ... then the new ones, from the last: the rows from each spot on move up.
     for k in range(len(spots) - 1, -1, -1):
         spot = spots[k]
-        buf[spot + k + 1 : end + k + 1] = buf[spot:end]
+        _move_rows(buf, spot + k + 1, spot, end - spot)
         buf[spot + k] = new[k]
         end = spot
     return buf[:size]
+
+
+def _move_rows(buf: np.ndarray, to: int, start: int, count: int) -> None:
+    """``buf[to : to + count] = buf[start : start + count]`` as one memmove.  Why: numpy
+    copies overlapping rows moved up through a new buffer first (a 300,000-row column's
+    half: 1.2 MB, its page faults paid per column per node put back at 100,000 GPUs)."""
+    if buf.dtype.hasobject:  # references, not bytes: numpy moves them
+        buf[to : to + count] = buf[start : start + count]
+    elif count > 0:
+        size = buf.itemsize
+        base = buf.ctypes.data
+        ctypes.memmove(base + to * size, base + start * size, count * size)
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,9 @@ def report():
         registered=len(sys.modules["workbench.rules.registry"].REGISTRY),
         catalog_reads=reads,
         checked=bool(window.document.figures.checked),
+        # The racks drawn read their own loads; every rack's is read by the first check.
+        rack_loads_read=window.document.figures.computed["rack_loads"],
+        rack_loads_drawn=window.document.figures.computed["rack_load"],
     )
     settled(window)
 
@@ -180,6 +183,8 @@ def test_the_first_frame_imports_no_deferred_library_reads_the_catalog_once_and_
     assert not found["matcher_after_checks"], "the as-built matcher loaded for no captures"
     assert len(found["catalog_reads"]) == 1, found["catalog_reads"]
     assert not found["checked"], "the full rule check ran before the first frame"
+    assert found["rack_loads_read"] == 0, "every rack's load was read for the first frame"
+    assert found["rack_loads_drawn"] > 0, "no rack drawn in the first frame read its load"
     assert found["collector_back"], "the garbage collector stayed off after the first check"
     # What the start made is set aside from later passes; a new design is set aside in
     # turn (after the old one's cycles are collected) and the collector is off until its

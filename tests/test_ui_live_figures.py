@@ -427,3 +427,30 @@ def test_the_hidden_estimates_view_draws_when_shown(window, calls):
     window.tabs.setCurrentWidget(window.estimates_page)
     QApplication.processEvents()
     assert len(plot_calls) == 1 and list(plot_calls[0][3]) == [120.0, 12.0]
+
+
+def test_a_rack_load_read_before_the_table_is_that_racks_own_until_an_edit(
+    qtbot, tiny_design, monkeypatch
+):
+    """Before every rack's load is read (the first frame, before the first check), a
+    rack asked for is read on its own, exactly as the table would hold it; an edit drops
+    what was read so; a reader of many racks gets the table."""
+    del qtbot
+    document = Document(tiny_design)
+    figures, design = document.figures, document.design
+    before = figures.rack_load("r2")
+    assert before == rack_load(design, design.find_rack("r2"))
+    assert figures.rack_load("no such rack") is None
+    assert figures.computed["rack_loads"] == 0  # no table read for the first frame
+    document.push(
+        AddDeviceCommand(
+            document, "r2", Device(id="d9", name="late", device_type="nvidia-dgx-h100", position=1)
+        )
+    )
+    after = figures.rack_load("r2")
+    assert after == rack_load(design, design.find_rack("r2")) != before
+    assert figures.computed["rack_loads"] == 0
+    monkeypatch.setattr(type(figures), "EARLY_LOADS", 1)  # r2 read: the next reader, the table
+    assert figures.rack_load("r1") == rack_load(design, design.find_rack("r1"))
+    assert figures.computed["rack_loads"] == 1
+    assert_fresh(document)

@@ -189,3 +189,30 @@ def test_a_plane_s_hosts_and_cabling_read_as_from_the_list(tiny_design) -> None:
         assert has_links(tiny_design, plane) == has_links(twin, plane)
     for names in ({"eth0"}, {"eth1", "zz"}, {"zz"}, {"p2", "eth0"}):
         assert _used_ports(tiny_design, names) == _used_ports(twin, names)
+
+
+def test_the_batches_naming_a_port_are_those_with_such_a_link(tiny_design) -> None:
+    """link_batches_with picks, in list order, exactly the batches in which a link has
+    the value, whenever asked (a batch added after a question is read too); and the
+    taken host ports read from those batches alone are those every link gives."""
+    from workbench.planning.fabric.inputs import _used_ports
+
+    index = tiny_design.index
+    first = _add_batch(tiny_design, 3)
+    assert index.link_batches_with("a_port", {f"p-{first[1]}"}) == [tuple(tiny_design.links)]
+    second = _add_batch(tiny_design, 2)
+    ids = index.new_ids("link", 2)
+    own = (Link(ids[0], "d2", "eth0", "d2", "eth0"), Link(ids[1], "s1", "x", "d1", "eth0"))
+    ops.apply(tiny_design, ops.AddLinks(own))
+    links = tiny_design.links
+    batches = [tuple(links[:3]), tuple(links[3:5]), tuple(links[5:])]
+    for name in ("a_port", "b_port"):
+        for wanted in ({"eth0"}, {f"p-{first[0]}", f"p-{second[1]}"}, {"zz"}, set()):
+            plain = [b for b in batches if any(getattr(k, name) in wanted for k in b)]
+            assert index.link_batches_with(name, wanted) == plain
+    twin = _twin(tiny_design)
+    assert twin.index.link_batches_with("a_port", {"eth0"}) is None
+    for names in ({"eth0"}, {"eth0", f"q-{second[0]}"}, {f"p-{first[2]}"}, {"zz"}):
+        assert _used_ports(tiny_design, names) == _used_ports(twin, names)
+    tiny_design.links.pop()  # behind the index's back: no answer, the list is read
+    assert index.link_batches_with("a_port", {"eth0"}) is None

@@ -147,10 +147,10 @@ class DesignIndex(NewIds, DeviceLog, LinkPositions):
         #: new id is checked against them without building :attr:`links` (see
         #: :meth:`_link_runs_now`); None once another link comes in or one goes out.
         self._link_runs: NumberedRuns | None = None
-        #: The batches of links the runs took in, and per link field read so far: how
-        #: many of them were read and the values met (see :meth:`link_values`).
+        #: The batches of links the runs took in, and per link field read so far: the
+        #: values met, in all and per batch read (see :meth:`link_values`).
         self._run_batches: list[Sequence[Link]] = []
-        self._run_values: dict[str, tuple[int, set[object]]] = {}
+        self._run_values: dict[str, tuple[set[object], list[set[object]]]] = {}
         #: The latest batch of link ids :meth:`new_ids` handed out (its first number and
         #: a copy of the ids), until links with exactly those ids are added.
         self._issued: tuple[int, list[str]] | None = None

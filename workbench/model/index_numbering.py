@@ -11,7 +11,7 @@ index but what is declared below.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence, Set
 from operator import attrgetter
 from typing import TYPE_CHECKING, cast
 
@@ -52,7 +52,7 @@ class NewIds:
     _next: dict[str, int]
     _link_runs: NumberedRuns | None
     _run_batches: list[Sequence[Link]]
-    _run_values: dict[str, tuple[int, set[object]]]
+    _run_values: dict[str, tuple[set[object], list[set[object]]]]
     _issued: tuple[int, list[str]] | None
     #: A property of DesignIndex (the link table, built on first read).
     links: MutableMapping[str, Link]
@@ -136,14 +136,37 @@ class NewIds:
         is read once per field, when first asked, instead of all 4.4 million links of a
         1,000,000-GPU template per question (is a plane cabled yet? which host ports
         are taken?).  The set is the index's own: read it, do not change it."""
+        found = self._batch_values(name)
+        return None if found is None else found[0]
+
+    def link_batches_with(self, name: str, wanted: Set[object]) -> list[Sequence[Link]] | None:
+        """The batches of links (see :meth:`link_values`) in which some link's field
+        ``name`` has a value of ``wanted``, in list order; None when the runs do not hold.
+
+        Why: the out-of-band plane asks which of its host ports the links hold already,
+        and at 1,000,000 GPUs only the management plane's 165,000 links name those
+        ports, not the compute plane's 3 million: its batch is skipped unread."""
+        found = self._batch_values(name)
+        if found is None:
+            return None
+        return [
+            batch
+            for batch, met in zip(self._run_batches, found[1], strict=True)
+            if not met.isdisjoint(wanted)
+        ]
+
+    def _batch_values(self, name: str) -> tuple[set[object], list[set[object]]] | None:
+        """The values of the links' field ``name``, in all and per batch, each batch read
+        once (see :meth:`link_values`); None when the runs do not hold."""
         if self._link_runs_now() is None:
             return None
-        read, values = self._run_values.get(name, (0, set()))
+        values, per_batch = self._run_values.setdefault(name, (set(), []))
         field = attrgetter(name)
-        for batch in self._run_batches[read:]:
-            values.update(map(field, batch))
-        self._run_values[name] = (len(self._run_batches), values)
-        return values
+        for batch in self._run_batches[len(per_batch) :]:
+            met = set(map(field, batch))
+            per_batch.append(met)
+            values |= met
+        return values, per_batch
 
     def _batch_free(self, prefix: str, digits: int, first: int, batch: list[str]) -> bool:
         """Whether no object has an id of ``batch`` (see :func:`batch_free`), the links

@@ -15,8 +15,8 @@ takes out.  Nothing here changes the design.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable
-from itertools import compress
+from collections.abc import Collection
+from itertools import chain, compress, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -31,6 +31,9 @@ from workbench.planning.fabric.request import FabricRequest
 from workbench.planning.fabric.sizing import FabricError, SwitchOption
 from workbench.planning.fabric.wiring import Host
 
+#: A device's type and a rack's devices.
+_DEVICE_TYPE = attrgetter("device_type")
+_DEVICES = attrgetter("devices")
 #: A link's network id (None: on no network).
 _NETWORK = attrgetter("network")
 #: A link's port names at each end.
@@ -125,7 +128,6 @@ def plane_hosts(
     """The hosts to cable and their free ports on the plane (see the module docstring);
     ``gone``: devices about to be removed."""
     index = design.index
-    chosen: Iterable[tuple[Rack, Device]]
     if request.hosts is not None:
         named: list[tuple[Rack, Device]] = []
         for host_id in request.hosts:
@@ -133,59 +135,91 @@ def plane_hosts(
             if found is None:
                 raise FabricError(f"hosts: no device with id {host_id!r}.")
             named.append(found)
-        chosen = named
+        racks, devices = [r for r, _d in named], [d for _r, d in named]
     else:
-        skip = set(gone)
-        chosen = ((rack, device) for rack in design.iter_racks() for device in rack.devices)
-        if skip:  # else no device's id is looked up (1.1 million at 1,000,000 GPUs)
-            chosen = ((rack, device) for rack, device in chosen if device.id not in skip)
-    per_slug: dict[str, tuple[tuple[int, str, float], ...]] = {}
-    #: device type → its item and ends (None: not in the design's catalog), asked once
-    #: per type rather than per device: 1.1 million devices at 1,000,000 GPUs, per plane.
-    per_type: dict[str, tuple[CatalogItem, tuple[tuple[int, str, float], ...]] | None] = {}
-    # Each host's model and its ports on the plane first (a model that cannot run at
-    # the speed, or a named host with no port there, fails on the first such host in
-    # order, as it always did), so the links are read once for the ports that matter.
-    candidates: list[tuple[Rack, Device, CatalogItem, tuple[tuple[int, str, float], ...]]] = []
-    for rack, device in chosen:
-        slug = device.device_type
-        if slug in per_type:
-            kind = per_type[slug]
-        else:
-            item = design.device_types.get(slug)
-            if item is None:
-                kind = None
-            else:
-                every = per_slug.get(item.slug)
-                if every is None:
-                    every = per_slug[item.slug] = _host_ends(device, item, request.plane, speed)
-                kind = (item, every)
-            per_type[slug] = kind
-        if kind is None:
-            continue
-        item, every = kind
-        if not every:
-            if request.hosts is not None:
-                raise FabricError(
-                    f"{device.name} ({item.label}) has no port on the {request.plane} plane."
-                )
-            continue
-        candidates.append((rack, device, item, every))
-    names = {end[1] for every in per_slug.values() for end in every}
-    used = _used_ports(design, names) if candidates else {}
+        racks, devices = _every_device(design, gone)
+    # Each model and its ports on the plane first, asked once per device type in the
+    # order the types first appear (so a model that cannot run at the speed, or a named
+    # host with no port there, fails on the first such host in order, as it did when
+    # each device was asked in turn); then the devices of the types with ports there
+    # are picked out in C: 1.1 million devices at 1,000,000 GPUs, per plane.
+    types = list(map(_DEVICE_TYPE, devices))
+    kinds = _kinds(design, request, speed, devices, types)
+    picked = list(map(kinds.__contains__, types))
+    racks, devices = list(compress(racks, picked)), list(compress(devices, picked))
+    types = list(compress(types, picked))
+    names = {end[1] for _item, every in kinds.values() for end in every}
+    used = _used_ports(design, names) if devices else {}
     limit = request.ports_per_host
-    hosts: list[Host] = []
-    for rack, device, item, every in candidates:
-        taken = used.get(device.id) if used else None
-        wanted = [end for end in every if end[1] not in taken] if taken else list(every)
-        if limit is not None:
-            wanted = wanted[:limit]
-        if wanted:
-            hosts.append(Host(device, rack, item, wanted))
+    hosts: list[Host]
+    if not used and limit is None:  # a fresh plane: every host, every port
+        items = {slug: item for slug, (item, _every) in kinds.items()}
+        ends = {slug: every for slug, (_item, every) in kinds.items()}
+        hosts = list(
+            map(
+                Host,
+                devices,
+                racks,
+                map(items.__getitem__, types),
+                map(list, map(ends.__getitem__, types)),
+            )
+        )
+    else:
+        hosts = []
+        for rack, device, slug in zip(racks, devices, types, strict=True):
+            item, every = kinds[slug]
+            taken = used.get(device.id)
+            wanted = [end for end in every if end[1] not in taken] if taken else list(every)
+            if limit is not None:
+                wanted = wanted[:limit]
+            if wanted:
+                hosts.append(Host(device, rack, item, wanted))
     if not hosts:
         where = "every host is already cabled" if not request.replace else "no device has a port"
         raise FabricError(f"Nothing to connect on the {request.plane} plane: {where} there.")
     return hosts
+
+
+def _every_device(design: Design, gone: Collection[str]) -> tuple[list[Rack], list[Device]]:
+    """Every device but those ``gone``, in order, and beside each its rack (lists made
+    by C-level walks: no Python step per device)."""
+    in_racks = list(map(_DEVICES, design.iter_racks()))
+    racks = list(chain.from_iterable(map(repeat, design.iter_racks(), map(len, in_racks))))
+    devices = list(chain.from_iterable(in_racks))
+    if gone:  # else no device's id is looked up (1.1 million at 1,000,000 GPUs)
+        skip = set(gone)
+        kept = [device.id not in skip for device in devices]
+        racks, devices = list(compress(racks, kept)), list(compress(devices, kept))
+    return racks, devices
+
+
+def _kinds(
+    design: Design,
+    request: FabricRequest,
+    speed: float,
+    devices: list[Device],
+    types: list[str],
+) -> dict[str, tuple[CatalogItem, tuple[tuple[int, str, float], ...]]]:
+    """device type -> its item and (rail, port, speed) ends on the plane, for the types
+    of ``devices`` (whose types are ``types``) that have ports there; a model's ends read
+    once, with the first device of that model."""
+    per_slug: dict[str, tuple[tuple[int, str, float], ...]] = {}
+    kinds: dict[str, tuple[CatalogItem, tuple[tuple[int, str, float], ...]]] = {}
+    for slug in dict.fromkeys(types):
+        item = design.device_types.get(slug)
+        if item is None:
+            continue
+        device = devices[types.index(slug)]
+        every = per_slug.get(item.slug)
+        if every is None:
+            every = per_slug[item.slug] = _host_ends(device, item, request.plane, speed)
+        if every:
+            kinds[slug] = (item, every)
+        elif request.hosts is not None:
+            raise FabricError(
+                f"{device.name} ({item.label}) has no port on the {request.plane} plane."
+            )
+    return kinds
 
 
 def _used_ports(design: Design, names: set[str]) -> dict[str, set[str]]:
@@ -196,31 +230,27 @@ def _used_ports(design: Design, names: set[str]) -> dict[str, set[str]]:
     device's own other end counts once, as its ``a`` end).  The links are sifted by
     port name in C: at 1,000,000 GPUs the out-of-band plane asks with 4.4 million links
     in the design, nearly none of them on a port it cables, and reading each host's
-    links one by one took about a fifth of a template's build."""
+    links one by one took about a fifth of a template's build.  While the index keeps
+    the links by batch, only the batches that name such a port are sifted (a
+    template's planes use other port names than those cabled before)."""
     used: defaultdict[str, set[str]] = defaultdict(set)
     links = design.links
-    if not names or not links or _no_port_named(design, names):
+    if not names or not links:
         return used
-    hit = names.__contains__
-    for link in compress(links, map(hit, map(_A_PORT, links))):
-        used[link.a_device].add(link.a_port)
-    for link in compress(links, map(hit, map(_B_PORT, links))):
-        if link.b_device != link.a_device:
-            used[link.b_device].add(link.b_port)
-    return used
-
-
-def _no_port_named(design: Design, names: set[str]) -> bool:
-    """Whether the index knows, without reading the links, that none ends on a port
-    of ``names`` (a template's planes use other port names than those cabled before)."""
     index = design.index
-    a_ports, b_ports = index.link_values("a_port"), index.link_values("b_port")
-    return (
-        a_ports is not None
-        and b_ports is not None
-        and names.isdisjoint(a_ports)
-        and names.isdisjoint(b_ports)
-    )
+    a_batches = index.link_batches_with("a_port", names)
+    b_batches = index.link_batches_with("b_port", names)
+    if a_batches is None or b_batches is None:
+        a_batches = b_batches = [links]
+    hit = names.__contains__
+    for batch in a_batches:
+        for link in compress(batch, map(hit, map(_A_PORT, batch))):
+            used[link.a_device].add(link.a_port)
+    for batch in b_batches:
+        for link in compress(batch, map(hit, map(_B_PORT, batch))):
+            if link.b_device != link.a_device:
+                used[link.b_device].add(link.b_port)
+    return used
 
 
 def _host_ends(

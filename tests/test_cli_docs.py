@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import shlex
 from pathlib import Path
@@ -127,3 +128,28 @@ def test_help_cites_published_sources_not_internal_documents():
     estimate = next(t for t in texts if t.startswith("Capacity estimates"))
     for source in ("Kaplan", "ZeRO", "PaLM"):
         assert source in estimate
+
+
+def test_each_subcommand_module_registers_the_names_the_table_gives_it():
+    """``build_parser(command)`` imports only the module :data:`SUBCOMMANDS` names for
+    ``command``: a module registering a name the table lacks (or not one it has) would
+    make that command unknown, or parsed by the wrong module."""
+    import argparse
+
+    from workbench.cli import main as cli_main
+
+    seen: list[str] = []
+    for module_name, names in cli_main.SUBCOMMANDS:
+        parser = argparse.ArgumentParser(prog="workbench")
+        sub = parser.add_subparsers(dest="command", prog="workbench")
+        importlib.import_module(module_name).register(sub)
+        assert tuple(sub.choices) == names, module_name
+        seen += names
+    full = build_parser()._subparsers._group_actions[0].choices
+    assert list(full) == seen
+    for name in seen:
+        narrow = build_parser(name)._subparsers._group_actions[0].choices
+        own = next(names for _m, names in cli_main.SUBCOMMANDS if name in names)
+        assert tuple(narrow) == own
+        assert narrow[name].format_usage() == full[name].format_usage()
+    assert list(build_parser("no-such-command")._subparsers._group_actions[0].choices) == seen

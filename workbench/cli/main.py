@@ -17,30 +17,38 @@ from workbench.cli.errors import CliError
 
 __all__ = ["CliError", "build_parser", "main"]
 
-#: Modules that register subcommands, in the order they appear in ``--help``.
-SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "workbench.cli.project_cmds",
-    "workbench.cli.check_cmd",
-    "workbench.cli.repair_cmd",
-    "workbench.cli.catalog_cmds",
-    "workbench.cli.estimate_cmd",
-    "workbench.cli.print_cmd",
-    "workbench.cli.fabric_cmd",
-    "workbench.cli.versions_cmd",
-    "workbench.cli.teams_cmd",
-    "workbench.cli.costs_cmd",
-    "workbench.cli.tiers_cmd",
-    "workbench.cli.export_cmd",
-    "workbench.cli.acceptance_cmd",
-    "workbench.cli.asbuilt_cmd",
-    "workbench.cli.netbox_cmd",
-    "workbench.cli.compare_cmd",
-    "workbench.cli.scenario_cmd",
+#: The modules that register subcommands, in the order they appear in ``--help``, and
+#: the commands each registers (a test holds every module to its names).
+SUBCOMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("workbench.cli.project_cmds", ("new", "templates", "report")),
+    ("workbench.cli.check_cmd", ("check",)),
+    ("workbench.cli.repair_cmd", ("repair",)),
+    ("workbench.cli.catalog_cmds", ("catalog",)),
+    ("workbench.cli.estimate_cmd", ("estimate",)),
+    ("workbench.cli.print_cmd", ("print",)),
+    ("workbench.cli.fabric_cmd", ("fabric",)),
+    ("workbench.cli.versions_cmd", ("versions",)),
+    ("workbench.cli.teams_cmd", ("teams",)),
+    ("workbench.cli.costs_cmd", ("costs",)),
+    ("workbench.cli.tiers_cmd", ("tiers",)),
+    ("workbench.cli.export_cmd", ("export",)),
+    ("workbench.cli.acceptance_cmd", ("acceptance",)),
+    ("workbench.cli.asbuilt_cmd", ("asbuilt",)),
+    ("workbench.cli.netbox_cmd", ("netbox",)),
+    ("workbench.cli.compare_cmd", ("compare",)),
+    ("workbench.cli.scenario_cmd", ("scenario",)),
 )
+SUBCOMMAND_MODULES: tuple[str, ...] = tuple(module for module, _names in SUBCOMMANDS)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, with every registered subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The full argument parser, with every registered subcommand; with ``command``
+    (a name of :data:`SUBCOMMANDS`), only the subcommands of the module that registers
+    it, which parse its arguments as the full parser would.
+
+    Why: importing every subcommand module (estimate's models, the store, scenarios)
+    was ~0.1-0.15 s of CPU of every command, ``workbench fabric`` at 100,000 GPUs
+    included, which uses none of them."""
     parser = argparse.ArgumentParser(
         prog="workbench",
         # argparse cannot describe "FILE or a subcommand" by itself: FILE is handled by
@@ -51,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # prog= keeps the custom usage out of each subcommand's own usage line.
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="workbench")
-    for name in SUBCOMMAND_MODULES:
+    own = [module for module, names in SUBCOMMANDS if command in names]
+    for name in own or SUBCOMMAND_MODULES:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -68,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or names_no_command(argv[0]):
         return _open_window(argv)
-    parser = build_parser()
+    parser = build_parser(argv[0])
     choices = parser._subparsers._group_actions[0].choices if parser._subparsers else None
     commands = set(choices or ())
     if not argv or (argv[0] not in commands and not argv[0].startswith("-")):

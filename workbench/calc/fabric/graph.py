@@ -44,6 +44,20 @@ HostGroup = tuple[str, int]
 _ROWS = ("layer", "lower", "upper", "gbps")
 
 
+@dataclass(frozen=True)
+class HostRows:
+    """Who each host of a plane is cabled to, as device numbers: the distinct (host,
+    switch) pairs of its host links by host, then switch (``pair_hosts``,
+    ``switches``); each host once (``hosts``, ascending), where its pairs start and
+    how many there are."""
+
+    hosts: np.ndarray
+    starts: np.ndarray
+    degree: np.ndarray
+    pair_hosts: np.ndarray
+    switches: np.ndarray
+
+
 @dataclass
 class PlaneGraph:
     """A plane's links by layer, bandwidth per switch and per layer, and who is cabled
@@ -175,12 +189,35 @@ class PlaneGraph:
             for lo, hi in zip(lows[only].tolist(), highs[only].tolist(), strict=True)
         }
 
+    @cached_property
+    def host_rows(self) -> HostRows:
+        """The hosts' switches as device numbers (see :class:`HostRows`)."""
+        hosts, switches = self._pairs(self.layer == 1)
+        if not len(hosts):
+            empty = np.zeros(0, dtype=np.int64)
+            return HostRows(empty, empty, empty, empty, empty)
+        starts = np.flatnonzero(np.concatenate([[True], hosts[1:] != hosts[:-1]]))
+        degree = np.diff(np.append(starts, len(hosts)))
+        return HostRows(hosts[starts], starts, degree, hosts, switches)
+
     def host_groups(self) -> dict[frozenset[str], list[str]]:
-        """Hosts grouped by the exact set of switches they are cabled to."""
-        groups: dict[frozenset[str], list[str]] = {}
-        for host, switches in self.host_switches.items():
-            groups.setdefault(frozenset(switches), []).append(host)
-        return groups
+        """Hosts grouped by the exact set of switches they are cabled to, in the order
+        of :attr:`host_switches` (each group where its first host is, hosts in turn).
+
+        Why numbers: :attr:`host_switches` makes a set of ids per host (12,500 at
+        100,000 GPUs, ~0.1 s of ``workbench fabric``); a host's distinct switch
+        numbers, in order, name the same set."""
+        rows = self.host_rows
+        row = rows.switches.tolist()
+        bounds = [*rows.starts.tolist(), len(row)]
+        by_key: dict[tuple[int, ...], list[int]] = {}
+        for host, start, end in zip(rows.hosts.tolist(), bounds, bounds[1:], strict=False):
+            by_key.setdefault(tuple(row[start:end]), []).append(host)
+        ids = self.devices.ids
+        return {
+            frozenset([ids[s] for s in key]): [ids[h] for h in hosts]
+            for key, hosts in by_key.items()
+        }
 
 
 def plane_graph(

@@ -207,21 +207,14 @@ def worst_single_failures(graph: PlaneGraph) -> dict[int, FailureImpact]:
         stranded_by = np.where(same, low, -1)
     single = np.where(rows.degree == 1, rows.switches[rows.starts], -1)  # per host
     worst: dict[int, FailureImpact] = {}
+    switches = list(tiers)
+    numbers = np.fromiter(map(pos.__getitem__, switches), np.int64, len(switches))
+    of_tier = np.fromiter(tiers.values(), np.int64, len(switches))
     for tier, counts, cut_of in ((1, single_homed, single), (2, stranding, stranded_by)):
-        best: tuple[tuple[int, float, int], str] | None = None
-        for switch in graph.structure.switches_in(tier):
-            losses = _layer_losses(graph, _own_losses(graph, switch))
-            pct = max((loss.lost_pct for loss in losses), default=0.0)
-            number = pos.get(switch, size - 1)
-            cut = int(counts[number])
-            degraded = int(touching[number]) - cut if tier == 1 else 0
-            key = (cut, pct, degraded)
-            if best is None or key > best[0]:
-                best = (key, switch)
-        if best is None:
+        chosen = _costliest(graph, tier, numbers[of_tier == tier], counts, touching)
+        if chosen is None:
             continue
-        switch = best[1]
-        number = pos.get(switch, size - 1)
+        switch, number = ids[chosen], chosen
         cut_hosts = tuple(sorted(ids[h] for h in rows.hosts[cut_of == number].tolist()))
         degraded_hosts: tuple[str, ...] = ()
         if tier == 1:
@@ -237,3 +230,28 @@ def worst_single_failures(graph: PlaneGraph) -> dict[int, FailureImpact]:
             method="closed form",
         )
     return worst
+
+
+def _costliest(
+    graph: PlaneGraph, tier: int, numbers: np.ndarray, cut: np.ndarray, touching: np.ndarray
+) -> int | None:
+    """The number of the switch of ``tier`` (``numbers``, in the structure's order)
+    whose failure costs the most: most hosts cut off (``cut`` per device), then the
+    largest share of a layer lost (its own links down and up, as
+    :func:`_own_losses` and :attr:`LayerLoss.lost_pct` count them), then most hosts
+    degraded; the first such.  None without switches.
+
+    Why in numpy: a loss per switch in Python was ~20 ms at 100,000 GPUs (4,216)."""
+    if not len(numbers):
+        return None
+    cuts = cut[numbers]
+    degraded = touching[numbers] - cuts if tier == 1 else np.zeros(len(numbers), np.int64)
+    pct = np.zeros(len(numbers))
+    for layer, lost in ((tier, graph.down[numbers]), (tier + 1, graph.up[numbers])):
+        total = graph.layer_gbps.get(layer, 0.0)
+        if total > 0:  # (no link up is a loss of 0 Gb/s: 0 %, as no loss there)
+            pct = np.maximum(pct, 100.0 * lost / total)
+    best = cuts == cuts.max()
+    best &= pct == pct[best].max()
+    best &= degraded == degraded[best].max()
+    return int(numbers[np.flatnonzero(best)[0]])

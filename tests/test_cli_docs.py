@@ -119,6 +119,27 @@ def _all_help_texts(parser) -> list[str]:
     return texts
 
 
+def _every_parser(parser) -> list:
+    """``parser`` and every subcommand's parser under it, at any depth."""
+    found = [parser]
+    for action in parser._actions:
+        choices = getattr(action, "choices", None)
+        if isinstance(choices, dict):
+            for sub in choices.values():
+                found.extend(_every_parser(sub))
+    return found
+
+
+def test_every_command_prints_its_help():
+    """``workbench COMMAND --help`` formats every help text: argparse %-formats them,
+    so a bare "%" (``costs --help`` once read "% of capex" as "%o") raised TypeError."""
+    parsers = _every_parser(build_parser())
+    assert len(parsers) > 20
+    for parser in parsers:
+        text = parser.format_help()
+        assert text.startswith(f"usage: {parser.prog}"), parser.prog
+
+
 def test_help_cites_published_sources_not_internal_documents():
     texts = _all_help_texts(build_parser())
     assert len(texts) > 30

@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE", help="a .dcwb project file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     for flag, (_field, text) in FLAGS.items():
-        p.add_argument(flag, default=None, metavar="VALUE", help=text)
+        # argparse %-formats help texts ("% of capex" read as a "%o" conversion).
+        p.add_argument(flag, default=None, metavar="VALUE", help=text.replace("%", "%%"))
     p.set_defaults(func=cmd_costs)
 
 

@@ -36,7 +36,7 @@ DEFERRED_MODULES = (
     "workbench.ui.storage.panel",
 )
 #: Loaded after the first frame, in steps, by the first check
-#: (``live_figures.CHECK_MODULES``): numpy, the workload estimates, the compute plane and
+#: (``check_loading.CHECK_MODULES``): numpy, the workload estimates, the compute plane and
 #: the rules (~0.2 s of CPU here), which nothing in the first frame reads: the estimate
 #: is pending and the findings are "Checking…" until the check has run.
 AFTER_FIRST_FRAME = (

@@ -28,11 +28,8 @@ before any view, so it is always invalidated before a view's slot reads it.
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import math
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -47,6 +44,7 @@ from workbench.calc.steps import chunks
 from workbench.calc.summary import DesignSummary, LoadCache, RackLoad
 from workbench.model import Change, Design, Device, Rack, Workload
 from workbench.render.safe_figures import counts_only, safe_rack_load
+from workbench.ui.shell.check_loading import CHECK_MODULES, import_steps, plane_ready
 
 if TYPE_CHECKING:
     # Loaded on first use, after the first frame: the rules, the workload estimates and
@@ -57,58 +55,6 @@ if TYPE_CHECKING:
     from workbench.calc.workload import WorkloadResult
     from workbench.rules.engine import Checker
     from workbench.rules.registry import Finding, Severity
-
-#: Where the compute plane is built and kept (:func:`_plane_ready`).
-_HARDWARE = "workbench.calc.design_hardware"
-
-#: What the first check loads before it starts, one module per step between events
-#: (:meth:`LiveFigures._import_steps`): the window's first frame does without them, and
-#: loaded in one go when the check started they blocked input for ~0.2 s of CPU just
-#: after that frame.  Each module after what it imports, so a step loads little more
-#: than its own code (numpy, the one big step, first); the rules last, all together
-#: and so in their fixed order (:mod:`workbench.rules.every_rule`).
-CHECK_MODULES: tuple[str, ...] = (
-    "numpy",
-    "workbench.calc.fabric.tables",
-    "workbench.calc.fabric.graph",
-    "workbench.calc.fabric.media",
-    "workbench.calc.fabric.ports",
-    "workbench.calc.fabric.failure",
-    "workbench.calc.fabric.analysis",
-    "workbench.calc.fabric.plane_edits",
-    "workbench.calc.cabling",
-    _HARDWARE,
-    "workbench.calc.flops",
-    "workbench.calc.comm",
-    "workbench.calc.step_time",
-    "workbench.calc.stack_profiles",
-    "workbench.calc.training_estimate",
-    "workbench.calc.workload",
-    "workbench.calc.costs",
-    "workbench.versions.compat",
-    "workbench.rules.port_suspects",
-    "workbench.rules.every_rule",
-    "workbench.rules.engine",
-)
-
-
-#: The module of :data:`CHECK_MODULES` imported on a thread (see ``_import_steps``).
-_ON_A_THREAD = "numpy"
-
-
-def _import_quietly(name: str) -> None:
-    """Import ``name`` (on a thread): an error is left for the import on the main
-    thread that follows to raise where it is seen."""
-    with contextlib.suppress(BaseException):
-        importlib.import_module(name)
-
-
-def _plane_ready(design: Design) -> bool:
-    """``design_hardware.compute_plane_ready``, without loading that module (numpy, the
-    fabric analysis) to learn what is plain while it is not loaded: only it builds
-    and keeps the compute plane, so no plane is ready yet."""
-    hardware = sys.modules.get(_HARDWARE)
-    return hardware is not None and bool(hardware.compute_plane_ready(design))
 
 
 def _device_types(rack: Rack) -> tuple[str, ...]:
@@ -412,7 +358,7 @@ class LiveFigures(QObject):
         (half a second on a 100,000-GPU design): what the status strip asks until the
         first check is done, so the window is drawn, and then answers input, while the
         fabric is built in steps with the check."""
-        if workload.kind != "training" or _plane_ready(self.design):
+        if workload.kind != "training" or plane_ready(self.design):
             return True
         index = self.design.index
         key = self._fabric_key
@@ -431,32 +377,12 @@ class LiveFigures(QObject):
             self._owed = True
             return
         if self._importing is None and not all(m in sys.modules for m in CHECK_MODULES):
-            self._importing = self._import_steps()
+            self._importing = import_steps()
         if self._importing is not None:
             self._next_slice.start()  # the check starts once they are loaded
             return
         self._start_check()
         self._check_slice()
-
-    @staticmethod
-    def _import_steps() -> Iterator[None]:
-        """Each module of :data:`CHECK_MODULES` loaded, one per step.  numpy, whose import
-        is one block of ~0.1 s of CPU here with no step in it, is loaded on a thread of
-        its own meanwhile waited for a little per step (the GIL let go): input is then
-        handled between the thread's turns instead of after the whole import.  Nothing
-        else is imported until it is done (it imports nothing of ours)."""
-        if _ON_A_THREAD not in sys.modules:
-            loader = threading.Thread(
-                target=_import_quietly, args=(_ON_A_THREAD,), name="import", daemon=True
-            )
-            loader.start()
-            while loader.is_alive():
-                loader.join(0.002)
-                yield
-        for name in CHECK_MODULES:
-            if name not in sys.modules:
-                importlib.import_module(name)
-                yield
 
     def _start_check(self) -> None:
         from workbench.rules.context import RuleContext

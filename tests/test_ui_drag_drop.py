@@ -379,20 +379,28 @@ def test_a_move_between_racks_is_laid_out_before_the_window_paints(window):
     assert counter.seen == 0
 
 
+def _rack_with_findings_shown(qtbot, window):
+    """Two DGX H100 dropped into r2 (the second over the rack's budgets, so the rack has
+    findings) and r2 selected: the inspector's page with findings above it.  Returns the
+    inspector's scrolled panel."""
+    document = window.document
+    window.resize(1400, 700)
+    qtbot.waitUntil(lambda: document.figures.checked)
+    for u in (2, 12):
+        mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", u)
+        assert drop(window, mime, where)
+    document.select("r2")
+    QApplication.processEvents()
+    return window.inspector.findChild(QScrollArea).widget()
+
+
 def test_another_design_lets_the_inspector_shrink_again(qtbot, window):
     """The height kept for the tallest page belongs to the design that showed it: once
     another design replaces it, the page is as tall as what that design shows."""
     from workbench.model import Design
 
     document, inspector = window.document, window.inspector
-    body = inspector.findChild(QScrollArea).widget()
-    window.resize(1400, 700)
-    qtbot.waitUntil(lambda: document.figures.checked)
-    for u in (2, 12):  # the second one over the rack's budgets: findings above the page
-        mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", u)
-        assert drop(window, mime, where)
-    document.select("r2")
-    QApplication.processEvents()
+    body = _rack_with_findings_shown(qtbot, window)
     assert inspector.findings.isVisible()
     tallest = body.minimumHeight()
     document.select(None)
@@ -411,16 +419,8 @@ def test_the_inspectors_size_hint_is_read_at_the_width_it_has(qtbot, window):
     scroll area asks for that hint after each new text, and Qt's own hint (the height at
     the hint's wider width) laid every wrapped text of the panel (the findings, each
     page's labels) out a second time at that width, after every drop and undo."""
-    document, inspector = window.document, window.inspector
-    panel = inspector.findChild(QScrollArea).widget()
-    window.resize(1400, 700)
-    qtbot.waitUntil(lambda: document.figures.checked)
-    for u in (2, 12):  # the second one over the rack's budgets: findings on the rack
-        mime, where, _ = drag_over(window, "nvidia-dgx-h100", "r2", u)
-        assert drop(window, mime, where)
-    document.select("r2")
-    QApplication.processEvents()
-    findings = inspector.findings
+    panel = _rack_with_findings_shown(qtbot, window)
+    findings = window.inspector.findings
     assert findings.isVisible() and panel.sizeHint().width() > panel.width()
     findings.setText(findings.text() + "<p>one line more</p>")  # a new text, as an edit's
     hint = panel.sizeHint()

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from operator import itemgetter
 from typing import cast
 
 from workbench.calc.design_hardware import compute_plane
@@ -109,10 +110,14 @@ def _port_findings(
     # list of (port, peer, peer port) per link), the table read once, its links looked
     # up in one call: a removal at 100,000 GPUs re-checks eight leaf switches of 289
     # links each.
-    ordered = sorted(link_ids)
-    pairs: Iterable[tuple[str, Link]] = zip(ordered, index.links_named(ordered), strict=True)
-    if shared is not None:
-        pairs = _on_ports(pairs, names, me_id, only, shared)
+    pairs: Iterable[tuple[str, Link]]
+    if shared is None:
+        ordered = sorted(link_ids)
+        pairs = zip(ordered, index.links_named(ordered), strict=True)
+    else:  # picked first, then put in order: a few of a leaf's 289 links are sorted
+        listed = list(link_ids)
+        looked_up = zip(listed, index.links_named(listed), strict=True)
+        pairs = sorted(_on_ports(looked_up, names, me_id, only, shared), key=itemgetter(0))
     for link_id, link in pairs:
         mine = link.a_device == me_id
         if mine:  # its own end, or both: a loop back to itself

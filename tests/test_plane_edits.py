@@ -20,12 +20,14 @@ from workbench.calc.design_hardware import (
     compute_plane_in_steps,
     tier_figures,
 )
+from workbench.calc.fabric import planes as planes_module
 from workbench.calc.fabric.graph import _graph, plane_graph
 from workbench.calc.fabric.plane_edits import kept_of, replay_of
 from workbench.calc.fabric.planes import (
     PLANES,
     _plane_structures,
     host_port_names,
+    plane_structure,
     plane_structures,
 )
 from workbench.calc.fabric.tables import (
@@ -196,36 +198,71 @@ def test_kept_structures_follow_random_edits(catalog, edits, read_every, danglin
     same_structures(design)
     undo: list[ops.Op] = []
     for kind, n in edits:
-        if kind == "remove":
-            nodes = gpu_nodes(design)
-            op: ops.Op | None = ops.RemoveDevice(nodes[n % len(nodes)]) if nodes else None
-        elif kind == "unlink":
-            links = design.links
-            if not links:
-                continue
-            start = n % len(links)
-            chosen = links[start : start + 1 + n % 3]
-            op = (
-                ops.RemoveLink(chosen[0].id)
-                if len(chosen) == 1
-                else ops.RemoveLinks(tuple(link.id for link in chosen))
-            )
-        elif kind == "relink":
-            op = undo.pop(n % len(undo)) if undo else None
-            if op is not None:
-                with contextlib.suppress(EditError):
-                    undo.append(ops.apply(design, op).inverse)
-                op = None
-        else:
-            op = undo.pop() if undo else None
-            if op is not None:
-                ops.apply(design, op)
-                op = None
-        if op is not None:
-            undo.append(ops.apply(design, op).inverse)
+        apply_edit(design, kind, n, undo)
         if read_every:
             same_structures(design)
     same_structures(design)
+
+
+def apply_edit(design: Design, kind: str, n: int, undo: list[ops.Op]) -> None:
+    """One edit of :data:`EDIT` (``undo``: the inverses of those applied, last last)."""
+    if kind == "remove":
+        nodes = gpu_nodes(design)
+        op: ops.Op | None = ops.RemoveDevice(nodes[n % len(nodes)]) if nodes else None
+    elif kind == "unlink":
+        links = design.links
+        if not links:
+            return
+        start = n % len(links)
+        chosen = links[start : start + 1 + n % 3]
+        op = (
+            ops.RemoveLink(chosen[0].id)
+            if len(chosen) == 1
+            else ops.RemoveLinks(tuple(link.id for link in chosen))
+        )
+    elif kind == "relink":
+        op = undo.pop(n % len(undo)) if undo else None
+        if op is not None:
+            with contextlib.suppress(EditError):
+                undo.append(ops.apply(design, op).inverse)
+            op = None
+    else:
+        op = undo.pop() if undo else None
+        if op is not None:
+            ops.apply(design, op)
+            op = None
+    if op is not None:
+        undo.append(ops.apply(design, op).inverse)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(edits=st.lists(EDIT, min_size=1, max_size=8), most_behind=st.sampled_from([1, 3, 64]))
+def test_planes_nobody_asks_about_catch_up_when_read(catalog, monkeypatch, edits, most_behind):
+    """The compute plane read after every edit (as the window's rules read it), the
+    other planes left behind: read at the end, or once too far behind, every plane and
+    figure equals a full pass."""
+    monkeypatch.setattr(planes_module, "MOST_BEHIND", most_behind)
+    design = build_template("dgx-h100-superpod", gpus=128, catalog=catalog)
+    design.index.keep_tables = True
+    same_structures(design)
+    undo: list[ops.Op] = []
+    for kind, n in edits:
+        apply_edit(design, kind, n, undo)
+        plane_structure(design, "compute")
+        index = design.index
+        cached = index.fabric_cache.get("plane_structures")
+        if cached is not None:  # (None: an edit no replay follows; read afresh next)
+            assert cached[0] == index.fabric_version
+            stamp, behind = index.fabric_cache["planes_behind"]
+            assert stamp == cached[0] and "compute" not in behind
+            assert all(v >= index.fabric_version - most_behind for v in behind.values())
+        assert compute_plane(design) == full_compute_plane(
+            design, _plane_structures(design, ["compute"])["compute"]
+        )
+    same_structures(design)
+    assert not design.index.fabric_cache["planes_behind"][1]
 
 
 def test_a_node_removal_is_replayed_not_recomputed(catalog):

@@ -81,6 +81,8 @@ def report():
         # The racks drawn read their own loads; every rack's is read by the first check.
         rack_loads_read=window.document.figures.computed["rack_loads"],
         rack_loads_drawn=window.document.figures.computed["rack_load"],
+        links_pending=window.document.links_pending,
+        links_at_frame=len(window.document.design.links),
     )
     settled(window)
 
@@ -94,6 +96,7 @@ def settled(window):
     QTimer.singleShot(0, lambda: replaced(window))  # the findings announced
 
 def replaced(window):
+    found["links_when_checked"] = len(window.document.design.links)
     found["collector_back"] = gc.isenabled()
     found["frozen"] = gc.get_freeze_count()
     from workbench.model import Design
@@ -130,11 +133,11 @@ spy = FirstPaint()
 app.installEventFilter(spy)
 QTimer.singleShot(90_000, lambda: os._exit(3))  # no frame: fail, do not hang
 from workbench.ui.shell.app import run_app
-sys.exit(run_app(None))
+sys.exit(run_app(os.environ.get("COLD_START_FILE")))
 """
 
 
-def _start(tmp_path: Path) -> dict:
+def _start(tmp_path: Path, file: Path | None = None) -> dict:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     env = dict(os.environ)
@@ -146,6 +149,8 @@ def _start(tmp_path: Path) -> dict:
         XDG_CACHE_HOME=str(home / "cache"),
     )
     root = Path(__file__).resolve().parents[1]
+    if file is not None:
+        env["COLD_START_FILE"] = str(file)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     # The catalog's schema verdicts are cached by file digest: the first start of a
     # fresh account validates (and imports jsonschema), every later one does not.
@@ -191,3 +196,19 @@ def test_the_first_frame_imports_no_deferred_library_reads_the_catalog_once_and_
     # first check is done, then back.
     assert found["frozen"] > 0 and found["frozen_after_replace"] > 0
     assert found["collector_off_for_new_check"] and found["collector_back_after_replace"]
+
+
+def test_a_start_on_a_file_draws_before_reading_its_links(tmp_path: Path) -> None:
+    """``workbench FILE``: the first frame comes before the links are read (the bulk of
+    a large file, see ``store.later``), and the first check runs on all of them."""
+    from workbench.store import open_design, save_design
+    from workbench.templates import sample_design
+
+    path = tmp_path / "sample.dcwb"
+    save_design(sample_design(), path)
+    links = len(open_design(path).links)
+    assert links > 0
+    found = _start(tmp_path, path)
+    assert found["links_pending"] and found["links_at_frame"] == 0
+    assert not found["checked"]
+    assert found["links_when_checked"] == links

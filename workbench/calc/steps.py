@@ -14,8 +14,8 @@ T = TypeVar("T")
 S = TypeVar("S")
 
 
-def drain(steps: Generator[None, None, T]) -> T:
-    """Run ``steps`` to the end; its return value."""
+def drain(steps: Generator[object, None, T]) -> T:
+    """Run ``steps`` to the end (whatever they yield); its return value."""
     while True:
         try:
             next(steps)

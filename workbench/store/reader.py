@@ -17,12 +17,13 @@ import os
 import re
 import sqlite3
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from functools import partial
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
+from workbench.calc.steps import drain
 from workbench.catalog.item import CatalogItem
 from workbench.model.design import Design
 from workbench.store import binding, header, schema
@@ -81,12 +82,8 @@ def design_from(
             raise
         if integrity is not None:
             integrity.confirm()
-    except sqlite3.DatabaseError as exc:
-        raise ProjectFileError(file, f"truncated or damaged: {exc}") from exc
-    except UnicodeDecodeError as exc:  # sqlite3 decodes the schema's text itself
-        raise ProjectFileError(
-            file, f"truncated or damaged: text that is not UTF-8 ({exc.reason})"
-        ) from exc
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        raise _refusal(file, exc) from exc
     finally:
         conn.close()
         if integrity is not None:
@@ -96,6 +93,15 @@ def design_from(
     with binding.collector_paused():  # the checks' sets and lists are garbage-free too
         check_values(file, design, order, proven)
     return design
+
+
+def _refusal(file: Path, exc: sqlite3.DatabaseError | UnicodeDecodeError) -> ProjectFileError:
+    """The refusal of a file whose bytes SQLite (or its text decoding) could not read."""
+    if isinstance(exc, UnicodeDecodeError):  # sqlite3 decodes the schema's text itself
+        return ProjectFileError(
+            file, f"truncated or damaged: text that is not UTF-8 ({exc.reason})"
+        )
+    return ProjectFileError(file, f"truncated or damaged: {exc}")
 
 
 def _select(
@@ -116,12 +122,21 @@ def _select_sql(table: str, columns: tuple[str, ...]) -> str:
 
 
 def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
+    """Every table's rows back into dataclasses (see :func:`_read_leaving`)."""
+    design, order, _rest = _read_leaving(file, conn, ())
+    return design, order
+
+
+def _read_leaving(
+    file: Path, conn: sqlite3.Connection, later: tuple[str, ...]
+) -> tuple[Design, Order, _Later]:
     """Rows back into dataclasses, each value passed as the keyword its column names.
 
     Returns the design and, per table, its objects with the ``seq`` of their rows (in
     file order), which :func:`~workbench.store.values.check_values` names in messages.
     Nothing here asks for ``design.index``: it is built on first use, after every list
-    is complete.
+    is complete.  The tables named in ``later`` (of :data:`binding.LISTS`) are left
+    empty, with what reading them needs (see :class:`~workbench.store.later.LinksToRead`).
     """
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     missing = [t for t in schema.COLUMNS if t not in tables]
@@ -155,7 +170,10 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
     # rack, or the open stopped above): no walk of the tree for them.
     pools.share_ids(device_ids)
     for b in binding.LISTS:
-        seqs, objects, ids = _stream(file, conn, b, loads, pools)
+        if b.table in later:
+            order[b.table] = _rows(b, [], range(0), [], pools)
+            continue
+        seqs, objects, ids = drain(streaming(file, conn, b, loads, pools))
         setattr(design, b.table, objects)
         order[b.table] = _rows(b, objects, seqs, ids, pools)
     design.versions = read_versions(file, conn)
@@ -168,7 +186,15 @@ def _read(file: Path, conn: sqlite3.Connection) -> tuple[Design, Order]:
             for seq, slug, raw in _select(conn, "catalog_snapshot", ("seq", "slug", "raw"))
         ],
     )
-    return design, order
+    return design, order, _Later(pools, loads)
+
+
+class _Later(NamedTuple):
+    """What reading a table left for later needs of the reading so far: the shared
+    values (the device ids its link ends share) and the JSON reader."""
+
+    pools: _Pools
+    loads: _JsonReader
 
 
 def _rows(
@@ -200,6 +226,9 @@ def _rows(
 #: into objects, and the memory they free is what the next fetch reuses: reading at
 #: 256 rows takes about 15% less CPU than at 8,192 at 100,000 GPUs, 23% less at 1M.
 _CHUNK = 256
+
+#: What reading a table gives: each object's ``seq``, the objects, their ids (if any).
+_Streamed = tuple[Sequence[int], list[Any], list[Any] | None]
 
 #: Columns whose values repeat across rows (a few hundred port names, four networks,
 #: a dozen catalog slugs): each distinct value is kept once, and every object holding it
@@ -377,14 +406,14 @@ def _all_one(
     return None
 
 
-def _stream(
+def streaming(
     file: Path,
     conn: sqlite3.Connection,
     b: binding.Binding,
     loads: _JsonReader,
     pools: _Pools,
     rows_made: Callable[[tuple[Any, ...], list[Any]], None] | None = None,
-) -> tuple[Sequence[int], list[Any], list[Any] | None]:
+) -> Generator[int, None, _Streamed]:
     """``b.table``'s objects, made :data:`_CHUNK` rows at a time, the ``seq`` of each
     (in file order, for the value checks' messages), and the ids when the table has
     them (listed from the chunks' columns: cheaper than reading 4 million objects'
@@ -396,7 +425,8 @@ def _stream(
     attaches children to parents there).  A table whose ``seq`` is not SQLite's rowid
     has its seqs checked to be distinct whole numbers, as children name their parent
     by it and messages name rows by it.  Where it is the rowid, it is not read at all
-    (:func:`_seqs_of`).
+    (:func:`_seqs_of`).  It yields the count of objects made after each chunk, so a
+    window can read a table between its events (:mod:`workbench.store.later`).
     """
     rowid = _seq_is_rowid(conn, b.table)
     selected = b.columns[1:] if rowid else b.columns
@@ -423,6 +453,7 @@ def _stream(
         objects.extend(made)
         if rows_made is not None:
             rows_made(columns[parent_at], made)
+        yield len(objects)
     return (_seqs_of(conn, b.table, len(objects)) if rowid else seqs), objects, ids
 
 
@@ -526,7 +557,7 @@ def _attach(
     the objects, in that order, for the value checks and the next level.
     """
     if b.parent is None:
-        seqs, objects, ids = _stream(file, conn, b, loads, pools)
+        seqs, objects, ids = drain(streaming(file, conn, b, loads, pools))
         getattr(design, b.table).extend(objects)
         return seqs, objects, ids
     parents, parent_b = made[b.parent], binding.BINDINGS[b.parent]
@@ -546,7 +577,7 @@ def _attach(
                 )
             getattr(parent, children).append(obj)
 
-    return _stream(file, conn, b, loads, pools, attach)
+    return drain(streaming(file, conn, b, loads, pools, attach))
 
 
 class _JsonReader:

@@ -149,7 +149,7 @@ def run_app(path: str | None) -> int:
     window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # freed, document and all
     collector_off_until_first_frame(window)
     if path is not None:
-        if not window.file_actions.open_path(Path(path), ask_save=False):
+        if not window.file_actions.open_path(Path(path), ask_save=False, links_later=True):
             gc.enable()
             if window.file_actions.last_error:
                 print(f"workbench: {window.file_actions.last_error}", file=sys.stderr)

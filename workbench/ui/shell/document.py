@@ -28,6 +28,8 @@ from workbench.units import format_count
 
 if TYPE_CHECKING:
     from workbench.catalog import Catalog
+    from workbench.store.later import LinksToRead
+    from workbench.ui.shell.link_reading import LinkReading
 
 __all__ = ["Change", "Document"]  # Change is the model's; views import it from here too
 
@@ -125,6 +127,9 @@ class Document(QObject):
         # and the commands hold their document only weakly (EditCommand.document), or
         # the finalizer itself would keep every document alive.
         weakref.finalize(self, _forget_history, self.undo_stack)
+        #: The links of a design opened in two parts, being read after the first frame
+        #: (:mod:`workbench.ui.shell.link_reading`); None when the design is complete.
+        self.link_reading: LinkReading | None = None
 
     def _on_clean_changed(self, clean: bool) -> None:
         self.dirtyChanged.emit(self._changed_without_history or not clean)
@@ -134,6 +139,40 @@ class Document(QObject):
     def design(self) -> Design:
         """The model; read it freely, change it only through commands."""
         return self._design
+
+    @property
+    def links_pending(self) -> bool:
+        """True while the design's links are still being read (see :meth:`links_read`)."""
+        return self.link_reading is not None
+
+    def links_read(self) -> bool:
+        """Finish reading the design's links now, if they are still being read: what an
+        edit (or anything else that reads links) waits for.  False when the file was
+        refused meanwhile (the design is about to be dropped: do nothing with it)."""
+        reading = self.link_reading
+        return reading is None or reading.complete()
+
+    def read_links_later(self, later: LinksToRead) -> LinkReading:
+        """Read the links of the design just loaded (:meth:`replace_design`, from
+        :func:`~workbench.store.later.open_design_in_parts`) after the first frame; its
+        first check waits for them."""
+        from workbench.ui.shell.link_reading import LinkReading
+
+        reading = self.link_reading = LinkReading(self, later)
+        reading.finished.connect(self._links_in)
+        reading.refused.connect(self._links_refused)
+        return reading
+
+    def _links_in(self) -> None:
+        """The links are in and checked: the figures start anew on the complete design
+        (what was computed without links is dropped) and the first check may run."""
+        self.link_reading = None
+        self.design.index.keep_tables = True  # the index was built anew with the links
+        self.figures.invalidate()
+        self.figures.check_soon()
+
+    def _links_refused(self) -> None:
+        self.link_reading = None
 
     @property
     def path(self) -> Path | None:
@@ -162,7 +201,10 @@ class Document(QObject):
         ``select``: ids to make the selection once the edit is made (a dropped device).
         The views learn both at once (:meth:`notify`): selected afterwards, every view
         that shows the selection refreshed twice, the inspector first showing the old
-        selection against the new model and then the new one."""
+        selection against the new model and then the new one.  While the design's links
+        are still being read, they are read first (:meth:`links_read`)."""
+        if not self.links_read():
+            return
         self._mend_history()
         self._select_with_change = None if select is None else _ids(select)
         try:
@@ -316,6 +358,9 @@ class Document(QObject):
 
     def replace_design(self, design: Design, path: Path | None) -> None:
         """Load a different design: clears undo history and selection, marks clean."""
+        if self.link_reading is not None:  # the links of the design going away
+            reading, self.link_reading = self.link_reading, None
+            reading.cancel()
         previous, self._design = self._design, design
         design.index.keep_tables = True  # the window edits: tables kept are updated
         self.file_version = None  # the File actions note it when the design is the file's

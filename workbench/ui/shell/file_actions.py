@@ -7,13 +7,21 @@ starts with the path); a file that fails to open is never written to.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+)
 
 from workbench import store
 from workbench.filenames import portable_stem
@@ -24,6 +32,7 @@ from workbench.ui.shell.document import Document
 
 if TYPE_CHECKING:
     from workbench.catalog import Catalog
+    from workbench.store.later import LinksToRead
     from workbench.templates.new_hall import HallSpec
 
 RECENT_KEY = "recentFiles"
@@ -248,10 +257,15 @@ class FileActions(QObject):
             return False
         return self.open_path(path, ask_save=False)
 
-    def open_path(self, path: str | Path, *, ask_save: bool = True) -> bool:
+    def open_path(
+        self, path: str | Path, *, ask_save: bool = True, links_later: bool = False
+    ) -> bool:
         """Open ``path`` into the document; an error dialog names the file on failure.
 
         When an autosave is newer than the file, offer to recover it first.
+        ``links_later`` (the window's start on FILE): the design opens without its
+        links, which are read after the first frame (:mod:`~workbench.store.later`); a
+        file whose links are refused then is handled by :meth:`_links_refused`.
         """
         if ask_save and not self.maybe_save():
             return False
@@ -270,8 +284,15 @@ class FileActions(QObject):
                 source, recovered = store.autosave_path(path), True
         repairs: tuple = ()
         version = file_version(source)  # before it is read: a write meanwhile moves it
+        later: LinksToRead | None = None
+        design: Design | None
         try:
-            design: Design | None = store.open_design(source, self.catalog)
+            if links_later and not recovered:
+                from workbench.store.later import open_design_in_parts
+
+                design, later = open_design_in_parts(source, self.catalog)
+            else:
+                design = store.open_design(source, self.catalog)
         except store.ProjectFileError as exc:
             design, repairs = self._repaired(source, exc)
         except Exception as exc:  # noqa: BLE001 - unexpected, but still name the file
@@ -280,12 +301,13 @@ class FileActions(QObject):
         if design is None:
             return False
         self.document.replace_design(design, path.resolve())
+        if later is not None:
+            reading = self.document.read_links_later(later)
+            reading.progress.connect(self._status)
+            reading.finished.connect(lambda: self._status(f"Opened {path}"))
+            reading.refused.connect(lambda exc: self._links_refused(path, exc))
         if repairs:
-            self.document.undo_stack.resetClean()  # differs from the file until saved
-            self._status(
-                f"Opened a repaired copy of {path.name} ({len(repairs)} repairs); the file "
-                "stays as it was until you save"
-            )
+            self._opened_repaired(path, repairs)
         elif recovered:
             self.document.undo_stack.resetClean()  # differs from the file on disk
             self._status(f"Recovered autosaved changes of {path.name}; save to keep them")
@@ -330,6 +352,28 @@ class FileActions(QObject):
             self._error("Cannot recover the interrupted save", str(exc))
             return False
         return True
+
+    def _links_refused(self, path: Path, refused: store.ProjectFileError) -> None:
+        """The links of the file the window started on were refused after its first
+        frame: the design shown is dropped (it was never edited: edits wait for the
+        links).  As at a start on any bad file, a repair is offered, and without one the
+        window closes with the reason on stderr and exit status 1 (see ``run_app``)."""
+        design, repairs = self._repaired(path, refused)
+        if design is not None:
+            self.document.replace_design(design, path.resolve())
+            self._opened_repaired(path, repairs)
+            return
+        self.document.replace_design(Design(), None)  # not the file's: never shown as it
+        print(f"workbench: {self.last_error}", file=sys.stderr)
+        self.window.close()
+        QApplication.exit(1)
+
+    def _opened_repaired(self, path: Path, repairs: tuple) -> None:
+        self.document.undo_stack.resetClean()  # differs from the file until saved
+        self._status(
+            f"Opened a repaired copy of {path.name} ({len(repairs)} repairs); the file "
+            "stays as it was until you save"
+        )
 
     def _repaired(self, path: Path, refused: store.ProjectFileError) -> tuple[Design | None, tuple]:
         """The design of a file the reader refused, mended in memory, if the user takes
@@ -417,7 +461,10 @@ class FileActions(QObject):
         return self.save_to(path)
 
     def save_to(self, path: str | Path) -> bool:
-        """Write the design atomically to ``path`` (suffix added when missing)."""
+        """Write the design atomically to ``path`` (suffix added when missing); links
+        still being read are read first (a design is never written without them)."""
+        if not self.document.links_read():
+            return False
         path = Path(path).expanduser()
         if path.suffix.lower() != store.FILE_SUFFIX:
             path = path.with_name(path.name + store.FILE_SUFFIX)
@@ -451,6 +498,8 @@ class FileActions(QObject):
         Returns True when a copy was written.
         """
         if not self.document.is_dirty or self._autosaved_generation == self._generation:
+            return False
+        if not self.document.links_read():  # never while the links are being read
             return False
         try:
             store.write_autosave(self.document.design, self.document.path)

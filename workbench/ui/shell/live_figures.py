@@ -75,6 +75,9 @@ class FiguresOwner(Protocol):
     @property
     def design(self) -> Design: ...
 
+    @property
+    def links_pending(self) -> bool: ...
+
 
 class LiveFigures(QObject):
     """Shared, lazily and incrementally recomputed figures of the document's design.
@@ -373,7 +376,7 @@ class LiveFigures(QObject):
         self._check_scheduled = False
         if self._checker is not None or self._slicing is not None:
             return
-        if self._held:
+        if self._held or self._document.links_pending:  # links: see Document.links_read
             self._owed = True
             return
         if self._importing is None and not all(m in sys.modules for m in CHECK_MODULES):

@@ -20,6 +20,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.model import Design
+from workbench.ui.shell.check_loading import one_blas_thread
 from workbench.ui.shell.collector import collector_paused
 from workbench.ui.shell.document import Document
 
@@ -137,6 +138,7 @@ def run_app(path: str | None) -> int:
             file=sys.stderr,
         )
         return 1
+    one_blas_thread()
     app = _application()
     with collector_paused():
         from workbench.ui.shell.main_window import MainWindow

@@ -115,6 +115,10 @@ class LiveFigures(QObject):
     EARLY_LOADS = 256
     #: Links (or devices) read per step of the warm-up (:meth:`_warm_steps`), ~1-2 ms.
     STEP_WARM = 2_000
+    #: Milliseconds between two looks at the thread that loads the check's modules
+    #: (:func:`~workbench.ui.shell.check_loading.import_steps`): the event loop waits
+    #: meanwhile, free for input.
+    IMPORT_POLL_MS = 5
 
     def __init__(self, document: FiguresOwner, parent: QObject | None = None):
         super().__init__(parent)
@@ -135,10 +139,15 @@ class LiveFigures(QObject):
         self._next_slice.setSingleShot(True)
         self._next_slice.setInterval(0)
         self._next_slice.timeout.connect(self._check_slice)
+        #: The same, a while later: the check's modules are still loading.
+        self._import_poll = QTimer(self)
+        self._import_poll.setSingleShot(True)
+        self._import_poll.setInterval(self.IMPORT_POLL_MS)
+        self._import_poll.timeout.connect(self._check_slice)
         #: The modules of :data:`CHECK_MODULES` still to load, while the first check
         #: waits for them (None: loaded, or not begun).  Kept when the design is
         #: replaced: what they load serves every design.
-        self._importing: Iterator[None] | None = None
+        self._importing: Iterator[bool] | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -494,7 +503,10 @@ class LiveFigures(QObject):
         what is waiting has been handled."""
         deadline = time.perf_counter() + self.SLICE_MS / 1000.0
         if self._importing is not None:
-            for _step in self._importing:
+            for waiting in self._importing:
+                if waiting:  # loading on its thread: look again later
+                    self._import_poll.start()
+                    return
                 if time.perf_counter() >= deadline:
                     self._next_slice.start()
                     return

@@ -13,6 +13,7 @@ the message ``open_design`` gives, and the design shown is dropped.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,35 @@ def test_input_while_links_are_read_finishes_them_first(
     else:
         QTest.mousePress(window.rack_view.viewport(), Qt.MouseButton.LeftButton)
     assert not document.links_pending
+    assert _rows(document.design) == _rows(open_design(saved))
+
+
+def test_input_while_the_links_are_checked_waits_for_the_check(
+    qtbot, window: MainWindow, saved: Path, monkeypatch
+) -> None:
+    """The whole-design check runs on its own thread (not a block of the event loop);
+    a key pressed meanwhile is handled only once it has passed."""
+    import workbench.store.later as later_module
+
+    checked_on: list[threading.Thread] = []
+    go = threading.Event()
+    plain = later_module.check_values
+
+    def held_check(*args, **kwargs) -> None:
+        checked_on.append(threading.current_thread())
+        go.wait(20)
+        plain(*args, **kwargs)
+
+    document = _opened(window, saved)  # its first part checked, the links not read yet
+    monkeypatch.setattr(later_module, "check_values", held_check)
+    qtbot.waitUntil(lambda: bool(checked_on), timeout=20_000)
+    assert checked_on[0] is not threading.main_thread()
+    assert document.links_pending, "the design counted as the file's before its check"
+    QApplication.processEvents()  # the window answers while the check waits
+    assert document.links_pending
+    threading.Timer(0.2, go.set).start()
+    QTest.keyClick(window.rack_view.viewport(), Qt.Key.Key_Right)
+    assert go.is_set() and not document.links_pending
     assert _rows(document.design) == _rows(open_design(saved))
 
 

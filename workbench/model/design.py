@@ -79,12 +79,18 @@ class Design:
     def index(self) -> DesignIndex:
         """Every object by id (see :mod:`workbench.model.index`)."""
         if self._index is None:
-            self._index = DesignIndex(self)
+            self._index = self.new_index()
         return self._index
 
-    def reindex(self) -> None:
-        """Forget the index, for code that rebuilt the lists by hand (readers, builders)."""
-        self._index = None
+    def reindex(self, index: DesignIndex | None = None) -> None:
+        """Forget the index, for code that rebuilt the lists by hand (readers, builders);
+        or take ``index``, built of the lists as they are now (by :meth:`new_index`)."""
+        self._index = index
+
+    def new_index(self) -> DesignIndex:
+        """A new index of the lists as they are, not yet the design's (see
+        :meth:`reindex`): built aside, on a thread, while the old one still serves."""
+        return DesignIndex(self)
 
     # -- traversal ---------------------------------------------------------------
     def iter_racks(self):

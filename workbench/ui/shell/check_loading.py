@@ -18,6 +18,8 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from workbench.ui.shell.gil_turns import shorter_turns
+
 if TYPE_CHECKING:
     from workbench.model import Design
 
@@ -57,11 +59,6 @@ CHECK_MODULES: tuple[str, ...] = (
 #: The module of :data:`CHECK_MODULES` whose compiled modules are mapped first (see
 #: :func:`_map_compiled`).
 _MAPPED = "numpy"
-
-#: Seconds the loading thread may hold the GIL while the main thread waits for it, as
-#: :func:`sys.setswitchinterval` (5 ms by default) while it loads: an event waits that
-#: long before it runs, once per call into Python.
-_SWITCH_S = 0.001
 
 #: The compiled modules that importing numpy loads, under its package folder (see
 #: :func:`_map_compiled`): the core links OpenBLAS, gfortran and quadmath (~40 MB).
@@ -141,7 +138,7 @@ def import_steps() -> Iterator[bool]:
     Why a thread, and not a module per step here: numpy's import is ~0.1 s of CPU with
     no step in it, the rules' ~15 ms in one (they register in a fixed order), and the
     main thread is only ever blocked by the thread for one switch of the GIL: held
-    meanwhile at most :data:`_SWITCH_S` at a time (plus the longest call into C, the
+    meanwhile at most ``gil_turns.SWITCH_S`` at a time (plus the longest call into C, the
     libraries' own loading let go of it by :func:`_map_compiled`); the main thread
     importing one of them meanwhile (a reader wanting the findings now) waits for the
     thread to finish that module, as imports on two threads do.  Waited for from
@@ -151,14 +148,10 @@ def import_steps() -> Iterator[bool]:
     missing = tuple(name for name in CHECK_MODULES if name not in sys.modules)
     if missing:
         loader = threading.Thread(target=_import_all, args=(missing,), name="import", daemon=True)
-        switch = sys.getswitchinterval()
-        sys.setswitchinterval(min(switch, _SWITCH_S))
-        try:
+        with shorter_turns():
             loader.start()
             while loader.is_alive():
                 yield True
-        finally:
-            sys.setswitchinterval(switch)
     for name in CHECK_MODULES:
         if name not in sys.modules:
             importlib.import_module(name)

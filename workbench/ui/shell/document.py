@@ -158,7 +158,7 @@ class Document(QObject):
         first check waits for them."""
         from workbench.ui.shell.link_reading import LinkReading
 
-        reading = self.link_reading = LinkReading(self, later)
+        reading = self.link_reading = LinkReading(self, self.figures, later)
         reading.finished.connect(self._links_in)
         reading.refused.connect(self._links_refused)
         return reading

@@ -34,7 +34,7 @@ from workbench.units import format_count
 
 if TYPE_CHECKING:
     from workbench.store.later import LinksToRead
-    from workbench.ui.shell.document import Document
+    from workbench.ui.shell.live_figures import LiveFigures
 
 #: Seconds of reading per slice: short enough that input is answered within a frame
 #: (8 ms left a 17-22 ms block just after the first frame, two slices back to back).
@@ -56,7 +56,8 @@ FINISHING = frozenset(
 
 
 class LinkReading(QObject):
-    """Reads ``later`` into ``document``'s design in slices once the window has drawn.
+    """Reads ``later`` into the design of a document (``parent``) in slices once the
+    window has drawn (its ``figures`` are released: they wait for the first frame too).
 
     Signals: ``progress(str)`` a line for the status bar; ``finished()`` the design is
     complete and checked as at any open; ``refused(ProjectFileError)`` it is not the
@@ -67,9 +68,8 @@ class LinkReading(QObject):
     finished = Signal()
     refused = Signal(object)
 
-    def __init__(self, document: Document, later: LinksToRead) -> None:
-        super().__init__(document)
-        self._document = document
+    def __init__(self, parent: QObject, figures: LiveFigures, later: LinksToRead) -> None:
+        super().__init__(parent)
         self._later: LinksToRead | None = later
         self._timer = QTimer(self)
         self._timer.setInterval(0)
@@ -83,7 +83,6 @@ class LinkReading(QObject):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self)
-        figures = document.figures
         if figures.held:  # after the first frame
             figures.released.connect(self._timer.start)
         else:

@@ -104,12 +104,20 @@ def test_input_while_links_are_read_finishes_them_first(
     window: MainWindow, saved: Path, how: str
 ) -> None:
     document = _opened(window, saved)
+    reading = document.link_reading
+    assert reading is not None
+    said: list[tuple[str, str]] = []  # (the signal's text, the status bar's as it waited)
+    reading.waiting.connect(lambda text: said.append((text, window.statusBar().currentMessage())))
     if how == "key":
         QTest.keyClick(window.rack_view.viewport(), Qt.Key.Key_Right)
     else:
         QTest.mousePress(window.rack_view.viewport(), Qt.MouseButton.LeftButton)
     assert not document.links_pending
     assert _rows(document.design) == _rows(open_design(saved))
+    # The wait was said, in the status bar, before it began; the busy cursor is gone.
+    links = len(document.design.links)
+    assert said == [(f"Reading the last {links:,} links first…",) * 2]
+    assert QApplication.overrideCursor() is None
 
 
 def test_input_while_the_links_are_checked_waits_for_the_check(

@@ -178,6 +178,12 @@ class FileActions(QObject):
     def _status(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 8000)
 
+    def _status_now(self, text: str) -> None:
+        """``text`` in the status bar, painted before the window goes on (it is about
+        to wait for work without returning to its event loop)."""
+        self._status(text)
+        self.window.statusBar().repaint()
+
     # -- unsaved changes ---------------------------------------------------------------
     def maybe_save(self) -> bool:
         """True when it is fine to drop the current design (saved, discarded or clean)."""
@@ -304,6 +310,7 @@ class FileActions(QObject):
         if later is not None:
             reading = self.document.read_links_later(later)
             reading.progress.connect(self._status)
+            reading.waiting.connect(self._status_now)
             reading.finished.connect(lambda: self._status(f"Opened {path}"))
             reading.refused.connect(lambda exc: self._links_refused(path, exc))
         if repairs:

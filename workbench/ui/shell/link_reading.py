@@ -25,7 +25,7 @@ import time
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from workbench.store import ProjectFileError
@@ -65,6 +65,9 @@ class LinkReading(QObject):
     """
 
     progress = Signal(str)
+    #: Input came in before the links were all read: the window is about to wait for
+    #: the rest (a second or more at scale), so it says why now, painted at once.
+    waiting = Signal(str)
     finished = Signal()
     refused = Signal(object)
 
@@ -183,6 +186,16 @@ class LinkReading(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's
         """Input waits for the links: finished first, swallowed when they are refused."""
-        if self._later is not None and event.type() in FINISHING:
-            return not self.complete()
+        later = self._later
+        if later is not None and event.type() in FINISHING:
+            left = later.total - later.read
+            if later.done or left <= 0:  # read: the check runs on its thread
+                self.waiting.emit(f"Checking {format_count(later.total, 'link')} first…")
+            else:
+                self.waiting.emit(f"Reading the last {format_count(left, 'link')} first…")
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            try:
+                return not self.complete()
+            finally:
+                QApplication.restoreOverrideCursor()
         return False

@@ -95,18 +95,23 @@ CASES: dict[str, tuple[Callable[[Path], bytes], str]] = {
 }
 
 
+def _written(case: str, path: Path, work: Path) -> Path:
+    """``path`` holding the bad file of ``case``, made in the new folder ``work``."""
+    work.mkdir()
+    path.write_bytes(CASES[case][0](work))
+    return path
+
+
 def _listing(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_file_is_refused_and_untouched(tmp_path: Path, case: str) -> None:
-    make, expected = CASES[case]
-    work, check = tmp_path / "work", tmp_path / "check"
-    work.mkdir()
+    expected = CASES[case][1]
+    check = tmp_path / "check"
     check.mkdir()
-    path = check / "site-a.dcwb"
-    path.write_bytes(make(work))
+    path = _written(case, check / "site-a.dcwb", tmp_path / "work")
     before = path.read_bytes()
 
     with pytest.raises(ProjectFileError) as caught:
@@ -223,11 +228,8 @@ def test_refused_files_leave_no_check_running(tmp_path: Path, case: str) -> None
     """However a file is refused, the open returns with its integrity check finished."""
     import threading
 
-    make, expected = CASES[case]
-    work = tmp_path / "work"
-    work.mkdir()
-    path = tmp_path / "f.dcwb"
-    path.write_bytes(make(work))
+    expected = CASES[case][1]
+    path = _written(case, tmp_path / "f.dcwb", tmp_path / "work")
     with pytest.raises(ProjectFileError, match=expected.replace("(", r"\(").replace(")", r"\)")):
         open_design(path)
     assert not [t for t in threading.enumerate() if t.name == "quick_check"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fuzz_cases import BASE_SEED, make_cases, sample_bytes
-from test_store_bad_files import CASES, _edited
+from test_store_bad_files import CASES, _edited, _written
 
 from workbench.model.design import Design
 from workbench.store import ProjectFileError, open_design
@@ -86,11 +86,7 @@ def test_the_sample_opens_the_same_in_parts(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_files_are_refused_the_same_in_parts(tmp_path: Path, case: str) -> None:
-    make, _expected = CASES[case]
-    work = tmp_path / "work"
-    work.mkdir()
-    path = tmp_path / "site-a.dcwb"
-    path.write_bytes(make(work))
+    path = _written(case, tmp_path / "site-a.dcwb", tmp_path / "work")
     assert _same_verdict(path)[0] == "refused"
 
 

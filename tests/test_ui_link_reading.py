@@ -149,6 +149,18 @@ def test_input_while_the_links_are_checked_waits_for_the_check(
     assert _rows(document.design) == _rows(open_design(saved))
 
 
+def test_findings_wanted_while_links_are_read_are_the_whole_designs(
+    window: MainWindow, saved: Path
+) -> None:
+    """A view that wants the findings now (the Checks list, the strip's count) gets
+    those of the design with its links, not of the design without them."""
+    document = _opened(window, saved)
+    found = sorted((f.rule, f.message) for f in document.figures.findings())
+    assert not document.links_pending
+    whole = Document(open_design(saved))
+    assert found == sorted((f.rule, f.message) for f in whole.figures.findings())
+
+
 def test_saving_while_links_are_read_writes_them(
     window: MainWindow, saved: Path, tmp_path: Path
 ) -> None:

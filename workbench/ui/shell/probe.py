@@ -150,7 +150,8 @@ class Probe(QObject):
             "racks": racks,
             "findings": [
                 {"rule": f.rule, "message": f.message, "objects": list(f.objects)}
-                for f in figures.findings()
+                # Not asked while the links are read: asking would finish the reading.
+                for f in ([] if document.links_pending else figures.findings())
             ],
             "strip": window.summary.text(),
             "scenarios": _scenarios(window),

@@ -53,6 +53,7 @@ from workbench.catalog.item import is_gpu_server  # noqa: E402
 from workbench.model.hall_edits import move_devices  # noqa: E402
 from workbench.model.placement import free_ranges  # noqa: E402
 from workbench.render import rack_geometry as geo  # noqa: E402
+from workbench.render.text_speed import draw_text_unshaped  # noqa: E402
 from workbench.templates import build_template  # noqa: E402
 from workbench.ui.catalog.palette import SLUG_ROLE  # noqa: E402
 from workbench.ui.commands import EditCommand, rename_device  # noqa: E402
@@ -333,6 +334,7 @@ def main() -> int:
     global CLOCK
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    draw_text_unshaped()  # as the application's start sets it (ui.shell.app)
     catalog = load_catalog(include_user=False)
     profiler = cProfile.Profile() if args.profile else None
     results: dict[str, dict[str, list[float]]] = {}

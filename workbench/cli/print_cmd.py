@@ -67,6 +67,9 @@ def _gui_application() -> Any:
     if app is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         app = QGuiApplication(["workbench"])
+    from workbench.render.text_speed import draw_text_unshaped
+
+    draw_text_unshaped()  # pages drawn as the window draws them
     return app
 
 

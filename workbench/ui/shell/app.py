@@ -20,6 +20,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.model import Design
+from workbench.render.text_speed import draw_text_unshaped
 from workbench.ui.shell.check_loading import one_blas_thread
 from workbench.ui.shell.collector import collector_paused
 from workbench.ui.shell.document import Document
@@ -37,6 +38,7 @@ def _application() -> QApplication:
         app = QApplication(sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
+    draw_text_unshaped()
     return app  # type: ignore[return-value]
 
 

@@ -503,3 +503,51 @@ def test_port_findings_follow_random_cabling_edits(catalog, edits):
         mine = {(r.id, o): found for r, o, found in checker.filed() if r.id == "FABRIC-PORT"}
         assert mine == {(r.id, o): f for r, o, f in full.filed() if r.id == "FABRIC-PORT"}
     assert same_as_full(checker)
+
+
+def test_a_removal_re_checks_no_rack_of_the_switches_that_only_lost_links(catalog):
+    """A cabled node taken out (and put back): the racks of the switches at its links'
+    far ends hold the same devices, so no rack rule re-runs there, nor a device rule
+    that reads no link on those switches (engine._relinked_only); the rules that read
+    links still do.  A rack over its power budget among them keeps its finding, and a
+    full check agrees after each edit."""
+    from workbench.model import requests
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=512, catalog=catalog)
+    index = design.index
+    node = cabled(design)[0]
+    own_rack = index.rack_of(node).id
+    ends = {
+        lk.a_device if lk.b_device == node else lk.b_device
+        for lk in (index.links[i] for i in index.device_links[node])
+    }
+    far_racks = {index.rack_of(e).id for e in ends} - {own_rack}
+    assert far_racks
+    # One far rack over its budget: its finding must stand through both edits.
+    over = sorted(far_racks)[0]
+    ops.apply(design, ops.SetRackFields(over, {"power_limit_kw": 0.5}))
+    calls: Counter[str] = Counter()
+    checker = Checker(design, rules=counted_rules(calls))
+
+    def power_on(rack_id: str) -> bool:
+        return any(f.rule == "RACK-POWER" and f.object_id == rack_id for f in checker.findings())
+
+    assert power_on(over)
+    for step in ("remove", "undo"):
+        calls.clear()
+        if step == "remove":
+            applied = ops.apply(design, requests.delete(design, [node]))
+            change = applied.change
+        else:
+            change = ops.apply(design, applied.inverse).change
+        checker.update(change)
+        # The node's own rack only (one rack rule run each), and the node itself, and
+        # the devices of its rack, for the device rule that reads racks.
+        assert calls["RACK-POWER"] == 1, step
+        in_rack = {d.id for d in index.racks[own_rack][1].devices} | {node}
+        assert calls["NODE-HOSTNAME"] <= len(in_rack), step
+        # FABRIC-UNCABLED reads links: the far ends are still asked about.
+        assert calls["FABRIC-PORT"] + calls["FABRIC-UNCABLED"] > 0, step
+        assert power_on(over), step
+        assert same_as_full(checker), step

@@ -58,6 +58,7 @@ from workbench.templates import build_template  # noqa: E402
 from workbench.ui.catalog.palette import SLUG_ROLE  # noqa: E402
 from workbench.ui.commands import EditCommand, rename_device  # noqa: E402
 from workbench.ui.racks.scene import SCENE_SCALE  # noqa: E402
+from workbench.ui.shell.app import collector_off_until_first_frame  # noqa: E402
 from workbench.ui.shell.document import Document  # noqa: E402
 from workbench.ui.shell.main_window import MainWindow  # noqa: E402
 
@@ -213,6 +214,10 @@ def open_window(
     document = Document(catalog=catalog)
     window = MainWindow(document, catalog=catalog, settings=settings)
     window.file_actions.autosave_timer.stop()  # an autosave would land inside a sample
+    # The collector as the application's start sets it: off until the design's first
+    # check and warm-up, which then set what was built aside (later passes walk only
+    # what edits make, not the whole design).
+    collector_off_until_first_frame(window)
     if design is not None:
         document.replace_design(design, None)
     window.resize(1600, 1000)

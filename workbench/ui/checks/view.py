@@ -204,13 +204,8 @@ class ChecksView(QWidget):
         rows after every edit would cost more than the edit (~30 ms per 7,000).  A group
         opened by a click closes again when the findings change, as it did when every
         change reset the model (the model now updates its rows in place)."""
-        root = QModelIndex()
         for group in range(self.model.rowCount()):
             index = self.model.index(group, 0)
-            # A heading spans the row: one cell to paint, not four (three of them empty),
-            # after every edit that repaints the tree; and it is never cut at a column.
-            if not self.tree.isFirstColumnSpanned(group, root):
-                self.tree.setFirstColumnSpanned(group, root, True)
             if len(self.model.groups[group].rows) <= EXPAND_AT_MOST:
                 self.tree.expand(index)
             else:

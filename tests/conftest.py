@@ -102,6 +102,25 @@ def tiny_design() -> Design:
     return _tiny_design()
 
 
+@pytest.fixture
+def boxes(monkeypatch):
+    """``boxes("critical")``: the (title, text) of every ``QMessageBox.critical`` shown
+    from then on (or another static box's name), each answered OK at once."""
+    from PySide6.QtWidgets import QMessageBox
+
+    def record(name: str) -> list[tuple[str, str]]:
+        shown: list[tuple[str, str]] = []
+
+        def box(parent, title, text, *args, **kwargs):
+            shown.append((title, text))
+            return QMessageBox.StandardButton.Ok
+
+        monkeypatch.setattr(QMessageBox, name, staticmethod(box))
+        return shown
+
+    return record
+
+
 @pytest.fixture(autouse=True)
 def _no_blocking_dialogs(monkeypatch):
     """No test may hang on a modal box nobody can click.

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox, QMainWindow, QMenu, QMessageBox
+from PySide6.QtWidgets import QDialogButtonBox, QMainWindow, QMenu
 
 from workbench.catalog import load_catalog
 from workbench.catalog.vocabulary import item_role
@@ -48,15 +48,8 @@ def window(qtbot, design, catalog):
 
 
 @pytest.fixture
-def warnings(monkeypatch):
-    shown: list[tuple[str, str]] = []
-
-    def warning(parent, title, text, *args, **kwargs):
-        shown.append((title, text))
-        return QMessageBox.StandardButton.Ok
-
-    monkeypatch.setattr(QMessageBox, "warning", staticmethod(warning))
-    return shown
+def warnings(boxes) -> list[tuple[str, str]]:
+    return boxes("warning")
 
 
 def place_button(dialog):

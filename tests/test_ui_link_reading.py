@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from workbench.model.design import Design
 from workbench.store import ProjectFileError, open_design, save_design
@@ -39,15 +39,8 @@ def _rows(design: Design) -> list:
 
 
 @pytest.fixture
-def errors(monkeypatch) -> list[tuple[str, str]]:
-    shown: list[tuple[str, str]] = []
-
-    def critical(parent, title, text, *args, **kwargs):
-        shown.append((title, text))
-        return QMessageBox.StandardButton.Ok
-
-    monkeypatch.setattr(QMessageBox, "critical", staticmethod(critical))
-    return shown
+def errors(boxes) -> list[tuple[str, str]]:
+    return boxes("critical")
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QProgressDialog
 from qt_helpers import open_window
 
 from workbench.ui.shell.print_actions import PrintOptionsDialog
@@ -20,15 +20,8 @@ def window(qtbot, tmp_path, monkeypatch, tiny_design):
 
 
 @pytest.fixture
-def errors(monkeypatch):
-    seen: list[tuple[str, str]] = []
-
-    def critical(parent, title, text, *args, **kwargs):
-        seen.append((title, text))
-        return QMessageBox.StandardButton.Ok
-
-    monkeypatch.setattr(QMessageBox, "critical", staticmethod(critical))
-    return seen
+def errors(boxes) -> list[tuple[str, str]]:
+    return boxes("critical")
 
 
 def _accept_options(monkeypatch, setup=None):

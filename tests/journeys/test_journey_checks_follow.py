@@ -58,14 +58,7 @@ def _devices(state: dict[str, Any]) -> set[str]:
 
 def test_checks_and_strip_follow_a_removal_and_its_undo(xsession, shots, tmp_path):
     x = xsession
-    project = tmp_path / "follow.dcwb"
-    subprocess.run(
-        [sys.executable, "-m", "workbench", "new", "--gpus", "64", str(project)],
-        check=True,
-        env=x.env,
-        timeout=120,
-        capture_output=True,
-    )
+    project = x.new_design(tmp_path / "follow.dcwb", 64, timeout=120)
     before, counts = _full_check(x, project)
     x.start_app(str(project))
     _wait_tree(x, "the first check", before)

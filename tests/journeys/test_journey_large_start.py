@@ -7,9 +7,6 @@ the whole design (a check run on it without its links found every port uncabled)
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from xsession import at
 
 from workbench.rules.full_check import check_design
@@ -18,14 +15,7 @@ from workbench.store import open_design
 
 def test_a_click_while_the_links_are_read(xsession, shots, tmp_path):
     x = xsession
-    design = tmp_path / "hall-100k.dcwb"
-    subprocess.run(
-        [sys.executable, "-m", "workbench", "new", "--gpus", "100000", str(design)],
-        check=True,
-        capture_output=True,
-        env=x.env,
-        timeout=300,
-    )
+    design = x.new_design(tmp_path / "hall-100k.dcwb", 100_000)
     x.start_app(str(design))
     state = x.ask("state")
     assert "100,000 GPUs" in state["strip"]

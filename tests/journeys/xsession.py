@@ -93,6 +93,18 @@ class XSession:
         self._app_log = 0
 
     # -- the application ----------------------------------------------------------------
+    def new_design(self, path: Path, gpus: int, timeout: float = 300.0) -> Path:
+        """Make ``path`` with ``workbench new --gpus GPUS`` in this session's environment
+        (the command line a planner would use), and return it."""
+        subprocess.run(
+            [sys.executable, "-m", "workbench", "new", "--gpus", str(gpus), str(path)],
+            check=True,
+            capture_output=True,
+            env=self.env,
+            timeout=timeout,
+        )
+        return path
+
     def start_app(self, *args: str, timeout: float = 90.0) -> None:
         """Start ``workbench ARGS`` and wait until its main window is shown and its probe
         answers."""

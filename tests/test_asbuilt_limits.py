@@ -22,6 +22,9 @@ def test_the_caps_grow_with_the_design_and_never_fall_below_the_floors() -> None
     campus = asbuilt.limits_for(2_000_000)  # about a 1,000,000-GPU campus's links
     assert campus.records == 8_000_000 > 5_000_000  # 19,192 LLDP tables' records
     assert campus.file_bytes > 648 * 2**20  # its whole-fabric ibnetdiscover file
+    # Its ~26,000 Ethernet switches each print a table: more files than the floor.
+    assert asbuilt.limits_for(4_400_000, 1_150_000).files == 2_300_000 > 26_154
+    assert asbuilt.limits_for(100, 40).files == reading.MAX_FILES
 
 
 def folder_of(tmp_path: Path) -> Path:
@@ -69,3 +72,15 @@ def test_the_record_cap_is_the_designs(tmp_path) -> None:
             now="2026-12-06T00:00:00Z",
             limits=asbuilt.CaptureLimits(records=2 * per_file),
         )
+
+
+def test_the_file_count_cap_is_the_designs(tmp_path, monkeypatch) -> None:
+    """A folder of more files than the design's cap is refused before any is parsed; as
+    many as it allows are read."""
+    folder = folder_of(tmp_path)  # three files
+    read = asbuilt.read_folder(
+        folder, who="t", now="2026-12-06T00:00:00Z", limits=asbuilt.CaptureLimits(files=3)
+    )
+    assert len(read.files) == 3
+    message = refused_unparsed(folder, asbuilt.CaptureLimits(files=2), monkeypatch)
+    assert "more than 2 capture files" in message

@@ -32,7 +32,7 @@ MAX_FILE_BYTES = 256 << 20
 MAX_JSON_BYTES = 16 << 20
 #: Longest line of any capture (real lines are under 200 characters).
 MAX_LINE_CHARS = 4096
-#: Most capture files in one folder.
+#: Most capture files in one folder (raised to fit the design: :data:`FILES_PER_DEVICE`).
 MAX_FILES = 20_000
 #: Most neighbour records in one folder (a 100,000-GPU design has about 440,000 links).
 MAX_RECORDS = 2_000_000
@@ -45,6 +45,11 @@ _SKIPPED_SUFFIXES = (".md", ".dcwb", ".xlsx")
 #: links the design does not know (the reason to capture at all).
 RECORDS_PER_LINK = 4
 BYTES_PER_LINK = 800
+#: What a capture may hold in files per device of the design: each host's ``lldpctl``
+#: and each switch's LLDP table is one file; two leave room for a device captured again
+#: beside its first file.  (A 1,000,000-GPU campus has ~26,000 Ethernet switches: their
+#: tables alone passed a fixed cap of 20,000 files.)
+FILES_PER_DEVICE = 2
 
 Parser = Callable[[str, list[str], str], list[Seen]]
 
@@ -59,14 +64,16 @@ class CaptureLimits:
     file_bytes: int = MAX_FILE_BYTES
     records: int = MAX_RECORDS
     folder_bytes: int = MAX_RECORDS * 200
+    files: int = MAX_FILES
 
 
-def limits_for(links: int) -> CaptureLimits:
-    """The caps for captures of a design with ``links`` links."""
+def limits_for(links: int, devices: int = 0) -> CaptureLimits:
+    """The caps for captures of a design with ``links`` links and ``devices`` devices."""
     return CaptureLimits(
         file_bytes=max(MAX_FILE_BYTES, BYTES_PER_LINK * links),
         records=max(MAX_RECORDS, RECORDS_PER_LINK * links),
         folder_bytes=max(MAX_RECORDS * 200, 2 * BYTES_PER_LINK * links),
+        files=max(MAX_FILES, FILES_PER_DEVICE * devices),
     )
 
 
@@ -79,17 +86,19 @@ class CaptureRead:
     import_id: str
 
 
-def capture_files(folder: Path) -> list[Path]:
-    """The folder's capture files, sorted by name; CaptureError when it is no folder."""
+def capture_files(folder: Path, most: int = MAX_FILES) -> list[Path]:
+    """The folder's capture files, sorted by name; CaptureError when it is no folder, or
+    holds more than ``most`` of them (told as soon as one more is listed, not after
+    listing a hostile folder's millions)."""
     if not folder.is_dir():
         raise CaptureError(str(folder), None, "not a folder of captures")
-    files = sorted(
-        p
-        for p in folder.iterdir()
-        if p.is_file() and not p.name.startswith(".") and p.suffix.lower() not in _SKIPPED_SUFFIXES
-    )
-    if len(files) > MAX_FILES:
-        raise CaptureError(str(folder), None, f"more than {MAX_FILES} capture files")
+    files = []
+    for p in folder.iterdir():
+        if p.is_file() and not p.name.startswith(".") and p.suffix.lower() not in _SKIPPED_SUFFIXES:
+            files.append(p)
+            if len(files) > most:
+                raise CaptureError(str(folder), None, f"more than {most:,} capture files")
+    files.sort()
     if not files:
         raise CaptureError(str(folder), None, "holds no capture files")
     return files
@@ -114,7 +123,7 @@ def read_folder(
     import_id = f"asbuilt-{now}-{uuid.uuid4().hex[:8]}"
     captures: list[CapturedLink] = []
     files: list[tuple[str, str, int]] = []
-    paths = capture_files(folder)
+    paths = capture_files(folder, limits.files)
     _check_sizes(folder, paths, limits)
     for done, path in enumerate(paths):
         if progress is not None:

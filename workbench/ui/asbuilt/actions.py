@@ -156,7 +156,9 @@ class AsBuiltImport(QObject):
                 who=login_name(),
                 now=now_utc(),
                 progress=progress,
-                limits=asbuilt.limits_for(len(self.document.design.links)),
+                limits=asbuilt.limits_for(
+                    len(self.document.design.links), len(self.document.design.index.devices)
+                ),
             )
         except _Cancelled:
             return None

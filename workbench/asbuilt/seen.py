@@ -25,7 +25,7 @@ class CaptureError(Exception):
         super().__init__(f"{place}: {problem}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Seen:
     """One neighbour as a capture states it, at ``line`` of its file."""
 

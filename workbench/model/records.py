@@ -38,7 +38,7 @@ class AcceptanceResult:
         return self.source if self.line is None else f"{self.source}:{self.line}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CapturedLink:
     """One neighbour seen from one port: ``local_*`` is where the capture was taken,
     ``remote_*`` what answered.

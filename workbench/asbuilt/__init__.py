@@ -25,6 +25,7 @@ from workbench.asbuilt.reading import (
     CaptureLimits,
     CaptureRead,
     limits_for,
+    limits_of,
     read_file,
     read_folder,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "read_folder",
     "CaptureLimits",
     "limits_for",
+    "limits_of",
     "totals",
     "verdicts",
 ]

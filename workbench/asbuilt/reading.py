@@ -25,6 +25,7 @@ from pathlib import Path
 from workbench.asbuilt.seen import CaptureError, Seen
 from workbench.bounded_read import ReadRefused, read_bounded, shown_name
 from workbench.model.captures import CapturedLink
+from workbench.model.design import Design
 
 #: Largest capture file read (ibnetdiscover of a 100,000-GPU fabric is about 90 MB).
 MAX_FILE_BYTES = 256 << 20
@@ -75,6 +76,12 @@ def limits_for(links: int, devices: int = 0) -> CaptureLimits:
         folder_bytes=max(MAX_RECORDS * 200, 2 * BYTES_PER_LINK * links),
         files=max(MAX_FILES, FILES_PER_DEVICE * devices),
     )
+
+
+def limits_of(design: Design) -> CaptureLimits:
+    """The caps for captures checked against ``design``: the one place the window and
+    the command read its sizes from (passing the links alone left the file cap fixed)."""
+    return limits_for(len(design.links), len(design.index.devices))
 
 
 @dataclass(frozen=True)

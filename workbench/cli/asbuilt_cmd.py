@@ -68,7 +68,7 @@ def cmd_asbuilt(args: argparse.Namespace) -> int:
                 folder,
                 who=login_name(args.who),
                 now=now_utc(),
-                limits=asbuilt.limits_for(len(design.links), len(design.index.devices)),
+                limits=asbuilt.limits_of(design),
             )
             ops.apply(design, ReplaceCaptures(read.captures))
     except (asbuilt.CaptureError, EditError) as exc:

@@ -195,9 +195,7 @@ class AsBuiltImport(QObject):
                 who=login_name(),
                 now=now_utc(),
                 progress=progress,
-                limits=asbuilt.limits_for(
-                    len(self.document.design.links), len(self.document.design.index.devices)
-                ),
+                limits=asbuilt.limits_of(self.document.design),
             )
         except _Cancelled:
             return None

@@ -18,6 +18,13 @@ queued has fired, so every visible figure and every rule finding is current):
         [--json out.json] [--profile EDIT --profile-out file.prof] [--clock cpu]
         [--first FILE]
 
+Beside the edits, every round times a fixed pure-Python workload (:func:`host_probe`:
+dict and tuple work like the window's): on a shared machine the host's own speed
+drifts by 30-60 % within minutes, and an edit measured in a slow stretch says so only
+when something that did not change was measured beside it.  The report gives each
+edit's median as measured, and as it would be at the probe's fastest round (each
+sample scaled by the probe's best time over the round's own).
+
 ``--first FILE``: the first of each edit after opening a design, which may meet what
 the index and the fabric build on first need.  Each round starts a window on an empty
 design, opens FILE as File > Open does, waits until the first check has ended, then
@@ -144,6 +151,7 @@ class Edits:
         rack = design.find_rack(rack_id)
         assert rack is not None
         item = view.rack_item(rack_id)
+        assert item is not None
         rect = geo.u_rect(u, 1, geo.rack_units(rack, design), SCENE_SCALE)
         scene = item.mapToScene(QPointF(rect.x + rect.w / 2, rect.y + rect.h / 2))
         view.centerOn(scene)
@@ -184,7 +192,7 @@ class Edits:
     def remove(self) -> Callable[[], None]:
         self.select()()
         settle(self.app)
-        return lambda: self.document.delete_selected() and None
+        return self.delete
 
     def delete(self) -> None:
         """The Delete key on the selection."""
@@ -194,6 +202,23 @@ class Edits:
         """The click on a cabled GPU node before it is removed."""
         node = self.nodes[self._next() % len(self.nodes)]
         return lambda: self.document.select(node)
+
+
+def host_probe() -> float:
+    """Milliseconds (on the bench's clock) of a fixed pure-Python workload, the best of
+    three: the host's speed when the round ran, for telling a slow stretch of a shared
+    machine from a slow edit."""
+    best = float("inf")
+    for _ in range(3):
+        start = CLOCK()
+        table: dict[str, tuple[int, int]] = {}
+        for i in range(20_000):
+            table[str(i)] = (i, i + i)
+        total = 0
+        for key in sorted(table):
+            total += table[key][0]
+        best = min(best, _ms(start))
+    return best
 
 
 def timed(app: QApplication, action: Callable[[], None]) -> float:
@@ -259,12 +284,29 @@ def sampler(
     return sample
 
 
+#: The name the probe's times are kept under among the samples.
+PROBE = "host probe"
+
+
 def report(title: str, samples: dict[str, list[float]]) -> None:
+    """Each edit's min and median, and its median at the probe's fastest round."""
     print(title)
+    probes = samples.get(PROBE, [])
     for name, values in samples.items():
-        print(
+        line = (
             f"  {name:15s} min {min(values):7.1f} ms   median {statistics.median(values):7.1f} ms"
         )
+        if probes and name != PROBE:
+            line += f"   at the fastest probe {statistics.median(scaled(values, probes)):7.1f} ms"
+        print(line)
+    if probes:
+        print(f"  (host probe: slowest round {max(probes) / min(probes):.2f}x its fastest)")
+
+
+def scaled(values: list[float], probes: list[float]) -> list[float]:
+    """``values`` (one per round, in order) each scaled to the probe's fastest round."""
+    best = min(probes)
+    return [value * best / probe for value, probe in zip(values, probes, strict=True)]
 
 
 def run_first(
@@ -273,9 +315,11 @@ def run_first(
     """The first of each edit after opening ``args.first`` (see ``--first``)."""
     samples: dict[str, list[float]] = {name: [] for name in FIRST + LATER}
     sample = sampler(app, samples, args.profile, profiler)
+    probes = samples[PROBE] = []
     for _ in range(args.repeat):
         window = open_window(app, catalog, args.settings_dir, path=args.first)
         edits = Edits(app, window, catalog)
+        probes.append(host_probe())
         sample("select", edits.select())
         sample("remove", edits.delete)
         sample("undo remove", edits.undo)
@@ -304,8 +348,11 @@ def run_size(
     edits = Edits(app, window, catalog)
     samples: dict[str, list[float]] = {name: [] for name in EDITS}
     sample = sampler(app, samples, profile, profiler)
+    probes = samples[PROBE] = []
 
     for _ in range(repeat):
+        settle(app)
+        probes.append(host_probe())
         sample("drop", edits.drop())
         sample("undo drop", edits.undo)
         move = edits.move()
@@ -338,7 +385,8 @@ def main() -> int:
     args = parser.parse_args()
     global CLOCK
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    found = QApplication.instance()
+    app = found if isinstance(found, QApplication) else QApplication(sys.argv[:1])
     draw_text_unshaped()  # as the application's start sets it (ui.shell.app)
     catalog = load_catalog(include_user=False)
     profiler = cProfile.Profile() if args.profile else None

@@ -29,3 +29,67 @@ def test_quiet_says_nothing_however_long_the_step(capsys) -> None:
     with step("writing cables.xlsx", after_s=0.01, quiet=True):
         time.sleep(0.1)
     assert capsys.readouterr() == ("", "")
+
+
+def test_a_long_step_says_how_far_it_got_while_the_figure_moves(capsys) -> None:
+    """The work reports through what the step gives it; the step prints the latest
+    figure every few seconds (here 0.05 s), once per figure, never 100 % before the end."""
+    with step("writing x.xlsx", after_s=0.01, every_s=0.05) as tell:
+        tell(0.25, "Cables")
+        time.sleep(0.2)
+        tell(1.0, "Pull list")
+        time.sleep(0.2)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "workbench: writing x.xlsx…"
+    assert err[1:3] == [
+        "workbench: writing x.xlsx: 25 % (Cables)",
+        "workbench: writing x.xlsx: 99 % (Pull list)",
+    ]
+    assert err[3].startswith("workbench: writing x.xlsx: done in ")
+    assert len(err) == 4
+
+
+def test_pages_and_files_say_which_one_is_under_way() -> None:
+    with step("drawing x.pdf", after_s=60) as tell:
+        tell.pages(4, 1406)
+        assert tell.latest == (4 / 1406, "page 5 of 1,406")
+        tell.files(26_155, 26_155)
+        assert tell.latest == (1.0, "file 26,155 of 26,155")
+
+
+def test_the_check_tells_each_rule_before_it_runs(tmp_path) -> None:
+    """check_design's progress: every rule of the registry named in order, with the
+    share of the rules done before it."""
+    from workbench.cli.main import main
+    from workbench.rules import check_design
+    from workbench.rules.registry import all_rules
+    from workbench.store import open_design
+
+    path = tmp_path / "d.dcwb"
+    assert main(["new", str(path), "--gpus", "64"]) == 0
+    told: list[tuple[float, str]] = []
+    check_design(open_design(path), progress=lambda f, what: told.append((f, what)))
+    ids = list(all_rules())
+    assert told == [
+        (n / len(ids), f"rule {n + 1} of {len(ids)}: {id_}") for n, id_ in enumerate(ids)
+    ]
+
+
+def test_the_check_command_names_the_rule_it_is_in(tmp_path, capsys, monkeypatch) -> None:
+    """`workbench check` hands the step's callback to the check: with the step's
+    thresholds made tiny, the rule the check is in is printed as it goes."""
+    import re
+
+    import workbench.cli.progress as progress
+    from workbench.cli.main import main
+
+    path = tmp_path / "d.dcwb"
+    assert main(["new", str(path), "--gpus", "64"]) == 0
+    monkeypatch.setattr(progress, "AFTER_S", 0.0)
+    monkeypatch.setattr(progress, "EVERY_S", 0.0001)
+    capsys.readouterr()
+    main(["check", str(path)])
+    err = capsys.readouterr().err
+    assert "workbench: checking the design…" in err
+    assert re.search(r"checking the design: \d+ % \(rule \d+ of \d+: [A-Z-]+\)", err), err
+    assert "checking the design: done in" in err

@@ -63,11 +63,12 @@ def cmd_asbuilt(args: argparse.Namespace) -> int:
     # A whole-fabric capture of a 1,000,000-GPU campus is ~19,000 files and ~5 million
     # records: each step that takes more than two seconds says so on standard error.
     try:
-        with step(f"reading the captures in {folder.name}"):
+        with step(f"reading the captures in {folder.name}") as tell:
             read = asbuilt.read_folder(
                 folder,
                 who=login_name(args.who),
                 now=now_utc(),
+                progress=tell.files,
                 limits=asbuilt.limits_of(design),
             )
             ops.apply(design, ReplaceCaptures(read.captures))

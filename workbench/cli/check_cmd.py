@@ -61,8 +61,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             design = open_design(path, catalog=load_catalog_noting_errors())
     except ProjectFileError as exc:
         raise CliError(str(exc), EXIT_BAD_INPUT) from None
-    with step("checking the design"):
-        findings = check_design(design)
+    with step("checking the design") as tell:
+        findings = check_design(design, progress=tell)
     waivers = {(w.rule, w.object_id): w for w in design.waivers}
     counts = count(findings, set(waivers))
     floor = Severity.parse(args.severity)

@@ -45,8 +45,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     design = open_project(Path(args.file), quiet=args.quiet)
     for kind, target in chosen:
         try:
-            with step(f"writing {Path(target).name}", quiet=args.quiet):
-                written = exporter(kind)(design, Path(target))
+            with step(f"writing {Path(target).name}", quiet=args.quiet) as tell:
+                written = exporter(kind)(design, Path(target), progress=tell)
         except ExportError as exc:
             raise CliError(f"{kind.option}: {exc}") from None
         if not args.quiet:

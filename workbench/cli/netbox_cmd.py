@@ -49,8 +49,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     design = open_project(Path(args.file), quiet=args.quiet)
     try:
-        with step(f"writing the NetBox files into {Path(args.dir).name}", quiet=args.quiet):
-            written = write_netbox(design, Path(args.dir))
+        with step(f"writing the NetBox files into {Path(args.dir).name}", quiet=args.quiet) as tell:
+            written = write_netbox(design, Path(args.dir), progress=tell)
     except ExportError as exc:
         raise CliError(f"netbox export: {exc}") from None
     if not args.quiet:

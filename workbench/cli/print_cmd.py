@@ -114,12 +114,12 @@ def cmd_print(args: argparse.Namespace) -> int:
     )
     try:
         if args.out:
-            with step(f"drawing {Path(args.out).name}"):
-                pages = write_pdf(Path(args.out), design, options)
+            with step(f"drawing {Path(args.out).name}") as tell:
+                pages = write_pdf(Path(args.out), design, options, tell.pages)
             print(f"wrote {args.out}: {_pages(pages)} ({what})")
         if args.svg_dir:
-            with step(f"drawing the SVG pages into {Path(args.svg_dir).name}"):
-                files = write_svgs(Path(args.svg_dir), design, options)
+            with step(f"drawing the SVG pages into {Path(args.svg_dir).name}") as tell:
+                files = write_svgs(Path(args.svg_dir), design, options, tell.pages)
             print(f"wrote {_pages(len(files))} as SVG to {args.svg_dir} ({what})")
     except NothingToPrint as exc:
         raise CliError(f"{path}: {exc}", EXIT_BAD_INPUT) from None

@@ -93,3 +93,31 @@ def test_the_check_command_names_the_rule_it_is_in(tmp_path, capsys, monkeypatch
     assert "workbench: checking the design…" in err
     assert re.search(r"checking the design: \d+ % \(rule \d+ of \d+: [A-Z-]+\)", err), err
     assert "checking the design: done in" in err
+
+
+def test_the_report_tells_each_part_in_order_and_reads_the_same() -> None:
+    """design_report's progress: its parts in order, the fractions rising from 0 and
+    below 1, and the report itself the same as without a listener."""
+    import json
+
+    from workbench.catalog import load_catalog
+    from workbench.export.report import design_report
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=256, catalog=load_catalog(include_user=False))
+    told: list[tuple[float, str]] = []
+    with_progress = design_report(design, progress=lambda f, part: told.append((f, part)))
+    assert [part for _f, part in told] == [
+        "totals",
+        "compute fabric",
+        "workloads",
+        "rack budgets",
+        "fabric planes",
+        "storage tiers",
+        "costs",
+    ]
+    fractions = [f for f, _part in told]
+    assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] < 1.0
+    assert json.dumps(with_progress, sort_keys=True) == json.dumps(
+        design_report(design), sort_keys=True
+    )

@@ -151,8 +151,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = Path(args.file)
     design = open_project(path)  # exit 2 on a file that cannot be read, as `check`
     try:
-        with step("computing the report"):
-            report = design_report(design, pue=args.pue)
+        with step("computing the report") as tell:
+            report = design_report(design, pue=args.pue, progress=tell)
     except InputError as exc:
         raise CliError(f"--{exc.field}: {exc.reason}", code=2) from None
     if args.json:

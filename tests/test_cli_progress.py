@@ -121,3 +121,36 @@ def test_the_report_tells_each_part_in_order_and_reads_the_same() -> None:
     assert json.dumps(with_progress, sort_keys=True) == json.dumps(
         design_report(design), sort_keys=True
     )
+
+
+def test_an_open_tells_its_parts_and_reads_the_same_design(tmp_path) -> None:
+    """open_design's progress: the rows, every chunk of links read of all of them, then
+    the value checks, the fractions rising and below 1; and the design it reads is the
+    one read without a listener (saved again, the same rows)."""
+    import sqlite3
+
+    from workbench.cli.main import main
+    from workbench.store import open_design, save_design
+
+    path = tmp_path / "d.dcwb"
+    assert main(["new", str(path), "--gpus", "256"]) == 0
+    links = sqlite3.connect(path).execute('SELECT count(*) FROM "links"').fetchone()[0]
+    told: list[tuple[float, str]] = []
+    design = open_design(path, progress=lambda f, part: told.append((f, part)))
+    parts = [part.split(":")[0] for _f, part in told]
+    assert parts[0] == "racks and devices" and parts[-1] == "checking every value"
+    assert set(parts[1:-1]) == {"links"}
+    assert told[-2][1] == f"links: {links:,} of {links:,}"
+    fractions = [f for f, _part in told]
+    assert fractions == sorted(fractions) and fractions[-1] < 1.0
+
+    def rows(design_path):
+        conn = sqlite3.connect(design_path)
+        return [
+            conn.execute(f'SELECT * FROM "{t}" ORDER BY seq').fetchall()
+            for t in ("racks", "devices", "links")
+        ]
+
+    save_design(design, tmp_path / "told.dcwb")
+    save_design(open_design(path), tmp_path / "plain.dcwb")
+    assert rows(tmp_path / "told.dcwb") == rows(tmp_path / "plain.dcwb")

@@ -57,8 +57,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     try:
-        with step(f"opening {path.name}"):
-            design = open_design(path, catalog=load_catalog_noting_errors())
+        with step(f"opening {path.name}") as tell:
+            design = open_design(path, catalog=load_catalog_noting_errors(), progress=tell)
     except ProjectFileError as exc:
         raise CliError(str(exc), EXIT_BAD_INPUT) from None
     with step("checking the design") as tell:

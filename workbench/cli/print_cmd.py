@@ -83,8 +83,8 @@ def cmd_print(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     try:
-        with step(f"opening {path.name}"):
-            design = open_design(path, catalog=load_catalog_noting_errors())
+        with step(f"opening {path.name}") as tell:
+            design = open_design(path, catalog=load_catalog_noting_errors(), progress=tell)
     except ProjectFileError as exc:
         raise CliError(str(exc)) from None
 

@@ -22,8 +22,8 @@ def open_project(path: Path, *, quiet: bool = False) -> Design:
     from workbench.store import ProjectFileError, open_design
 
     try:
-        with step(f"opening {path.name}", quiet=quiet):
-            return open_design(path, catalog=load_catalog_noting_errors())
+        with step(f"opening {path.name}", quiet=quiet) as tell:
+            return open_design(path, catalog=load_catalog_noting_errors(), progress=tell)
     except ProjectFileError as exc:
         raise CliError(str(exc), EXIT_BAD_INPUT) from None
 

@@ -118,6 +118,7 @@ def test_cli_says_each_long_step(saved: Path, tmp_path: Path, monkeypatch, capsy
         "reading the captures in ibnetdiscover",
         "writing pod.dcwb",
         f"checking {links:,} links against the captures",
+        "counting the verdicts by plane, row and rack",
         "printing every verdict",
     ]
 
@@ -163,3 +164,33 @@ def test_asbuilt_sheet_reads_back(saved: Path, tmp_path: Path) -> None:
     assert any("yes,no" in (dv.formula1 or "") for dv in ws.data_validations.dataValidation)
     totals = {(r[0], r[1]): r for r in wb["Totals"].iter_rows(min_row=2, values_only=True)}
     assert totals[("plane", "storage")][3] == 1  # Scope, Name, then VERDICTS: wrong-speed
+
+
+def test_check_tells_its_parts_and_gives_the_same_verdicts(saved: Path, monkeypatch) -> None:
+    """asbuilt.check's progress (a whole-fabric check at 1,000,000 GPUs takes minutes):
+    its parts in order, the captured neighbours and touched links told every
+    TELL_EVERY of them, the fractions rising and below 1; the verdicts as without."""
+    from workbench.asbuilt import matcher
+
+    design = open_design(saved)
+    read = asbuilt.read_folder(CAPTURES / "ibnetdiscover", who="ana", now="2026-04-02T08:00:00Z")
+    plain = asbuilt.check(design, read.captures)
+    monkeypatch.setattr(matcher, "TELL_EVERY", 100)
+    told: list[tuple[float, str]] = []
+    verdicts = asbuilt.check(design, read.captures, lambda f, part: told.append((f, part)))
+    assert verdicts == plain
+    parts = [part.split(":")[0] for _f, part in told]
+    assert list(dict.fromkeys(parts)) == [
+        "the design's link ends",
+        "reading",
+        "the links no capture touches",
+        "matching",
+        "looking into 5 links not found as designed",  # the sample's planted faults
+        "captured cables the design lacks",
+    ]
+    records = len(read.captures)
+    assert [p for _f, p in told if p.startswith("reading")] == [
+        f"reading: {first:,} of {records:,} captured neighbours" for first in range(0, records, 100)
+    ]
+    fractions = [f for f, _part in told]
+    assert fractions == sorted(fractions) and fractions[-1] < 1.0

@@ -188,34 +188,53 @@ def test_cancelling_the_read_changes_nothing(window, monkeypatch) -> None:
 
 
 def test_storing_and_checking_are_said_in_a_dialog_while_they_run(window, monkeypatch) -> None:
-    """After the read, storing the records and checking every link take ~3 s and ~12 s at
-    100,000 GPUs: a dialog says which runs, shown before each starts (here on the
-    256-GPU design, with the size at which it shows lowered to it)."""
+    """After the read, storing the records, checking every link and counting the
+    verdicts take ~3 s, ~8 s and ~4 s at 100,000 GPUs: a dialog says which runs, shown
+    before each starts, and the check moves its bar and names its part as it goes (here
+    on the 256-GPU design, with the size at which it shows lowered to it)."""
+    from workbench.asbuilt import matcher
     from workbench.ui.asbuilt import actions
 
     shown: list[tuple[str, bool]] = []
+    bars: list[tuple[int, int, str]] = []
     real_check = actions.AsBuiltCache.verdicts
 
-    def checking(cache):
-        dialog = next(
+    def dialog() -> QProgressDialog:
+        return next(
             d for d in window.findChildren(QProgressDialog) if d.isVisible() and d.labelText()
         )
-        shown.append((dialog.labelText(), QApplication.overrideCursor() is not None))
-        return real_check(cache)
+
+    def checking(cache, progress=None):
+        shown.append((dialog().labelText(), QApplication.overrideCursor() is not None))
+
+        def told(fraction: float, part: str) -> None:
+            progress(fraction, part)
+            bars.append((dialog().value(), dialog().maximum(), dialog().labelText()))
+
+        return real_check(cache, told)
 
     monkeypatch.setattr(actions, "BUSY_LINKS", len(window.document.design.links))
     monkeypatch.setattr(actions.AsBuiltCache, "verdicts", checking)
+    monkeypatch.setattr(matcher, "TELL_EVERY", 64)
     importer = importer_of(window)
     monkeypatch.setattr(importer, "show_summary", lambda read, totals: None)
 
     assert importer.run(DATA / "ibnetdiscover") is True
 
     links = len(window.document.design.links)
+    checking_text = f"Checking {links:,} links against the captures…"
     assert importer.steps_said == [
         "Storing 512 captured neighbours…",
-        f"Checking {links:,} links against the captures…",
+        checking_text,
+        "Counting the verdicts by plane, row and rack…",
     ]
-    assert shown == [(f"Checking {links:,} links against the captures…", True)]
+    assert shown == [(checking_text, True)]
+    # The bar runs from 0 and rises; the label keeps the step and names the part.
+    values = [value for value, _most, _label in bars]
+    assert values[0] == 0 and values == sorted(values) and values[-1] > 0
+    assert {most for _value, most, _label in bars} == {1000}
+    assert bars[1][2] == f"{checking_text}\nreading: 0 of 512 captured neighbours"
+    assert all(label.startswith(checking_text + "\n") for _v, _m, label in bars)
     # Closed and the cursor given back once the check is done.
     assert not any(d.isVisible() for d in window.findChildren(QProgressDialog))
     assert QApplication.overrideCursor() is None

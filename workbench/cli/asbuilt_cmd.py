@@ -75,8 +75,9 @@ def cmd_asbuilt(args: argparse.Namespace) -> int:
     except (asbuilt.CaptureError, EditError) as exc:
         raise CliError(f"as-built import refused, nothing changed: {exc}", EXIT_BAD_INPUT) from None
     save_project(design, path)
-    with step(f"checking {len(design.links):,} links against the captures"):
-        verdicts = asbuilt.check(design)
+    with step(f"checking {len(design.links):,} links against the captures") as tell:
+        verdicts = asbuilt.check(design, progress=tell)
+    with step("counting the verdicts by plane, row and rack"):
         totals = asbuilt.totals(design, verdicts)
     if args.json:
         with step("printing every verdict"):

@@ -18,7 +18,7 @@ design link and have no line; the Cables panel lists them (:class:`AsBuiltList`)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
@@ -82,8 +82,10 @@ class AsBuiltCache(QObject):
     def has_captures(self) -> bool:
         return bool(self.document.design.captures)
 
-    def verdicts(self) -> list[Verdict]:
-        """Every verdict (design links in order, then the unexpected cables)."""
+    def verdicts(self, progress: Callable[[float, str], object] | None = None) -> list[Verdict]:
+        """Every verdict (design links in order, then the unexpected cables);
+        ``progress`` is told how far a check it has to make has got
+        (:func:`workbench.asbuilt.check`)."""
         if self._verdicts is None:
             # Imported on first use: the matcher and its readers (numpy's bulk match
             # included) are a tenth of the window's imports, and a design without
@@ -95,7 +97,7 @@ class AsBuiltCache(QObject):
             if busy:
                 QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
             try:
-                found = asbuilt.check(design) if design.captures else []
+                found = asbuilt.check(design, progress=progress) if design.captures else []
             finally:
                 if busy:
                     QApplication.restoreOverrideCursor()

@@ -49,12 +49,12 @@ def test_a_long_step_says_how_far_it_got_while_the_figure_moves(capsys) -> None:
     assert len(err) == 4
 
 
-def test_pages_and_files_say_which_one_is_under_way() -> None:
+def test_pages_say_which_one_is_under_way() -> None:
     with step("drawing x.pdf", after_s=60) as tell:
         tell.pages(4, 1406)
         assert tell.latest == (4 / 1406, "page 5 of 1,406")
-        tell.files(26_155, 26_155)
-        assert tell.latest == (1.0, "file 26,155 of 26,155")
+        tell.pages(1406, 1406)
+        assert tell.latest == (1.0, "page 1,406 of 1,406")
 
 
 def test_the_check_tells_each_rule_before_it_runs(tmp_path) -> None:

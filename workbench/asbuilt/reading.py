@@ -116,13 +116,16 @@ def read_folder(
     *,
     who: str,
     now: str,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[float, str], object] | None = None,
     limits: CaptureLimits | None = None,
 ) -> CaptureRead:
     """Every capture in ``folder`` as design records of one import, or CaptureError.
 
-    ``progress(files read, files)`` is called before each file and after the last (the
-    window's progress dialog; it may raise to stop the read, which changes nothing).
+    ``progress(fraction, "NAME (SIZE), file N of M")`` is told before each file, the
+    fraction the share of the folder's bytes read so far (a whole-fabric capture of
+    1,000,000 GPUs is one 619 MiB ibnetdiscover file beside 26,000 small LLDP tables),
+    and ``progress(1.0, "")`` after the last; it may raise to stop the read, which
+    changes nothing (the window's Cancel).
     ``limits``: the caps, from :func:`limits_for` the design (the fixed floors without).
     The sizes of every file are checked against them before any is parsed.
     """
@@ -131,10 +134,14 @@ def read_folder(
     captures: list[CapturedLink] = []
     files: list[tuple[str, str, int]] = []
     paths = capture_files(folder, limits.files)
-    _check_sizes(folder, paths, limits)
-    for done, path in enumerate(paths):
+    sizes = _check_sizes(folder, paths, limits)
+    whole = sum(sizes) or 1
+    read = 0
+    for done, (path, size) in enumerate(zip(paths, sizes, strict=True)):
         if progress is not None:
-            progress(done, len(paths))
+            what = f"{shown_name(path.name)} ({_size(size)}), file {done + 1:,} of {len(paths):,}"
+            progress(read / whole, what)
+        read += size
         fmt, seen = read_file(path, limits.file_bytes)
         if len(captures) + len(seen) > limits.records:
             raise CaptureError(
@@ -148,19 +155,30 @@ def read_folder(
         )  # fmt: skip
         files.append((shown_name(path.name), fmt, len(seen)))
     if progress is not None:
-        progress(len(paths), len(paths))
+        progress(1.0, "")
     return CaptureRead(tuple(captures), tuple(files), import_id)
 
 
-def _check_sizes(folder: Path, paths: list[Path], limits: CaptureLimits) -> None:
-    """Refuse a file or a folder too big for the design before parsing anything (a
-    whole-fabric read takes minutes; finding out at its end helps nobody)."""
+def _size(size: int) -> str:
+    """A file's size for a progress label: "619 MiB", "3 KiB"."""
+    if size >= 2**20:
+        return f"{size / 2**20:,.0f} MiB"
+    return f"{max(1, round(size / 2**10)):,} KiB"
+
+
+def _check_sizes(folder: Path, paths: list[Path], limits: CaptureLimits) -> list[int]:
+    """Each file's size (0 where it cannot be asked); refuse a file or a folder too big
+    for the design before parsing anything (a whole-fabric read takes minutes; finding
+    out at its end helps nobody)."""
     total = 0
+    sizes = []
     for path in paths:
         try:
             size = path.stat().st_size
         except OSError:
+            sizes.append(0)
             continue  # read_file words what cannot be read
+        sizes.append(size)
         if size > limits.file_bytes:
             raise CaptureError(
                 str(path),
@@ -176,6 +194,7 @@ def _check_sizes(folder: Path, paths: list[Path], limits: CaptureLimits) -> None
             f"the captures add up to {total / 2**20:,.0f} MiB; those of this design are at "
             f"most {limits.folder_bytes / 2**20:,.0f} MiB",
         )
+    return sizes
 
 
 def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, list[Seen]]:

@@ -68,7 +68,7 @@ def cmd_asbuilt(args: argparse.Namespace) -> int:
                 folder,
                 who=login_name(args.who),
                 now=now_utc(),
-                progress=tell.files,
+                progress=tell,
                 limits=asbuilt.limits_of(design),
             )
             ops.apply(design, ReplaceCaptures(read.captures))

@@ -45,14 +45,7 @@ class Told:
 
     def pages(self, done: int, total: int) -> None:
         """``tell`` in the shape of the printing's progress (pages drawn of all)."""
-        self._counted(done, total, "page")
-
-    def files(self, done: int, total: int) -> None:
-        """``tell`` in the shape of the as-built reading's progress (files read of all)."""
-        self._counted(done, total, "file")
-
-    def _counted(self, done: int, total: int, what: str) -> None:
-        self((done / total) if total else 0.0, f"{what} {min(done + 1, total):,} of {total:,}")
+        self((done / total) if total else 0.0, f"page {min(done + 1, total):,} of {total:,}")
 
 
 def _how_far(label: str, latest: tuple[float, str]) -> str:

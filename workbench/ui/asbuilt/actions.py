@@ -197,15 +197,15 @@ class AsBuiltImport(QObject):
         """Every capture of ``folder``, or None when cancelled or refused (said)."""
         from workbench import asbuilt
 
-        dialog = QProgressDialog("Reading captures…", "Cancel", 0, 0, self.window)
+        dialog = QProgressDialog("Reading captures…", "Cancel", 0, _STEPS, self.window)
         dialog.setWindowTitle("Import as-built captures")
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(400)
+        dialog.setMinimumWidth(dialog.fontMetrics().horizontalAdvance("m" * 40))
 
-        def progress(done: int, files: int) -> None:
-            dialog.setMaximum(files)
-            dialog.setValue(done)
-            dialog.setLabelText(f"Reading captures… {done:,} of {files:,} files")
+        def progress(fraction: float, what: str) -> None:
+            dialog.setValue(min(_STEPS - 1, int(fraction * _STEPS)))
+            dialog.setLabelText(f"Reading captures…\n{what}" if what else "Reading captures…")
             QApplication.processEvents()
             if dialog.wasCanceled():
                 raise _Cancelled

@@ -154,3 +154,58 @@ def test_an_open_tells_its_parts_and_reads_the_same_design(tmp_path) -> None:
     save_design(design, tmp_path / "told.dcwb")
     save_design(open_design(path), tmp_path / "plain.dcwb")
     assert rows(tmp_path / "told.dcwb") == rows(tmp_path / "plain.dcwb")
+
+
+def test_a_save_tells_each_table_by_its_share_of_the_rows(tmp_path) -> None:
+    """save_design's progress: every table named before it is written, with its row
+    count; the fractions rising and below 1; the file the same as written unwatched."""
+    import sqlite3
+
+    from workbench.catalog import load_catalog
+    from workbench.store import save_design
+    from workbench.templates import build_template
+
+    design = build_template("dgx-h100-superpod", gpus=256, catalog=load_catalog(include_user=False))
+    told: list[tuple[float, str]] = []
+    save_design(design, tmp_path / "told.dcwb", lambda f, what: told.append((f, what)))
+    save_design(design, tmp_path / "plain.dcwb")
+    tables = [what.split(":")[0] for _f, what in told]
+    assert tables[:5] == ["meta", "sites", "rows", "racks", "devices"]
+    assert "links" in tables and tables[-1] == "catalog_snapshot"
+    links = next(what for _f, what in told if what.startswith("links:"))
+    assert links == f"links: {len(design.links):,} rows"
+    fractions = [f for f, _what in told]
+    assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] < 1.0
+
+    def rows(path):
+        conn = sqlite3.connect(path)
+        return [
+            conn.execute(f'SELECT * FROM "{t}" ORDER BY seq').fetchall()
+            for t in ("racks", "devices", "links")
+        ]
+
+    assert rows(tmp_path / "told.dcwb") == rows(tmp_path / "plain.dcwb")
+
+
+def test_a_build_tells_its_parts_and_each_plane() -> None:
+    """build_template's progress: its parts in order, each plane's cabling within the
+    fabrics' span, the fractions rising and below 1."""
+    from workbench.catalog import load_catalog
+    from workbench.templates import build_template
+
+    told: list[tuple[float, str]] = []
+    catalog = load_catalog(include_user=False)
+    build_template("dgx-h100-superpod", 512, catalog, lambda f, part: told.append((f, part)))
+    assert [part for _f, part in told] == [
+        "racks and devices",
+        "the training job",
+        "the fabrics",
+        "the compute fabric",
+        "the storage fabric",
+        "the management fabric",
+        "the oob fabric",
+        "power feeds",
+        "the hall plan",
+    ]
+    fractions = [f for f, _part in told]
+    assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] < 1.0

@@ -89,13 +89,15 @@ def cmd_new(args: argparse.Namespace) -> int:
     # process (a test) gets its collector back as it was.
     with collector_paused():
         try:
-            with step("building the design"):
-                design = build_template(args.template or SAMPLE_TEMPLATE, gpus=args.gpus)
+            with step("building the design") as tell:
+                design = build_template(
+                    args.template or SAMPLE_TEMPLATE, gpus=args.gpus, progress=tell
+                )
         except (TemplateError, CatalogError) as exc:
             raise CliError(str(exc), code=2) from None
         try:
-            with step(f"writing {out.name}"):
-                save_design(design, out)
+            with step(f"writing {out.name}") as tell:
+                save_design(design, out, tell)
         except ProjectFileError as exc:
             raise CliError(str(exc)) from None
         # The line below names racks and GPUs only: no need to weigh every rack's

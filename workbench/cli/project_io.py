@@ -35,8 +35,8 @@ def save_project(design: Design, path: Path, *, quiet: bool = False) -> None:
     from workbench.store import ProjectFileError, save_design
 
     try:
-        with step(f"writing {path.name}", quiet=quiet):
-            save_design(design, path)
+        with step(f"writing {path.name}", quiet=quiet) as tell:
+            save_design(design, path, tell)
     except ProjectFileError as exc:
         raise CliError(str(exc)) from None
 

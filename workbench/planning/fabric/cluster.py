@@ -21,6 +21,7 @@ what the templates do, and what a "cable everything" action can do on any design
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,11 +52,23 @@ class ClusterFabrics:
     storage_ports: int = 2
 
 
-def cable_cluster(design: Design, catalog: ItemSource, fabrics: ClusterFabrics) -> dict[str, str]:
+def cable_cluster(
+    design: Design,
+    catalog: ItemSource,
+    fabrics: ClusterFabrics,
+    progress: Callable[[float, str], object] | None = None,
+) -> dict[str, str]:
     """Generate and apply every plane; the notes to keep in the design's properties
     (why a large compute switch, why shared access switches).  FabricError, with the
-    plane named, when one cannot be built; the planes done before it stay."""
+    plane named, when one cannot be built; the planes done before it stay.
+    ``progress(fraction, plane)`` is told before each plane (:data:`PLANE_STARTS`)."""
+
+    def tell(plane: str) -> None:
+        if progress is not None:
+            progress(PLANE_STARTS[plane], f"the {plane} fabric")
+
     notes: dict[str, str] = {}
+    tell("compute")
     _compute(design, catalog, fabrics, notes)
     storage = FabricRequest(
         plane="storage",
@@ -63,10 +76,17 @@ def cable_cluster(design: Design, catalog: ItemSource, fabrics: ClusterFabrics) 
         spine_switch=fabrics.storage_spine_switch,
         ports_per_host=fabrics.storage_ports,
     )
+    tell("storage")
     _generate(design, catalog, storage)
     for plane in ("management", "oob"):
+        tell(plane)
         _access(design, catalog, fabrics, plane, notes)
     return notes
+
+
+#: Where each plane's cabling starts, as a share of :func:`cable_cluster`'s time
+#: (measured on ``workbench new --gpus 1000000``).
+PLANE_STARTS = {"compute": 0.0, "storage": 0.42, "management": 0.61, "oob": 0.74}
 
 
 def _generate(

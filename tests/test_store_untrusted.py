@@ -610,7 +610,7 @@ def test_a_save_killed_for_real_leaves_a_temp_that_the_sweep_removes(tmp_path: P
         "sys.path.insert(0, sys.argv[2])\n"
         "from store_designs import full_design\n"
         "from workbench.store import save_design, writer\n"
-        "def write_half(design, tmp):\n"
+        "def write_half(design, tmp, progress=None):\n"
         "    tmp.write_bytes(b'SQLite format 3\\x00' + bytes(4000))\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
         "writer.write_database = write_half\n"

@@ -9,6 +9,27 @@ import time
 from workbench.cli.progress import step
 
 
+def assert_rising(told: list[tuple[float, str]], start: float | None = 0.0) -> None:
+    """What every progress told must be: rising, below 1, from ``start`` (when given)."""
+    fractions = [f for f, _what in told]
+    assert fractions == sorted(fractions) and fractions[-1] < 1.0, fractions
+    assert start is None or fractions[0] == start, fractions
+
+
+def table_rows(path) -> list[list[tuple]]:
+    """The racks', devices' and links' rows of a saved design, in order."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        return [
+            conn.execute(f'SELECT * FROM "{t}" ORDER BY seq').fetchall()
+            for t in ("racks", "devices", "links")
+        ]
+    finally:
+        conn.close()
+
+
 def test_a_long_step_says_what_it_does_and_how_long_it_took(capsys) -> None:
     with step("checking the design", after_s=0.05):
         time.sleep(0.3)
@@ -116,8 +137,7 @@ def test_the_report_tells_each_part_in_order_and_reads_the_same() -> None:
         "storage tiers",
         "costs",
     ]
-    fractions = [f for f, _part in told]
-    assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] < 1.0
+    assert_rising(told)
     assert json.dumps(with_progress, sort_keys=True) == json.dumps(
         design_report(design), sort_keys=True
     )
@@ -141,25 +161,16 @@ def test_an_open_tells_its_parts_and_reads_the_same_design(tmp_path) -> None:
     assert parts[0] == "racks and devices" and parts[-1] == "checking every value"
     assert set(parts[1:-1]) == {"links"}
     assert told[-2][1] == f"links: {links:,} of {links:,}"
-    fractions = [f for f, _part in told]
-    assert fractions == sorted(fractions) and fractions[-1] < 1.0
-
-    def rows(design_path):
-        conn = sqlite3.connect(design_path)
-        return [
-            conn.execute(f'SELECT * FROM "{t}" ORDER BY seq').fetchall()
-            for t in ("racks", "devices", "links")
-        ]
+    assert_rising(told, start=None)
 
     save_design(design, tmp_path / "told.dcwb")
     save_design(open_design(path), tmp_path / "plain.dcwb")
-    assert rows(tmp_path / "told.dcwb") == rows(tmp_path / "plain.dcwb")
+    assert table_rows(tmp_path / "told.dcwb") == table_rows(tmp_path / "plain.dcwb")
 
 
 def test_a_save_tells_each_table_by_its_share_of_the_rows(tmp_path) -> None:
     """save_design's progress: every table named before it is written, with its row
     count; the fractions rising and below 1; the file the same as written unwatched."""
-    import sqlite3
 
     from workbench.catalog import load_catalog
     from workbench.store import save_design
@@ -174,17 +185,9 @@ def test_a_save_tells_each_table_by_its_share_of_the_rows(tmp_path) -> None:
     assert "links" in tables and tables[-1] == "catalog_snapshot"
     links = next(what for _f, what in told if what.startswith("links:"))
     assert links == f"links: {len(design.links):,} rows"
-    fractions = [f for f, _what in told]
-    assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] < 1.0
+    assert_rising(told)
 
-    def rows(path):
-        conn = sqlite3.connect(path)
-        return [
-            conn.execute(f'SELECT * FROM "{t}" ORDER BY seq').fetchall()
-            for t in ("racks", "devices", "links")
-        ]
-
-    assert rows(tmp_path / "told.dcwb") == rows(tmp_path / "plain.dcwb")
+    assert table_rows(tmp_path / "told.dcwb") == table_rows(tmp_path / "plain.dcwb")
 
 
 def test_a_build_tells_its_parts_and_each_plane() -> None:
@@ -207,5 +210,4 @@ def test_a_build_tells_its_parts_and_each_plane() -> None:
         "power feeds",
         "the hall plan",
     ]
-    fractions = [f for f, _part in told]
-    assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] < 1.0
+    assert_rising(told)

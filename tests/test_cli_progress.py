@@ -54,11 +54,14 @@ def test_quiet_says_nothing_however_long_the_step(capsys) -> None:
 
 def test_a_long_step_says_how_far_it_got_while_the_figure_moves(capsys) -> None:
     """The work reports through what the step gives it; the step prints the latest
-    figure every few seconds (here 0.05 s), once per figure, never 100 % before the end."""
+    figure every few seconds (here 0.05 s), once per figure, never 100 %: a whole
+    figure is left to the "done" line."""
     with step("writing x.xlsx", after_s=0.01, every_s=0.05) as tell:
         tell(0.25, "Cables")
         time.sleep(0.2)
-        tell(1.0, "Pull list")
+        tell(0.999, "Pull list")
+        time.sleep(0.2)
+        tell(1.0, "")  # whole: said by the "done" line alone
         time.sleep(0.2)
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "workbench: writing x.xlsx…"

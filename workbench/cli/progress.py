@@ -87,7 +87,8 @@ def step(
         shown = None
         while not ended.wait(wait_next):
             latest = told.latest
-            if latest is not None and latest != shown:
+            # A work that says it is whole has ended but for its return: "done" follows.
+            if latest is not None and latest != shown and latest[0] < 1.0:
                 shown = latest
                 print(_how_far(label, latest), file=sys.stderr, flush=True)
 

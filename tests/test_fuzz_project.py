@@ -160,6 +160,12 @@ FREE_COLUMNS: frozenset[tuple[str, str]] = frozenset(
         ("workloads", "dataset_tier"),
         ("workloads", "checkpoint_tier"),
         ("workloads", "checkpoint_interval_min"),
+        # A job's compute-NIC line rate per GPU (any figure above 0: a 2.5G NIC is one),
+        # and a tier's planning amounts as `workbench tiers set` takes them (any figure
+        # above 0: "not said" is None, a small one is the planner's to make).
+        ("workloads", "nic_gbps"),
+        ("storage_tiers", "small_file_iops"),
+        ("storage_tiers", "dataset_tb"),
     }
 )
 

@@ -245,3 +245,14 @@ def test_yml_files_are_read_and_hidden_ones_skipped(tmp_path):
     write(tmp_path, ".node.yaml.swp", "also: [ignored")
     catalog = load_catalog([tmp_path], strict=True)
     assert list(catalog.items) == ["example-node-one"]
+
+
+@pytest.mark.parametrize("count", [[], {}, "eight", float("inf"), float("nan")])
+def test_a_gpu_count_that_is_no_number_is_named_when_the_kind_is_left_to_classify(count):
+    """Hypothesis found it: with no kind, the classifier read gpu_count first and raised
+    TypeError on a list; now the parser names the value."""
+    mapping = {"slug": "example-node", "manufacturer": "A", "model": "B", "gpu_count": count}
+    with pytest.raises(CatalogError) as raised:
+        parse_item(mapping, "fuzz.yaml")
+    assert str(raised.value).startswith("fuzz.yaml")
+    assert "gpu_count" in str(raised.value)

@@ -327,6 +327,14 @@ def _passive(mapping: Mapping[str, Any], found: Texts) -> Decision | None:
 # -- GPUs ----------------------------------------------------------------------------
 
 
+def _whole(value: Any) -> int | None:
+    """``int(value)`` (a stated ``8``, ``8.0`` or ``"8"``), or None where it is none."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def _gpus(
     kind: Decision, role: str | None, gpus: _Gpus, facts: Mapping[str, tuple[Any, str]]
 ) -> tuple[Decision, Decision]:
@@ -335,7 +343,11 @@ def _gpus(
     stated_count = None
     if "gpu_count" in facts:
         value, who = facts["gpu_count"]
-        stated_count = Decision("gpu_count", int(value), STATED, (who,))
+        count = _whole(value)
+        # A count that is no whole number is not a fact to classify by: the parser names
+        # it as the bad value it is (a list, a word, infinity), here it must not crash.
+        if count is not None:
+            stated_count = Decision("gpu_count", count, STATED, (who,))
     gpu_server = (
         kind.value == "server"
         and role in (None, "gpu-server")

@@ -30,9 +30,20 @@ def table_rows(path) -> list[list[tuple]]:
         conn.close()
 
 
+def waited(condition, deadline_s: float = 60.0) -> bool:
+    """Whether ``condition()`` came true before the deadline (a bound on a stuck thread,
+    not a timing: the step's watcher thread runs when the machine lets it)."""
+    end = time.monotonic() + deadline_s
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.001)
+    return True
+
+
 def test_a_long_step_says_what_it_does_and_how_long_it_took(capsys) -> None:
-    with step("checking the design", after_s=0.05):
-        time.sleep(0.3)
+    with step("checking the design", after_s=0.05) as tell:
+        assert tell.said.wait(60)
     out, err = capsys.readouterr()
     assert out == ""
     assert "workbench: checking the design…" in err
@@ -40,7 +51,7 @@ def test_a_long_step_says_what_it_does_and_how_long_it_took(capsys) -> None:
 
 
 def test_a_short_step_says_nothing(capsys) -> None:
-    with step("opening x.dcwb", after_s=5.0):
+    with step("opening x.dcwb", after_s=3600):
         pass
     assert capsys.readouterr() == ("", "")
 
@@ -54,15 +65,16 @@ def test_quiet_says_nothing_however_long_the_step(capsys) -> None:
 
 def test_a_long_step_says_how_far_it_got_while_the_figure_moves(capsys) -> None:
     """The work reports through what the step gives it; the step prints the latest
-    figure every few seconds (here 0.05 s), once per figure, never 100 %: a whole
-    figure is left to the "done" line."""
-    with step("writing x.xlsx", after_s=0.01, every_s=0.05) as tell:
+    figure every few seconds (here every millisecond), once per figure, never 100 %: a
+    whole figure is left to the "done" line.  The test waits for each line to be
+    printed, not for time to pass."""
+    with step("writing x.xlsx", after_s=0.0, every_s=0.001) as tell:
         tell(0.25, "Cables")
-        time.sleep(0.2)
+        assert waited(lambda: tell.shown == (0.25, "Cables"))
         tell(0.999, "Pull list")
-        time.sleep(0.2)
-        tell(1.0, "")  # whole: said by the "done" line alone
-        time.sleep(0.2)
+        assert waited(lambda: tell.shown == (0.999, "Pull list"))
+        tell(1.0, "")  # whole: said by the "done" line alone, however often it looks
+        time.sleep(0.05)
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "workbench: writing x.xlsx…"
     assert err[1:3] == [
@@ -100,23 +112,38 @@ def test_the_check_tells_each_rule_before_it_runs(tmp_path) -> None:
 
 
 def test_the_check_command_names_the_rule_it_is_in(tmp_path, capsys, monkeypatch) -> None:
-    """`workbench check` hands the step's callback to the check: with the step's
-    thresholds made tiny, the rule the check is in is printed as it goes."""
-    import re
-
+    """`workbench check` hands the step's callback to the check, and the step prints the
+    rule the check is in: here every rule, in order, each waited for before the check
+    goes on (the step's first line made due at once)."""
     import workbench.cli.progress as progress
+    import workbench.rules as rules
     from workbench.cli.main import main
+    from workbench.rules.registry import all_rules
 
     path = tmp_path / "d.dcwb"
     assert main(["new", str(path), "--gpus", "64"]) == 0
+    real = rules.check_design
+
+    def waiting(design, progress=None, **kw):
+        def told(fraction: float, what: str) -> None:
+            progress(fraction, what)
+            assert waited(lambda: progress.shown == (fraction, what))
+
+        return real(design, progress=told, **kw)
+
     monkeypatch.setattr(progress, "AFTER_S", 0.0)
-    monkeypatch.setattr(progress, "EVERY_S", 0.0001)
+    monkeypatch.setattr(progress, "EVERY_S", 0.001)
+    monkeypatch.setattr(rules, "check_design", waiting)
     capsys.readouterr()
     main(["check", str(path)])
-    err = capsys.readouterr().err
-    assert "workbench: checking the design…" in err
-    assert re.search(r"checking the design: \d+ % \(rule \d+ of \d+: [A-Z-]+\)", err), err
-    assert "checking the design: done in" in err
+    err = capsys.readouterr().err.splitlines()
+    ids = list(all_rules())
+    said = [line for line in err if line.startswith("workbench: checking the design: ")]
+    assert said[:-1] == [
+        f"workbench: checking the design: {int(n / len(ids) * 100)} % (rule {n + 1} of {len(ids)}: {i})"
+        for n, i in enumerate(ids)
+    ]
+    assert said[-1].startswith("workbench: checking the design: done in ")
 
 
 def test_the_report_tells_each_part_in_order_and_reads_the_same() -> None:

@@ -6,7 +6,7 @@ inside a function or one under ``TYPE_CHECKING`` as well: each still ties the lo
 package to the upper one.  The order, lowest first (one line may not import another
 on the same line):
 
-    units, text_rules, bounded_read, filenames   (small leaf modules)
+    units, text_rules, bounded_read, filenames, progress   (small leaf modules)
     catalog
     model
     calc | versions | asbuilt
@@ -26,7 +26,7 @@ from pathlib import Path
 import workbench
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("units", "text_rules", "bounded_read", "filenames", "lazy_exports"),
+    ("units", "text_rules", "bounded_read", "filenames", "lazy_exports", "progress"),
     ("catalog",),
     ("model",),
     ("calc", "versions", "asbuilt"),

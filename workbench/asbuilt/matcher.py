@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from operator import attrgetter
 from typing import NamedTuple, TypeVar
@@ -53,6 +53,7 @@ from workbench.asbuilt.mapping import (
 from workbench.model.captures import CapturedLink
 from workbench.model.design import Design, Link
 from workbench.model.ports import link_speed
+from workbench.progress import Progress
 
 VERDICTS: tuple[str, ...] = ("correct", "wrong-speed", "swapped", "wrong-port", "missing",
                              "unexpected", "unchecked")  # fmt: skip
@@ -134,9 +135,6 @@ def check(
         matcher = _Matcher(design, design.captures if captures is None else captures, tell)
         return matcher.run()
 
-
-#: ``progress(fraction, part)`` of a check (see :func:`check`).
-Progress = Callable[[float, str], object]
 
 #: How many captured neighbours, or links a capture touches, between two tellings.
 TELL_EVERY = 1 << 16
@@ -248,7 +246,7 @@ class _Matcher:
         return np.flatnonzero(hit).tolist()
 
     # -- captures ------------------------------------------------------------
-    def _read(self, captures: Iterable[CapturedLink]) -> None:
+    def _read(self, captures: Sequence[CapturedLink]) -> None:
         ports = PortMap()
         names, items, end_link = self.names, self.names.item, self.end_link
         resolved: dict[tuple[str, str], End] = {}
@@ -284,9 +282,8 @@ class _Matcher:
         covered = self.covered
         ib_planes: set[str | None] = set(self._ib_planes) or {None}
         ib_done: set[str] = set()  # devices already covered on every InfiniBand plane
-        listed = captures if isinstance(captures, Sequence) else list(captures)
         span = _STARTS["read"], _STARTS["bulk"]
-        for record in _told(self.tell, listed, "reading", span, "captured neighbours"):
+        for record in _told(self.tell, captures, "reading", span, "captured neighbours"):
             # The cache looked up here, not in resolve(): 200,000 calls saved per 100,000.
             key = (record.local_device, record.local_port)
             a = resolved.get(key) or resolve(*key)

@@ -26,6 +26,7 @@ from workbench.asbuilt.seen import CaptureError, Seen
 from workbench.bounded_read import ReadRefused, read_bounded, shown_name
 from workbench.model.captures import CapturedLink
 from workbench.model.design import Design
+from workbench.progress import Progress
 
 #: Largest capture file read (ibnetdiscover of a 100,000-GPU fabric is about 90 MB).
 MAX_FILE_BYTES = 256 << 20
@@ -116,7 +117,7 @@ def read_folder(
     *,
     who: str,
     now: str,
-    progress: Callable[[float, str], object] | None = None,
+    progress: Progress | None = None,
     limits: CaptureLimits | None = None,
 ) -> CaptureRead:
     """Every capture in ``folder`` as design records of one import, or CaptureError.

@@ -7,20 +7,24 @@ runs the same generator to its end with :func:`drain`, so both give one answer.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TypeVar, cast
 
 T = TypeVar("T")
 S = TypeVar("S")
+Y = TypeVar("Y")
 
 
-def drain(steps: Generator[object, None, T]) -> T:
-    """Run ``steps`` to the end (whatever they yield); its return value."""
+def drain(steps: Generator[Y, None, T], each: Callable[[Y], object] | None = None) -> T:
+    """Run ``steps`` to the end; its return value.  ``each`` is given every value the
+    steps yield (a reader's count of rows so far, for its progress)."""
     while True:
         try:
-            next(steps)
+            value = next(steps)
         except StopIteration as done:
             return cast(T, done.value)
+        if each is not None:
+            each(value)
 
 
 def chunks(items: Sequence[S], step: int | None) -> Iterator[Sequence[S]]:

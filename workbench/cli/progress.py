@@ -33,12 +33,17 @@ class Told:
     """The latest progress the work of a step reported: ``tell(fraction, label)``.
 
     Called from the work's thread, read by the step's timer thread: the figure and its
-    label are kept as one tuple, so the reader never sees one without the other."""
+    label are kept as one tuple, so the reader never sees one without the other.  The
+    timer thread notes what it has said (``said``, set once the step has announced
+    itself; ``shown``, the figure it printed last), which a test waits on rather than
+    on the clock."""
 
-    __slots__ = ("latest",)
+    __slots__ = ("latest", "said", "shown")
 
     def __init__(self) -> None:
         self.latest: tuple[float, str] | None = None
+        self.said = threading.Event()
+        self.shown: tuple[float, str] | None = None
 
     def __call__(self, fraction: float, label: str = "") -> None:
         self.latest = (fraction, label)
@@ -76,21 +81,19 @@ def step(
         yield told
         return
     start = time.perf_counter()
-    said = threading.Event()
     ended = threading.Event()
 
     def watch() -> None:
         if ended.wait(wait_first):
             return
-        said.set()
         print(f"workbench: {label}…", file=sys.stderr, flush=True)
-        shown = None
+        told.said.set()
         while not ended.wait(wait_next):
             latest = told.latest
             # A work that says it is whole has ended but for its return: "done" follows.
-            if latest is not None and latest != shown and latest[0] < 1.0:
-                shown = latest
+            if latest is not None and latest != told.shown and latest[0] < 1.0:
                 print(_how_far(label, latest), file=sys.stderr, flush=True)
+                told.shown = latest
 
     watcher = threading.Thread(target=watch, name=f"progress: {label}", daemon=True)
     watcher.start()
@@ -99,6 +102,6 @@ def step(
     finally:
         ended.set()
         watcher.join()
-        if said.is_set():
+        if told.said.is_set():
             took = time.perf_counter() - start
             print(f"workbench: {label}: done in {took:,.1f} s", file=sys.stderr, flush=True)

@@ -26,11 +26,9 @@ import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from workbench.progress import Progress as Progress  # the one shape every writer takes
 from workbench.store.atomic import fsync_folder, replace_atomically
 from workbench.store.temps import make_stage, sweep_quietly
-
-#: ``progress(fraction, label)``; may raise ExportCancelled.
-Progress = Callable[[float, str], None]
 
 
 class ExportError(Exception):

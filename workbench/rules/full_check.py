@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.model import Design, Device, Rack, Workload
+from workbench.progress import Progress
 from workbench.rules.context import RuleContext
 from workbench.rules.registry import INTERNAL_ERROR, Finding, Rule, Severity, all_rules
 
@@ -163,7 +164,7 @@ def check_design(
     design: Design,
     ctx: RuleContext | None = None,
     rules: Iterable[Rule] | None = None,
-    progress: Callable[[float, str], object] | None = None,
+    progress: Progress | None = None,
 ) -> list[Finding]:
     """Every finding of every rule on ``design``, in rule order.
 

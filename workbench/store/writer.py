@@ -22,6 +22,7 @@ from typing import Any
 
 import workbench
 from workbench.model.design import Design
+from workbench.progress import Progress
 from workbench.store import binding, runs, schema
 from workbench.store.acceptance_table import acceptance_rows
 from workbench.store.atomic import replace_atomically
@@ -38,7 +39,7 @@ from workbench.text_rules import field_problem
 def save_design(
     design: Design,
     path: str | os.PathLike[str],
-    progress: Callable[[float, str], object] | None = None,
+    progress: Progress | None = None,
 ) -> TempSweep:
     """Write ``design`` to ``path`` atomically; raise ProjectFileError on any failure.
 
@@ -71,9 +72,7 @@ def save_design(
         return TempSweep()
 
 
-def write_database(
-    design: Design, file: Path, progress: Callable[[float, str], object] | None = None
-) -> None:
+def write_database(design: Design, file: Path, progress: Progress | None = None) -> None:
     """Write ``design`` as a fresh database into ``file`` (which must be empty or new);
     ``progress`` as :func:`save_design` tells it.
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from workbench.calc.presets import get_preset
 from workbench.calc.storage import MAX_CHECKPOINT_OVERHEAD, checkpoint_bytes
@@ -53,6 +53,7 @@ from workbench.model.rack_fields import built_cooling, built_limit_kw
 from workbench.planning.fabric.cluster import ClusterFabrics, cable_cluster
 from workbench.planning.fabric.placement import NETWORK_RACKS_PROPERTY
 from workbench.planning.fabric.sizing import FabricError, Radix, size_leaf_spine
+from workbench.progress import Progress, parts_told, within
 from workbench.rules.budgets import feed_limit_kw
 from workbench.rules.storage import hot_tier_required_gbs
 from workbench.templates.specs import SAMPLE_TEMPLATE, TEMPLATES, TemplateSpec
@@ -87,7 +88,7 @@ def build_template(
     name: str,
     gpus: int | None = None,
     catalog: Catalog | None = None,
-    progress: Callable[[float, str], object] | None = None,
+    progress: Progress | None = None,
 ) -> Design:
     """A design from template ``name``, scaled to ``gpus`` GPUs (rounded up to whole
     nodes); ``progress(fraction, part)`` is told before each part of the build (at
@@ -113,7 +114,7 @@ def build_spec(
     spec: TemplateSpec,
     gpus: int | None = None,
     catalog: Catalog | None = None,
-    progress: Callable[[float, str], object] | None = None,
+    progress: Progress | None = None,
 ) -> Design:
     """A design from ``spec`` (a template or a scenario's variant of one) of ``gpus``
     GPUs; ``progress`` as :func:`build_template` tells it."""
@@ -261,11 +262,8 @@ class _Builder:
         return rack
 
     # -- the design ------------------------------------------------------------------
-    def build(self, gpus: int, progress: Callable[[float, str], object] | None = None) -> Design:
-        def tell(part: str) -> None:
-            if progress is not None:
-                progress(_PARTS[part], part)
-
+    def build(self, gpus: int, progress: Progress | None = None) -> Design:
+        tell = parts_told(progress, _PARTS)
         per_node = max(self.catalog[self.spec.server].gpu_count, 1)
         tell("racks and devices")
         design = self.build_racks(math.ceil(gpus / per_node), storage=True)
@@ -436,18 +434,11 @@ class _Builder:
         return self._pack(self.spec.storage_rack, "m", devices)
 
     # -- the fabrics -----------------------------------------------------------------
-    def _fabrics(
-        self, design: Design, progress: Callable[[float, str], object] | None = None
-    ) -> None:
+    def _fabrics(self, design: Design, progress: Progress | None = None) -> None:
         """Cable every plane with the generator (see the module docstring); ``progress``
         is told each plane's start within the build's span for the fabrics."""
         spec = self.spec
-        first, last = _PARTS["the fabrics"], _PARTS["power feeds"]
-
-        def told(fraction: float, plane: str) -> None:
-            if progress is not None:
-                progress(first + (last - first) * fraction, plane)
-
+        told = within(progress, _PARTS["the fabrics"], _PARTS["power feeds"])
         fabrics = ClusterFabrics(
             compute_switch=spec.compute_switch,
             storage_switch=spec.storage_switch,

@@ -21,7 +21,6 @@ what the templates do, and what a "cable everything" action can do on any design
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +30,7 @@ from workbench.planning.fabric.generator import build_fabric
 from workbench.planning.fabric.ports import slots
 from workbench.planning.fabric.request import FabricRequest
 from workbench.planning.fabric.sizing import FabricError
+from workbench.progress import Progress, parts_told
 
 #: Racks per access switch tried, in order, when one per rack is too many.
 ACCESS_SHARING: tuple[int, ...] = (1, 2, 4, 8)
@@ -56,19 +56,15 @@ def cable_cluster(
     design: Design,
     catalog: ItemSource,
     fabrics: ClusterFabrics,
-    progress: Callable[[float, str], object] | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, str]:
     """Generate and apply every plane; the notes to keep in the design's properties
     (why a large compute switch, why shared access switches).  FabricError, with the
     plane named, when one cannot be built; the planes done before it stay.
     ``progress(fraction, plane)`` is told before each plane (:data:`PLANE_STARTS`)."""
-
-    def tell(plane: str) -> None:
-        if progress is not None:
-            progress(PLANE_STARTS[plane], f"the {plane} fabric")
-
+    tell = parts_told(progress, PLANE_STARTS)
     notes: dict[str, str] = {}
-    tell("compute")
+    tell("the compute fabric")
     _compute(design, catalog, fabrics, notes)
     storage = FabricRequest(
         plane="storage",
@@ -76,17 +72,22 @@ def cable_cluster(
         spine_switch=fabrics.storage_spine_switch,
         ports_per_host=fabrics.storage_ports,
     )
-    tell("storage")
+    tell("the storage fabric")
     _generate(design, catalog, storage)
     for plane in ("management", "oob"):
-        tell(plane)
+        tell(f"the {plane} fabric")
         _access(design, catalog, fabrics, plane, notes)
     return notes
 
 
 #: Where each plane's cabling starts, as a share of :func:`cable_cluster`'s time
 #: (measured on ``workbench new --gpus 1000000``).
-PLANE_STARTS = {"compute": 0.0, "storage": 0.42, "management": 0.61, "oob": 0.74}
+PLANE_STARTS = {
+    "the compute fabric": 0.0,
+    "the storage fabric": 0.42,
+    "the management fabric": 0.61,
+    "the oob fabric": 0.74,
+}
 
 
 def _generate(

@@ -18,7 +18,7 @@ design link and have no line; the Cables panel lists them (:class:`AsBuiltList`)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
@@ -26,6 +26,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QStyleOptionGraphicsItem
 
 from workbench.model import Change
+from workbench.progress import Progress
 from workbench.render import fabric_painter as fp
 from workbench.render.fabric_layout import Bundle, FabricLayout
 from workbench.units import format_count
@@ -82,7 +83,7 @@ class AsBuiltCache(QObject):
     def has_captures(self) -> bool:
         return bool(self.document.design.captures)
 
-    def verdicts(self, progress: Callable[[float, str], object] | None = None) -> list[Verdict]:
+    def verdicts(self, progress: Progress | None = None) -> list[Verdict]:
         """Every verdict (design links in order, then the unexpected cables);
         ``progress`` is told how far a check it has to make has got
         (:func:`workbench.asbuilt.check`)."""
